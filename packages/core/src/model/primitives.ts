@@ -1,0 +1,130 @@
+import * as v from 'valibot';
+
+/** Data-center locations, exactly as the spec lists them. */
+export const LOCATIONS = [
+  'us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'sa-east-1', 'eu-west-1',
+  'eu-central-1', 'eu-west-2', 'eu-west-3', 'eu-north-1', 'eu-south-1', 'me-south-1',
+  'ap-southeast-1', 'ap-northeast-1', 'ap-east-1', 'ap-southeast-2', 'ap-southeast-3',
+  'ap-northeast-2', 'ap-northeast-3', 'ap-south-1', 'af-south-1',
+] as const;
+export const LocationSchema = v.picklist(LOCATIONS, 'must be one of the data-center locations');
+export type Location = v.InferOutput<typeof LocationSchema>;
+
+/** Runtime identifiers, newest first, as the spec lists them. */
+export const RUNTIME_IDS = ['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;
+export const RuntimeIdSchema = v.picklist(RUNTIME_IDS, `must be one of ${RUNTIME_IDS.join(', ')}`);
+export type RuntimeId = v.InferOutput<typeof RuntimeIdSchema>;
+
+/** Every check type the spec's enumeration names. */
+export const CHECK_TYPES = [
+  'AGENTIC', 'API', 'BROWSER', 'HEARTBEAT', 'ICMP', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS',
+] as const;
+export const CheckTypeSchema = v.picklist(CHECK_TYPES);
+export type CheckType = v.InferOutput<typeof CheckTypeSchema>;
+
+/** Check frequencies in minutes. Browser checks accept exactly these; TCP checks also accept 0. */
+export const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const;
+export const TCP_FREQUENCIES = [0, ...FREQUENCIES] as const;
+export const DEFAULT_FREQUENCY = 10;
+export const FrequencySchema = v.picklist(FREQUENCIES, `must be one of ${FREQUENCIES.join(', ')}`);
+export const TcpFrequencySchema = v.picklist(TCP_FREQUENCIES, `must be one of ${TCP_FREQUENCIES.join(', ')}`);
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** True for an ISO 8601 calendar date or timestamp that names a real instant. */
+export function isIsoDateOrDateTime(value: string): boolean {
+  if (!ISO_DATE.test(value) && !ISO_DATE_TIME.test(value)) return false;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) return false;
+  // Reject calendar overflow such as 2026-02-31, which Date.parse rolls into March.
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  const probe = new Date(Date.UTC(y!, m! - 1, d!));
+  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m! - 1 && probe.getUTCDate() === d;
+}
+
+/**
+ * An ISO 8601 date or date-time on input, normalised to a UTC timestamp
+ * (`2026-05-01T10:00:00.000Z`) so that stored values compare and sort as strings.
+ */
+export const DateTimeSchema = v.pipe(
+  v.string(),
+  v.check(isIsoDateOrDateTime, 'must be an ISO 8601 date or date-time'),
+  v.transform((s) => new Date(s).toISOString()),
+);
+
+/** A timestamp in a response: the ISO string the service wrote. */
+export const TimestampSchema = v.string();
+
+export const NonEmptyStringSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
+
+export const PositiveIntegerSchema = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1));
+
+/** Numeric resource ids in paths (groups, alert channels, dashboards, maintenance windows). */
+export const NumericIdSchema = v.pipe(
+  v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a positive integer'), v.transform(Number))]),
+  v.number(),
+  v.integer('must be a positive integer'),
+  v.minValue(1, 'must be a positive integer'),
+);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UuidSchema = v.pipe(v.string(), v.regex(UUID, 'must be a UUID'));
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** Query-string boolean: `true`/`false` (also real booleans when a caller passes parsed values). */
+export const QueryBooleanSchema = v.pipe(
+  v.union([v.boolean(), v.picklist(['true', 'false'], 'must be true or false')]),
+  v.transform((b) => b === true || b === 'true'),
+);
+
+/** Query-string integer in a range, with a default when absent. */
+export function queryInteger(min: number, max: number, fallback: number) {
+  return v.optional(
+    v.pipe(
+      v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/, 'must be an integer'), v.transform(Number))]),
+      v.number(),
+      v.integer('must be an integer'),
+      v.minValue(min, `must be at least ${min}`),
+      v.maxValue(max, `must be at most ${max}`),
+    ),
+    fallback,
+  );
+}
+
+/** `limit` (1..100, default 10) and `page` (>= 1, default 1) of the page lists of DECISIONS.md. */
+export const PageQuerySchema = v.object({
+  limit: queryInteger(1, 100, 10),
+  page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
+});
+export type PageQuery = v.InferOutput<typeof PageQuerySchema>;
+
+/** `limit` (1..100, default 20) and `nextId` of the status-page cursor lists. */
+export const CursorQuerySchema = v.object({
+  limit: queryInteger(1, 100, 20),
+  nextId: v.optional(v.pipe(v.string(), v.minLength(1))),
+});
+export type CursorQuery = v.InferOutput<typeof CursorQuerySchema>;
+
+/** A page of a cursor list, as the spec's status-page reads answer. */
+export interface CursorPage<T> {
+  length: number;
+  entries: T[];
+  nextId: string | null;
+}
+
+/** A page of a page list; the HTTP adapter puts `total` into `Content-Range`. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  offset: number;
+}
+
+/** The spec's error body. */
+export const ErrorBodySchema = v.object({
+  statusCode: v.number(),
+  error: v.string(),
+  message: v.string(),
+});
