@@ -18,6 +18,7 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     coverage: {

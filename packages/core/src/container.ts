@@ -1,0 +1,182 @@
+import 'reflect-metadata';
+import { container as globalContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { ALERT_TRANSPORTS, type AlertTransport } from './ports/alert-transport.js';
+import { AUTHENTICATOR, type Authenticator } from './ports/authenticator.js';
+import { CLOCK, systemClock, type Clock } from './ports/clock.js';
+import { ID_GENERATOR, randomIdGenerator, type IdGenerator } from './ports/id-generator.js';
+import { LOGGER, silentLogger, type Logger } from './ports/logger.js';
+import { RUNNERS, type Runner } from './ports/runner.js';
+import { aesGcmSecretBox, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
+import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storage.js';
+import { createToken, resolve, resolveAll } from './ports/token.js';
+import { AccountService } from './services/accounts.js';
+import { AlertChannelService } from './services/alert-channels.js';
+import { AnalyticsService } from './services/analytics.js';
+import { ApiKeyAuthenticator, ApiKeyService } from './services/api-keys.js';
+import { CheckGroupService } from './services/check-groups.js';
+import { CheckResultService, CheckStatusService } from './services/check-results.js';
+import { CheckSessionService } from './services/check-sessions.js';
+import { CheckService } from './services/checks.js';
+import { ClientCertificateService } from './services/client-certificates.js';
+import { DashboardService } from './services/dashboards.js';
+import type { ServiceDeps } from './services/deps.js';
+import { ErrorGroupService } from './services/error-groups.js';
+import { HeartbeatService } from './services/heartbeats.js';
+import { IncidentService } from './services/incidents.js';
+import { MaintenanceWindowService } from './services/maintenance-windows.js';
+import { ReportingService } from './services/reporting.js';
+import { ServiceCatalog } from './services/service-catalog.js';
+import { StatusPageIncidentService } from './services/status-page-incidents.js';
+import { StatusPageService } from './services/status-pages.js';
+
+export interface VigilOptions {
+  /** The store. Omit it when a storage plugin registers one (e.g. `registerKnexStorage`). */
+  storage?: VigilStorage;
+  /**
+   * The 32-byte key that seals secrets at rest (64 hex characters, base64, or a Buffer). Keep it
+   * outside the database; without the same key, stored secrets cannot be read back.
+   */
+  secretKey?: string | Buffer;
+  /** Replaces the AES-256-GCM secret box built from `secretKey`. */
+  secretBox?: SecretBox;
+  clock?: Clock;
+  logger?: Logger;
+  ids?: IdGenerator;
+  /** Replaces API-key authentication (e.g. with the host's own sessions). */
+  authenticator?: Authenticator;
+  /** Where a check with no locations runs. Default `us-east-1`. */
+  defaultLocation?: string;
+  /** The locations this process runs. Default: every location. */
+  serves?: ServedLocations;
+  runners?: Runner[];
+  transports?: AlertTransport[];
+}
+
+/** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
+export interface Vigil {
+  readonly container: DependencyContainer;
+  readonly storage: VigilStorage;
+  readonly deps: ServiceDeps;
+  readonly authenticator: Authenticator;
+  readonly serves: ServedLocations;
+  readonly accounts: AccountService;
+  readonly apiKeys: ApiKeyService;
+  readonly checks: CheckService;
+  readonly checkGroups: CheckGroupService;
+  readonly alertChannels: AlertChannelService;
+  readonly clientCertificates: ClientCertificateService;
+  readonly checkResults: CheckResultService;
+  readonly checkStatuses: CheckStatusService;
+  readonly errorGroups: ErrorGroupService;
+  readonly dashboards: DashboardService;
+  readonly maintenanceWindows: MaintenanceWindowService;
+  readonly incidents: IncidentService;
+  readonly statusPages: StatusPageService;
+  readonly services: ServiceCatalog;
+  readonly statusPageIncidents: StatusPageIncidentService;
+  readonly checkSessions: CheckSessionService;
+  readonly reporting: ReportingService;
+  readonly analytics: AnalyticsService;
+  readonly heartbeats: HeartbeatService;
+  /** Closes the store. */
+  close(): Promise<void>;
+}
+
+export const VIGIL_OPTIONS = createToken<VigilOptions>('vigil.options');
+export const SERVICE_DEPS = createToken<ServiceDeps>('vigil.serviceDeps');
+export const VIGIL = createToken<Vigil>('vigil.instance');
+
+function secretBoxFrom(options: VigilOptions): SecretBox {
+  if (options.secretBox) return options.secretBox;
+  if (options.secretKey === undefined) {
+    throw new Error('Vigil needs a secretKey (32 bytes: 64 hex characters or base64) to seal secrets at rest');
+  }
+  return aesGcmSecretBox(options.secretKey);
+}
+
+/**
+ * Wires Vigil's ports and services on the host's container. Plugins register on the same container
+ * with their own `register<Package>(container, options)`, before `VIGIL` is first resolved.
+ */
+export function registerVigil(container: DependencyContainer, options: VigilOptions = {}): DependencyContainer {
+  if (container === globalContainer) {
+    // Library code never uses the global container: two Vigil instances would share state.
+    throw new Error('Pass a child container (container.createChildContainer()) to registerVigil');
+  }
+  container.register(VIGIL_OPTIONS, { useValue: options });
+  container.register(CLOCK, { useValue: options.clock ?? systemClock });
+  container.register(LOGGER, { useValue: options.logger ?? silentLogger });
+  container.register(ID_GENERATOR, { useValue: options.ids ?? randomIdGenerator });
+  container.register(SECRET_BOX, { useFactory: instanceCachingFactory(() => secretBoxFrom(options)) });
+  if (options.storage) container.register(STORAGE, { useValue: options.storage });
+  for (const runner of options.runners ?? []) container.register(RUNNERS, { useValue: runner });
+  for (const transport of options.transports ?? []) container.register(ALERT_TRANSPORTS, { useValue: transport });
+
+  container.register(SERVICE_DEPS, {
+    useFactory: instanceCachingFactory((c): ServiceDeps => {
+      if (!c.isRegistered(STORAGE, true)) {
+        throw new Error('No Vigil storage registered: pass `storage` or call a storage plugin\'s register function');
+      }
+      return {
+        storage: resolve(c, STORAGE),
+        secretBox: resolve(c, SECRET_BOX),
+        clock: resolve(c, CLOCK),
+        ids: resolve(c, ID_GENERATOR),
+        logger: resolve(c, LOGGER),
+        runners: new Map(resolveAll(c, RUNNERS).map((r) => [r.checkType, r])),
+        transports: new Map(resolveAll(c, ALERT_TRANSPORTS).map((t) => [t.channelType, t])),
+        defaultLocation: options.defaultLocation ?? 'us-east-1',
+      };
+    }),
+  });
+  container.register(AUTHENTICATOR, {
+    useFactory: instanceCachingFactory((c) => options.authenticator ?? new ApiKeyAuthenticator(resolve(c, SERVICE_DEPS))),
+  });
+  container.register(VIGIL, { useFactory: instanceCachingFactory((c) => buildVigil(c, options)) });
+  return container;
+}
+
+function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
+  const deps = resolve(c, SERVICE_DEPS);
+  return {
+    container: c,
+    storage: deps.storage,
+    deps,
+    authenticator: resolve(c, AUTHENTICATOR),
+    serves: options.serves ?? { locations: 'all', privateLocations: 'all' },
+    accounts: new AccountService(deps),
+    apiKeys: new ApiKeyService(deps),
+    checks: new CheckService(deps),
+    checkGroups: new CheckGroupService(deps),
+    alertChannels: new AlertChannelService(deps),
+    clientCertificates: new ClientCertificateService(deps),
+    checkResults: new CheckResultService(deps),
+    checkStatuses: new CheckStatusService(deps),
+    errorGroups: new ErrorGroupService(deps),
+    dashboards: new DashboardService(deps),
+    maintenanceWindows: new MaintenanceWindowService(deps),
+    incidents: new IncidentService(deps),
+    statusPages: new StatusPageService(deps),
+    services: new ServiceCatalog(deps),
+    statusPageIncidents: new StatusPageIncidentService(deps),
+    checkSessions: new CheckSessionService(deps),
+    reporting: new ReportingService(deps),
+    analytics: new AnalyticsService(deps),
+    heartbeats: new HeartbeatService(deps),
+    close: () => deps.storage.close(),
+  };
+}
+
+/**
+ * Builds a Vigil on a fresh child container in one call:
+ * `const vigil = createVigil({ storage, secretKey })`. `configure` registers plugins first.
+ */
+export function createVigil(
+  options: VigilOptions = {},
+  configure?: (container: DependencyContainer) => void,
+): Vigil {
+  const container = globalContainer.createChildContainer();
+  registerVigil(container, options);
+  configure?.(container);
+  return resolve(container, VIGIL);
+}

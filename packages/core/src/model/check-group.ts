@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import { LocationSchema, NonEmptyStringSchema, RuntimeIdSchema, TimestampSchema } from './primitives.js';
+import {
+  AlertChannelSubscriptionSchema,
+  AlertSettingsSchema,
+  ApiCheckDefaultsSchema,
+  EnvironmentVariablesSchema,
+  GroupRetryStrategySchema,
+  integerAtLeast,
+  modelObject,
+  updateEntries,
+} from './shared.js';
+
+const checkGroupEntries = {
+  name: NonEmptyStringSchema,
+  activated: v.optional(v.boolean(), true),
+  muted: v.optional(v.boolean(), false),
+  tags: v.optional(v.array(NonEmptyStringSchema), () => []),
+  locations: v.optional(v.array(LocationSchema), () => []),
+  concurrency: v.optional(integerAtLeast(1), 3),
+  apiCheckDefaults: v.optional(ApiCheckDefaultsSchema, {}),
+  browserCheckDefaults: v.optional(v.nullable(v.string()), null),
+  runtimeId: v.optional(v.nullable(RuntimeIdSchema), null),
+  environmentVariables: v.optional(EnvironmentVariablesSchema, () => []),
+  alertChannelSubscriptions: v.optional(v.array(AlertChannelSubscriptionSchema), () => []),
+  setupSnippetId: v.optional(v.nullable(integerAtLeast(1)), null),
+  tearDownSnippetId: v.optional(v.nullable(integerAtLeast(1)), null),
+  localSetupScript: v.optional(v.nullable(v.string()), null),
+  localTearDownScript: v.optional(v.nullable(v.string()), null),
+  privateLocations: v.optional(v.nullable(v.array(NonEmptyStringSchema)), () => []),
+  runParallel: v.optional(v.nullable(v.boolean()), false),
+  alertSettings: v.optional(AlertSettingsSchema, {}),
+  // FALLBACK: member checks keep their own strategy.
+  retryStrategy: v.optional(v.nullable(GroupRetryStrategySchema), 'FALLBACK'),
+  useGlobalAlertSettings: v.optional(v.nullable(v.boolean()), true),
+  doubleCheck: v.optional(v.boolean(), false),
+};
+
+export const CheckGroupCreateSchema = modelObject(checkGroupEntries);
+export type CheckGroupCreate = v.InferOutput<typeof CheckGroupCreateSchema>;
+
+/** PUT /v2/check-groups/{id}: the spec requires name in this body too. */
+export const CheckGroupUpdateSchema = modelObject({
+  ...updateEntries(checkGroupEntries),
+  name: NonEmptyStringSchema,
+});
+export type CheckGroupUpdate = v.InferOutput<typeof CheckGroupUpdateSchema>;
+
+export const CheckGroupSchema = v.object({
+  ...checkGroupEntries,
+  id: v.number(),
+  accountId: v.string(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+});
+export type CheckGroup = v.InferOutput<typeof CheckGroupSchema>;
+
+export const CheckGroupResponseSchema = v.object({
+  ...checkGroupEntries,
+  id: v.number(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+});
+export type CheckGroupResponse = v.InferOutput<typeof CheckGroupResponseSchema>;

@@ -1,0 +1,278 @@
+import * as v from 'valibot';
+import { frequencyOffsetError } from '../rules/frequency-offset.js';
+import {
+  DEFAULT_FREQUENCY,
+  FrequencySchema,
+  LocationSchema,
+  NonEmptyStringSchema,
+  RuntimeIdSchema,
+  TcpFrequencySchema,
+  TimestampSchema,
+} from './primitives.js';
+import {
+  AlertChannelSubscriptionSchema,
+  AlertSettingsSchema,
+  EnvironmentVariablesSchema,
+  RetryStrategySchema,
+  TcpAssertionSchema,
+  TriggerIncidentSchema,
+  integerAtLeast,
+  integerBetween,
+  modelObject,
+  oneOf,
+  updateEntries,
+} from './shared.js';
+
+/** The check types whose fields the core models; plugins validate their own through Runner.validate. */
+export const BUILTIN_CHECK_TYPES = ['TCP', 'BROWSER', 'HEARTBEAT'] as const;
+export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
+
+const PrivateLocationsSchema = v.nullable(v.array(NonEmptyStringSchema));
+
+/** The spec's "Check (common fields, browser and TCP)", with its defaults; frequency is per type. */
+export const checkCommonEntries = {
+  name: NonEmptyStringSchema,
+  activated: v.optional(v.boolean(), true),
+  muted: v.optional(v.boolean(), false),
+  doubleCheck: v.optional(v.boolean(), true),
+  shouldFail: v.optional(v.boolean(), false),
+  locations: v.optional(v.nullable(v.array(LocationSchema)), () => []),
+  tags: v.optional(v.array(NonEmptyStringSchema), () => []),
+  alertSettings: v.optional(AlertSettingsSchema, {}),
+  useGlobalAlertSettings: v.optional(v.boolean(), true),
+  groupId: v.optional(v.nullable(integerAtLeast(1)), null),
+  groupOrder: v.optional(v.nullable(integerAtLeast(0)), null),
+  runtimeId: v.optional(v.nullable(RuntimeIdSchema), null),
+  alertChannelSubscriptions: v.optional(v.array(AlertChannelSubscriptionSchema), () => []),
+  retryStrategy: v.optional(v.nullable(RetryStrategySchema), null),
+  triggerIncident: v.optional(v.nullable(TriggerIncidentSchema), null),
+  runParallel: v.optional(v.boolean(), false),
+  description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))), null),
+  frequency: v.optional(FrequencySchema, DEFAULT_FREQUENCY),
+  privateLocations: v.optional(PrivateLocationsSchema, () => []),
+};
+
+/** The common fields alone, for check types a plugin adds (its runner validates the rest). */
+export const CheckCommonCreateSchema = modelObject(checkCommonEntries);
+export type CheckCommonCreate = v.InferOutput<typeof CheckCommonCreateSchema>;
+
+const recordEntries = {
+  id: v.string(),
+  accountId: v.string(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+};
+
+const responseEntries = {
+  id: v.string(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+};
+
+const keyValueLockedSchema = v.object({ key: v.string(), value: v.string(), locked: v.boolean() });
+
+/** The spec's `alertChannels` of a check response: the channels the check notifies, by kind. */
+export const AlertChannelsSummarySchema = v.object({
+  email: v.array(v.object({ address: v.string() })),
+  webhook: v.array(
+    v.object({
+      url: v.string(),
+      name: v.string(),
+      method: v.string(),
+      headers: v.array(keyValueLockedSchema),
+      queryParameters: v.array(keyValueLockedSchema),
+    }),
+  ),
+  chat: v.array(v.object({ url: v.string() })),
+  sms: v.array(v.object({ number: v.string(), name: v.string() })),
+});
+export type AlertChannelsSummary = v.InferOutput<typeof AlertChannelsSummarySchema>;
+
+const responseTimeSchema = (fallback: number) => v.optional(v.nullable(integerBetween(0, 5000)), fallback);
+
+export const TcpRequestSchema = modelObject({
+  port: integerBetween(1, 65535),
+  hostname: v.pipe(NonEmptyStringSchema, v.maxLength(253, 'must be at most 253 characters')),
+  data: v.optional(v.nullable(v.string()), null),
+  assertions: v.optional(v.array(TcpAssertionSchema), () => []),
+  ipFamily: v.optional(oneOf(['IPv4', 'IPv6']), 'IPv4'),
+});
+export type TcpRequest = v.InferOutput<typeof TcpRequestSchema>;
+
+const tcpEntries = {
+  ...checkCommonEntries,
+  frequency: v.optional(TcpFrequencySchema, DEFAULT_FREQUENCY),
+  request: TcpRequestSchema,
+  // Null: the scheduler derives a stable phase from the check id.
+  frequencyOffset: v.optional(v.nullable(integerAtLeast(1)), null),
+  degradedResponseTime: responseTimeSchema(3000),
+  maxResponseTime: responseTimeSchema(5000),
+};
+
+function tcpOffsetProblem(input: { frequency?: number; frequencyOffset?: number | null }): string | null {
+  const frequency = input.frequency ?? DEFAULT_FREQUENCY;
+  const offset = input.frequencyOffset ?? null;
+  if (offset === null) return frequency === 0 ? 'is required when frequency is 0 (10, 20 or 30)' : null;
+  return frequencyOffsetError(frequency, offset);
+}
+
+export const TcpCheckCreateSchema = v.pipe(
+  modelObject(tcpEntries),
+  v.forward(
+    v.partialCheck(
+      [['frequency'], ['frequencyOffset']],
+      (input) => tcpOffsetProblem(input) === null,
+      (issue) => tcpOffsetProblem(issue.input as Parameters<typeof tcpOffsetProblem>[0]) ?? 'is invalid',
+    ),
+    ['frequencyOffset'],
+  ),
+);
+export type TcpCheckCreate = v.InferOutput<typeof TcpCheckCreateSchema>;
+export const TcpCheckUpdateSchema = modelObject(updateEntries(tcpEntries));
+export type TcpCheckUpdate = v.InferOutput<typeof TcpCheckUpdateSchema>;
+export const TcpCheckSchema = v.object({ ...tcpEntries, ...recordEntries, checkType: v.literal('TCP') });
+export type TcpCheck = v.InferOutput<typeof TcpCheckSchema>;
+export const TcpCheckResponseSchema = v.object({
+  ...tcpEntries,
+  ...responseEntries,
+  checkType: v.literal('TCP'),
+  alertChannels: AlertChannelsSummarySchema,
+});
+export type TcpCheckResponse = v.InferOutput<typeof TcpCheckResponseSchema>;
+
+const FQDN = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
+
+function isSafeRelativePath(path: string): boolean {
+  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
+  return path.split(/[\\/]/).every((segment) => segment !== '..');
+}
+
+export const BrowserDependencySchema = modelObject({
+  path: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.check(isSafeRelativePath, 'must be a relative path without .. segments'),
+  ),
+  content: v.string(),
+});
+export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
+
+const browserEntries = {
+  ...checkCommonEntries,
+  script: v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be empty')),
+  scriptPath: v.optional(v.nullable(v.string()), null),
+  dependencies: v.optional(v.nullable(v.array(BrowserDependencySchema)), null),
+  sslCheckDomain: v.optional(
+    v.nullable(v.pipe(v.string(), v.regex(FQDN, 'must be a fully qualified domain name without scheme or path'))),
+    null,
+  ),
+  environmentVariables: v.optional(EnvironmentVariablesSchema, () => []),
+};
+
+export const BrowserCheckCreateSchema = modelObject(browserEntries);
+export type BrowserCheckCreate = v.InferOutput<typeof BrowserCheckCreateSchema>;
+export const BrowserCheckUpdateSchema = modelObject(updateEntries(browserEntries));
+export type BrowserCheckUpdate = v.InferOutput<typeof BrowserCheckUpdateSchema>;
+export const BrowserCheckSchema = v.object({ ...browserEntries, ...recordEntries, checkType: v.literal('BROWSER') });
+export type BrowserCheck = v.InferOutput<typeof BrowserCheckSchema>;
+export const BrowserCheckResponseSchema = v.object({
+  ...browserEntries,
+  ...responseEntries,
+  checkType: v.literal('BROWSER'),
+  alertChannels: AlertChannelsSummarySchema,
+});
+export type BrowserCheckResponse = v.InferOutput<typeof BrowserCheckResponseSchema>;
+
+export const HEARTBEAT_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
+export type HeartbeatUnit = (typeof HEARTBEAT_UNITS)[number];
+export const HEARTBEAT_UNIT_SECONDS: Record<HeartbeatUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86400 };
+const MIN_HEARTBEAT_PERIOD_SECONDS = 30;
+const MAX_HEARTBEAT_SECONDS = 365 * 86400;
+
+/** Seconds of an amount in a heartbeat unit. */
+export function heartbeatSeconds(amount: number, unit: HeartbeatUnit): number {
+  return amount * HEARTBEAT_UNIT_SECONDS[unit];
+}
+
+const heartbeatEntries = {
+  period: integerAtLeast(1),
+  periodUnit: oneOf(HEARTBEAT_UNITS),
+  grace: integerAtLeast(0),
+  graceUnit: oneOf(HEARTBEAT_UNITS),
+};
+
+/** The heartbeat settings of a create body; the bounds name the field they concern. */
+export const HeartbeatCreateSchema = v.pipe(
+  modelObject(heartbeatEntries),
+  v.forward(
+    v.partialCheck(
+      [['period'], ['periodUnit']],
+      (h) => {
+        const seconds = heartbeatSeconds(h.period, h.periodUnit);
+        return seconds >= MIN_HEARTBEAT_PERIOD_SECONDS && seconds <= MAX_HEARTBEAT_SECONDS;
+      },
+      'must be at least 30 seconds and at most 365 days',
+    ),
+    ['period'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['grace'], ['graceUnit']],
+      (h) => heartbeatSeconds(h.grace, h.graceUnit) <= MAX_HEARTBEAT_SECONDS,
+      'must be at most 365 days',
+    ),
+    ['grace'],
+  ),
+);
+export type HeartbeatCreate = v.InferOutput<typeof HeartbeatCreateSchema>;
+
+/** Stored and answered heartbeat settings: the create fields plus the token pings present. */
+export const HeartbeatRecordSchema = v.object({ ...heartbeatEntries, pingToken: v.string() });
+export type HeartbeatRecord = v.InferOutput<typeof HeartbeatRecordSchema>;
+
+const heartbeatCreateEntries = { ...checkCommonEntries, heartbeat: HeartbeatCreateSchema };
+const heartbeatRecordEntries = { ...checkCommonEntries, heartbeat: HeartbeatRecordSchema };
+
+export const HeartbeatCheckCreateSchema = modelObject(heartbeatCreateEntries);
+export type HeartbeatCheckCreate = v.InferOutput<typeof HeartbeatCheckCreateSchema>;
+export const HeartbeatCheckUpdateSchema = modelObject(updateEntries(heartbeatCreateEntries));
+export type HeartbeatCheckUpdate = v.InferOutput<typeof HeartbeatCheckUpdateSchema>;
+export const HeartbeatCheckSchema = v.object({
+  ...heartbeatRecordEntries,
+  ...recordEntries,
+  checkType: v.literal('HEARTBEAT'),
+});
+export type HeartbeatCheck = v.InferOutput<typeof HeartbeatCheckSchema>;
+export const HeartbeatCheckResponseSchema = v.object({
+  ...heartbeatRecordEntries,
+  ...responseEntries,
+  checkType: v.literal('HEARTBEAT'),
+  alertChannels: AlertChannelsSummarySchema,
+});
+export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponseSchema>;
+
+export const CheckSchema = v.variant('checkType', [TcpCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema]);
+export type Check = v.InferOutput<typeof CheckSchema>;
+export const CheckResponseSchema = v.variant('checkType', [
+  TcpCheckResponseSchema,
+  BrowserCheckResponseSchema,
+  HeartbeatCheckResponseSchema,
+]);
+export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
+
+/** Create body schema of each built-in check type. */
+export const CheckCreateSchemas = {
+  TCP: TcpCheckCreateSchema,
+  BROWSER: BrowserCheckCreateSchema,
+  HEARTBEAT: HeartbeatCheckCreateSchema,
+} as const;
+/** Update (PUT) body schema of each built-in check type. */
+export const CheckUpdateSchemas = {
+  TCP: TcpCheckUpdateSchema,
+  BROWSER: BrowserCheckUpdateSchema,
+  HEARTBEAT: HeartbeatCheckUpdateSchema,
+} as const;
+
+export function isBuiltinCheckType(checkType: string): checkType is BuiltinCheckType {
+  return (BUILTIN_CHECK_TYPES as readonly string[]).includes(checkType);
+}

@@ -1,0 +1,236 @@
+import * as v from 'valibot';
+import { NonEmptyStringSchema } from './primitives.js';
+
+/**
+ * An object schema whose missing keys read "is required" instead of valibot's generic
+ * "Invalid key" text. Unknown keys are dropped, as for every body.
+ */
+export function modelObject<const TEntries extends v.ObjectEntries>(entries: TEntries) {
+  return v.object(entries, (issue) => (issue.path ? 'is required' : 'must be an object'));
+}
+
+type WithoutDefault<T> = T extends v.OptionalSchema<infer TWrapped, infer _TDefault> ? TWrapped : T;
+export type UpdateEntries<TEntries extends v.ObjectEntries> = {
+  [K in keyof TEntries]: v.OptionalSchema<WithoutDefault<TEntries[K]> & v.GenericSchema, undefined>;
+};
+
+/**
+ * The entries of a PUT body made from those of a create body: every field optional and without
+ * its default, so that an absent field keeps the stored value when the service merges.
+ */
+export function updateEntries<const TEntries extends v.ObjectEntries>(entries: TEntries): UpdateEntries<TEntries> {
+  const out: Record<string, v.GenericSchema> = {};
+  for (const [key, schema] of Object.entries(entries)) {
+    const inner = schema.type === 'optional' ? (schema as v.OptionalSchema<v.GenericSchema, unknown>).wrapped : schema;
+    out[key] = v.optional(inner);
+  }
+  return out as UpdateEntries<TEntries>;
+}
+
+/** An integer in [min, max] whose every failure reads "must be between min and max". */
+export function integerBetween(min: number, max: number) {
+  const message = `must be between ${min} and ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+}
+
+/** An integer >= min. */
+export function integerAtLeast(min: number) {
+  const message = `must be an integer of at least ${min}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message));
+}
+
+export function oneOf<const TOptions extends readonly (string | number)[]>(options: TOptions) {
+  return v.picklist(options, `must be one of ${options.join(', ')}`);
+}
+
+export const ESCALATION_TYPES = ['RUN_BASED', 'TIME_BASED'] as const;
+export const MINUTES_FAILING_THRESHOLDS = [5, 10, 15, 30] as const;
+export const REMINDER_INTERVALS = [1, 2, 3, 4, 5, 10, 15, 30] as const;
+/** reminders.amount that means "remind until recovery". */
+export const UNLIMITED_REMINDERS = 100000;
+
+const ReminderAmountSchema = v.pipe(
+  v.number(),
+  v.check(
+    (n) => (Number.isInteger(n) && n >= 0 && n <= 5) || n === UNLIMITED_REMINDERS,
+    `must be between 0 and 5, or ${UNLIMITED_REMINDERS} (unlimited)`,
+  ),
+);
+
+export const AlertSettingsSchema = modelObject({
+  escalationType: v.optional(oneOf(ESCALATION_TYPES), 'RUN_BASED'),
+  runBasedEscalation: v.optional(modelObject({ failedRunThreshold: v.optional(integerBetween(1, 5), 1) }), {}),
+  timeBasedEscalation: v.optional(
+    modelObject({ minutesFailingThreshold: v.optional(oneOf(MINUTES_FAILING_THRESHOLDS), 5) }),
+    {},
+  ),
+  reminders: v.optional(
+    modelObject({
+      amount: v.optional(ReminderAmountSchema, 0),
+      interval: v.optional(oneOf(REMINDER_INTERVALS), 5),
+    }),
+    {},
+  ),
+  parallelRunFailureThreshold: v.optional(
+    modelObject({
+      enabled: v.optional(v.boolean(), false),
+      percentage: v.optional(
+        v.pipe(integerBetween(10, 100), v.multipleOf(10, 'must be a multiple of 10 between 10 and 100')),
+        10,
+      ),
+    }),
+    {},
+  ),
+});
+export type AlertSettings = v.InferOutput<typeof AlertSettingsSchema>;
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = v.parse(AlertSettingsSchema, {});
+
+export const RETRY_TYPES = ['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY'] as const;
+
+export const RetryStrategySchema = modelObject({
+  type: oneOf(RETRY_TYPES),
+  baseBackoffSeconds: v.optional(integerBetween(0, 600), 60),
+  maxRetries: v.optional(integerBetween(1, 10), 2),
+  maxDurationSeconds: v.optional(integerBetween(0, 600), 600),
+  sameRegion: v.optional(v.boolean(), true),
+  onlyOn: v.optional(
+    v.pipe(v.array(oneOf(['NETWORK_ERROR'])), v.maxLength(1, 'must hold at most one entry')),
+    () => [],
+  ),
+});
+export type RetryStrategy = v.InferOutput<typeof RetryStrategySchema>;
+
+/** Groups may say FALLBACK: each member check keeps its own strategy. */
+export const GroupRetryStrategySchema = v.union(
+  [v.literal('FALLBACK'), RetryStrategySchema],
+  'must be FALLBACK or a retry strategy object',
+);
+export type GroupRetryStrategy = v.InferOutput<typeof GroupRetryStrategySchema>;
+
+export const TriggerIncidentSchema = modelObject({
+  serviceId: NonEmptyStringSchema,
+  name: NonEmptyStringSchema,
+  description: v.string(),
+  notifySubscribers: v.optional(v.boolean(), false),
+});
+export type TriggerIncident = v.InferOutput<typeof TriggerIncidentSchema>;
+
+export const AlertChannelSubscriptionSchema = modelObject({
+  alertChannelId: integerAtLeast(1),
+  activated: v.optional(v.boolean(), true),
+});
+export type AlertChannelSubscription = v.InferOutput<typeof AlertChannelSubscriptionSchema>;
+
+/** Keys starting with this are secret even when `secret` is false (DECISIONS.md "script environment"). */
+export const SECRET_ENV_PREFIX = 'SERVICE_SECRET_';
+export const MAX_ENVIRONMENT_VARIABLES = 100;
+
+// No cap on the value's length: stored secret values are ciphertext that the service re-validates
+// on merge, and the body limit already bounds what a client can send.
+export const EnvironmentVariableSchema = modelObject({
+  key: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(255, 'must be at most 255 characters'),
+    v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must start with a letter or _ and hold only letters, digits and _'),
+  ),
+  value: v.string(),
+  locked: v.optional(v.boolean(), false),
+  secret: v.optional(v.boolean(), false),
+});
+export type EnvironmentVariable = v.InferOutput<typeof EnvironmentVariableSchema>;
+
+export function isSecretVariable(variable: { key: string; secret?: boolean | null }): boolean {
+  return variable.secret === true || variable.key.startsWith(SECRET_ENV_PREFIX);
+}
+
+/** At most 100 variables with unique keys; the issue names the first entry over the limit. */
+export const EnvironmentVariablesSchema = v.nullable(
+  v.pipe(
+    v.array(EnvironmentVariableSchema),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const list = dataset.value;
+      const arrayItem = (key: number, value: unknown, suffix?: string): [v.ArrayPathItem, ...v.IssuePathItem[]] => {
+        const item: v.ArrayPathItem = { type: 'array', origin: 'value', input: list, key, value };
+        if (suffix === undefined) return [item];
+        return [item, { type: 'object', origin: 'value', input: value as Record<string, unknown>, key: suffix, value: list[key]?.key }];
+      };
+      if (list.length > MAX_ENVIRONMENT_VARIABLES) {
+        addIssue({
+          message: `is over the limit of ${MAX_ENVIRONMENT_VARIABLES} environment variables`,
+          path: arrayItem(MAX_ENVIRONMENT_VARIABLES, list[MAX_ENVIRONMENT_VARIABLES]),
+        });
+      }
+      const seen = new Set<string>();
+      list.forEach((variable, index) => {
+        if (seen.has(variable.key)) {
+          addIssue({ message: `is a duplicate key: ${variable.key}`, path: arrayItem(index, variable, 'key') });
+        }
+        seen.add(variable.key);
+      });
+    }),
+  ),
+);
+
+export const KeyValueSchema = modelObject({
+  key: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
+  value: v.string(),
+});
+export type KeyValue = v.InferOutput<typeof KeyValueSchema>;
+
+export const WebhookKeyValueSchema = modelObject({
+  ...KeyValueSchema.entries,
+  locked: v.optional(v.boolean(), false),
+});
+export type WebhookKeyValue = v.InferOutput<typeof WebhookKeyValueSchema>;
+
+export const ASSERTION_COMPARISONS = [
+  'EQUALS', 'NOT_EQUALS', 'IS_EMPTY', 'NOT_EMPTY', 'LESS_THAN', 'GREATER_THAN', 'CONTAINS', 'NOT_CONTAINS',
+] as const;
+export const API_ASSERTION_COMPARISONS = [
+  ...ASSERTION_COMPARISONS, 'HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE', 'IS_NULL', 'NOT_NULL',
+] as const;
+export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const;
+export const API_ASSERTION_SOURCES = ['STATUS_CODE', 'TEXT_BODY', 'JSON_BODY', 'HEADERS', 'RESPONSE_TIME'] as const;
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const assertionCommonEntries = {
+  target: v.optional(v.string(), ''),
+  property: v.optional(v.string(), ''),
+  regex: v.optional(v.nullable(v.pipe(v.string(), v.check(compiles, 'must be a valid regular expression'))), null),
+};
+
+export const TcpAssertionSchema = modelObject({
+  source: oneOf(TCP_ASSERTION_SOURCES),
+  comparison: oneOf(ASSERTION_COMPARISONS),
+  ...assertionCommonEntries,
+});
+export type TcpAssertion = v.InferOutput<typeof TcpAssertionSchema>;
+
+export const ApiAssertionSchema = modelObject({
+  source: oneOf(API_ASSERTION_SOURCES),
+  comparison: oneOf(API_ASSERTION_COMPARISONS),
+  ...assertionCommonEntries,
+});
+export type ApiAssertion = v.InferOutput<typeof ApiAssertionSchema>;
+
+export const ApiCheckDefaultsSchema = modelObject({
+  url: v.optional(v.pipe(v.string(), v.maxLength(2048, 'must be at most 2048 characters')), ''),
+  headers: v.optional(v.array(KeyValueSchema), () => []),
+  queryParameters: v.optional(v.array(KeyValueSchema), () => []),
+  assertions: v.optional(v.array(ApiAssertionSchema), () => []),
+  basicAuth: v.optional(
+    modelObject({ username: v.optional(v.string(), ''), password: v.optional(v.string(), '') }),
+    {},
+  ),
+});
+export type ApiCheckDefaults = v.InferOutput<typeof ApiCheckDefaultsSchema>;

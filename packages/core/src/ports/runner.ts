@@ -1,0 +1,69 @@
+import type { CheckGroup } from '../model/check-group.js';
+import type { Check } from '../model/check.js';
+import { createToken } from './token.js';
+
+export type RunSource = 'SCHEDULER' | 'SCHEDULE_NOW' | 'TRIGGER_API' | 'TEST';
+
+/** Why a run failed, so that retry rules (`onlyOn: NETWORK_ERROR`) can tell failures apart. */
+export type FailureKind = 'NETWORK_ERROR' | 'TIMEOUT' | 'ASSERTION' | 'OTHER';
+
+/** One run of one check in one location, as the engine hands it to a runner. */
+export interface RunJob {
+  runId: string;
+  accountId: string;
+  /** The check with its group's defaults already merged in. */
+  check: Check;
+  group: CheckGroup | null;
+  location: string;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  attempt: number;
+  dueAt: string;
+  runSource: RunSource;
+  checkSessionId: string | null;
+  sequenceId: string | null;
+  /** The script environment: the check's and group's variables, secrets decrypted. */
+  environment: Record<string, string>;
+  /** Secret values to scrub from everything the run records. */
+  secrets: string[];
+  timeoutMs: number;
+}
+
+export interface AssertionOutcome {
+  source: string;
+  comparison: string;
+  property: string;
+  target: string;
+  actual: string | number | null;
+  passed: boolean;
+}
+
+/** What a runner answers. The engine adds ids, timing of retries and the check's identity. */
+export interface RunResult {
+  hasFailures: boolean;
+  /** Failing because of an internal error of Vigil or the runner, not of the target. */
+  hasErrors: boolean;
+  isDegraded: boolean;
+  overMaxResponseTime: boolean;
+  /** Milliseconds. */
+  responseTime: number;
+  /** Milliseconds per phase (TCP: dns, connection, data, total). */
+  phases: Record<string, number>;
+  errorMessage: string | null;
+  failureKind: FailureKind | null;
+  statusCode?: number | null;
+  sslDaysRemaining?: number | null;
+  assertions?: AssertionOutcome[];
+  /** Runner-specific details (logs, web vitals, artifacts' references). */
+  details?: Record<string, unknown> | null;
+}
+
+/** Runs checks of one type. A plugin implements it and registers it on RUNNERS. */
+export interface Runner {
+  readonly checkType: string;
+  /** Extra rules for the type's own fields; throws a ValidationError. */
+  validate?(check: unknown): void;
+  run(job: RunJob, signal: AbortSignal): Promise<RunResult>;
+}
+
+/** Multi-registration: every runner the host registered. */
+export const RUNNERS = createToken<Runner>('vigil.runners');

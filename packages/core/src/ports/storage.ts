@@ -1,0 +1,384 @@
+import type { Account, ApiKey } from '../model/account.js';
+import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
+import type { CheckGroup } from '../model/check-group.js';
+import type { CheckResult } from '../model/check-result.js';
+import type { CheckSession } from '../model/check-session.js';
+import type { CheckStatus } from '../model/check-status.js';
+import type { Check } from '../model/check.js';
+import type { ClientCertificate } from '../model/client-certificate.js';
+import type { Dashboard } from '../model/dashboard.js';
+import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
+import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
+import type { MaintenanceWindow } from '../model/maintenance-window.js';
+import type { CursorPage, Page } from '../model/primitives.js';
+import type {
+  Service,
+  StatusPage,
+  StatusPageIncident,
+  StatusPageIncidentUpdate,
+} from '../model/status-page.js';
+import type { AlertState } from '../rules/alerting.js';
+import { createToken } from './token.js';
+
+/** What a store is given for a new row: no account id (the call carries it), no store-assigned id. */
+export type NewRecord<T> = T extends { id: number } ? Omit<T, 'id' | 'accountId'> : Omit<T, 'accountId'>;
+/** What a store is given to replace a row: the whole row but its account (per member of a union). */
+export type StoredRecord<T> = T extends unknown ? Omit<T, 'accountId'> : never;
+
+export interface ListOptions {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The shape every resource repository shares. Every call is scoped to an account: a row of
+ * another account is never read, changed or deleted, and reads as absent (null / false).
+ */
+export interface Repository<T extends { id: TId; accountId: string }, TId extends string | number> {
+  /** Stores a new row. Numeric ids are assigned by the store; string ids come with the row. */
+  insert(accountId: string, record: NewRecord<T>): Promise<T>;
+  get(accountId: string, id: TId): Promise<T | null>;
+  /** Rows in creation order (oldest first). */
+  list(accountId: string, options?: ListOptions): Promise<Page<T>>;
+  /** Replaces the row; null when it does not exist in this account. */
+  update(accountId: string, id: TId, record: StoredRecord<T>): Promise<T | null>;
+  delete(accountId: string, id: TId): Promise<boolean>;
+}
+
+export interface AccountRepository {
+  insert(account: Account): Promise<Account>;
+  get(accountId: string): Promise<Account | null>;
+  update(account: Account): Promise<Account>;
+  /** Every account id, for work that spans accounts (scheduling, retention). */
+  listIds(): Promise<string[]>;
+}
+
+export interface ApiKeyRepository {
+  insert(key: ApiKey): Promise<ApiKey>;
+  /** Keys with this prefix, across accounts (the caller compares hashes in constant time). */
+  findByPrefix(prefix: string): Promise<ApiKey[]>;
+  list(accountId: string): Promise<ApiKey[]>;
+  /** Sets revokedAt (a second revoke keeps the first time); false when not in this account. */
+  revoke(accountId: string, id: string, at: string): Promise<boolean>;
+  touch(id: string, at: string): Promise<void>;
+}
+
+export interface CheckRepository extends Repository<Check, string> {
+  listByGroup(accountId: string, groupId: number): Promise<Check[]>;
+  listByIds(accountId: string, ids: string[]): Promise<Check[]>;
+  /** All checks of an account (sessions, statuses, reporting). */
+  listAll(accountId: string): Promise<Check[]>;
+  /** Checks of every account in ascending id order, those after `afterId`, a page at a time. */
+  scan(afterId: string | null, limit: number): Promise<Check[]>;
+  /** The heartbeat check that owns a ping token, in whatever account. */
+  findByPingToken(token: string): Promise<Check | null>;
+}
+
+export interface CheckGroupRepository extends Repository<CheckGroup, number> {
+  listAll(accountId: string): Promise<CheckGroup[]>;
+}
+
+export interface AlertChannelRepository extends Repository<AlertChannel, number> {
+  listAll(accountId: string): Promise<AlertChannel[]>;
+}
+
+/** Links of alert channels to checks and groups. */
+export interface AlertSubscriptionRepository {
+  insert(accountId: string, subscription: NewRecord<AlertSubscription>): Promise<AlertSubscription>;
+  listByChannel(accountId: string, alertChannelId: number): Promise<AlertSubscription[]>;
+  listByCheck(accountId: string, checkId: string): Promise<AlertSubscription[]>;
+  listByGroup(accountId: string, groupId: number): Promise<AlertSubscription[]>;
+  listAll(accountId: string): Promise<AlertSubscription[]>;
+  /** Replaces every subscription of a channel. */
+  replaceForChannel(
+    accountId: string,
+    alertChannelId: number,
+    subscriptions: NewRecord<AlertSubscription>[],
+  ): Promise<AlertSubscription[]>;
+  /** Replaces the subscriptions of a check (or a group) to the given channels. */
+  replaceForTarget(
+    accountId: string,
+    target: { checkId: string } | { groupId: number },
+    subscriptions: NewRecord<AlertSubscription>[],
+  ): Promise<AlertSubscription[]>;
+  deleteByChannel(accountId: string, alertChannelId: number): Promise<number>;
+  deleteByTarget(accountId: string, target: { checkId: string } | { groupId: number }): Promise<number>;
+}
+
+export interface DashboardRepository extends Repository<Dashboard, number> {
+  /** customUrl is unique across all accounts. */
+  findByCustomUrl(customUrl: string): Promise<Dashboard | null>;
+  findByCustomDomain(customDomain: string): Promise<Dashboard | null>;
+}
+
+export interface MaintenanceWindowRepository extends Repository<MaintenanceWindow, number> {
+  listAll(accountId: string): Promise<MaintenanceWindow[]>;
+}
+
+/** Deleting an incident deletes its updates. */
+export interface IncidentRepository extends Repository<Incident, string> {
+  listByDashboard(accountId: string, dashboardId: number): Promise<Incident[]>;
+  /** NotFoundError when the incident is not in this account. */
+  insertUpdate(accountId: string, update: NewRecord<IncidentUpdateRecord>): Promise<IncidentUpdateRecord>;
+  /** Updates of an incident, oldest first. */
+  listUpdates(accountId: string, incidentId: string): Promise<IncidentUpdateRecord[]>;
+}
+
+export interface StatusPageRepository extends Repository<StatusPage, string> {
+  /** url is unique across all accounts. */
+  findByUrl(url: string): Promise<StatusPage | null>;
+}
+
+export interface ServiceRepository extends Repository<Service, string> {
+  /** Services in creation order from the one after `afterId` (none when `afterId` is unknown). */
+  listAfter(accountId: string, afterId: string | null, limit: number): Promise<Service[]>;
+  listByIds(accountId: string, ids: string[]): Promise<Service[]>;
+}
+
+export interface StatusPageIncidentRepository extends Repository<StatusPageIncident, string> {
+  /** Incidents newest first, from the one after `afterId` (none when `afterId` is unknown). */
+  listAfter(accountId: string, afterId: string | null, limit: number): Promise<StatusPageIncident[]>;
+  /** NotFoundError when the incident is not in this account. Deleting an incident deletes its updates. */
+  insertUpdate(accountId: string, update: NewRecord<StatusPageIncidentUpdate>): Promise<StatusPageIncidentUpdate>;
+  listUpdates(accountId: string, incidentId: string): Promise<StatusPageIncidentUpdate[]>;
+}
+
+export interface ClientCertificateRepository {
+  insert(accountId: string, record: NewRecord<ClientCertificate>): Promise<ClientCertificate>;
+  get(accountId: string, id: string): Promise<ClientCertificate | null>;
+  list(accountId: string, options?: ListOptions): Promise<Page<ClientCertificate>>;
+  delete(accountId: string, id: string): Promise<boolean>;
+}
+
+export interface ErrorGroupRepository extends Repository<ErrorGroup, string> {
+  findByHash(accountId: string, checkId: string, errorHash: string): Promise<ErrorGroup | null>;
+  listByCheck(accountId: string, checkId: string, options: ListOptions): Promise<Page<ErrorGroup>>;
+}
+
+export interface TestSessionErrorGroupRepository extends Repository<TestSessionErrorGroup, string> {
+  findByHash(accountId: string, projectId: string | null, errorHash: string): Promise<TestSessionErrorGroup | null>;
+  listByProject(accountId: string, projectId: string): Promise<TestSessionErrorGroup[]>;
+}
+
+export interface CheckSessionRepository {
+  insert(accountId: string, session: NewRecord<CheckSession>): Promise<CheckSession>;
+  get(accountId: string, checkSessionId: string): Promise<CheckSession | null>;
+  update(accountId: string, session: StoredRecord<CheckSession>): Promise<CheckSession | null>;
+}
+
+export interface CheckStatusRepository {
+  upsert(accountId: string, status: StoredRecord<CheckStatus>): Promise<CheckStatus>;
+  get(accountId: string, checkId: string): Promise<CheckStatus | null>;
+  list(accountId: string): Promise<CheckStatus[]>;
+  delete(accountId: string, checkId: string): Promise<boolean>;
+}
+
+export type ResultStatusFilter = 'success' | 'failure';
+export type AggregateFunction =
+  | 'avg' | 'max' | 'median' | 'min' | 'p50' | 'p90' | 'p95' | 'p99' | 'stddev' | 'sum' | 'count';
+
+/** One number to compute over results: a function of a phase (`responseTime` is the result's own). */
+export interface AggregateMeasure {
+  /** Key of the value in the answer, e.g. `total_p95`. */
+  name: string;
+  /** `responseTime`, `attempts`, or a key of `phases`. */
+  field: string;
+  fn: AggregateFunction;
+}
+
+export interface ResultAggregateQuery {
+  checkIds: string[];
+  /** Results with from <= startedAt < to. */
+  from: Date;
+  to: Date;
+  /** Bucket width; buckets start at from + k * bucketMs. Null or absent: one bucket for the window. */
+  bucketMs?: number | null;
+  groupBy?: 'runLocation' | 'statusCode' | null;
+  filterByStatus?: ResultStatusFilter[];
+  /** A measure over no values is null, except `count` (0); stddev of one value is null. */
+  measures: AggregateMeasure[];
+  /** Only FINAL results count unless asked otherwise. */
+  includeAttempts?: boolean;
+}
+
+/** One row per check, bucket and group that holds results (empty buckets give no row), ordered by checkId, then bucketStart. */
+export interface ResultAggregateRow {
+  checkId: string;
+  /** Start of the bucket (ISO), or the window's start without buckets. */
+  bucketStart: string;
+  /** The runLocation, or the statusCode as text (null for none), under groupBy; else null. */
+  group: string | null;
+  count: number;
+  /** Results with hasFailures or hasErrors. */
+  failures: number;
+  values: Record<string, number | null>;
+}
+
+export interface ResultListQuery extends ListOptions {
+  /** Results with from <= startedAt < to. */
+  from?: Date;
+  to?: Date;
+  resultType?: 'FINAL' | 'ATTEMPT';
+  checkSessionId?: string;
+}
+
+export interface CheckResultRepository {
+  /** Stores a batch in one transaction. */
+  insertMany(accountId: string, results: NewRecord<CheckResult>[]): Promise<void>;
+  get(accountId: string, id: string): Promise<CheckResult | null>;
+  /** Newest first (by startedAt). */
+  listByCheck(accountId: string, checkId: string, query: ResultListQuery): Promise<Page<CheckResult>>;
+  aggregate(accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]>;
+  /** Deletes raw results that started before `before`; answers how many went. */
+  deleteOlderThan(before: Date): Promise<number>;
+}
+
+export interface AlertStateRepository {
+  get(accountId: string, checkId: string): Promise<AlertState | null>;
+  put(accountId: string, checkId: string, state: AlertState): Promise<void>;
+  delete(accountId: string, checkId: string): Promise<void>;
+}
+
+/** A ping of a heartbeat check. */
+export interface HeartbeatPing {
+  checkId: string;
+  at: string;
+  source: string | null;
+}
+
+export interface HeartbeatRepository {
+  recordPing(accountId: string, ping: HeartbeatPing): Promise<void>;
+  lastPing(accountId: string, checkId: string): Promise<HeartbeatPing | null>;
+  /** Pings with from <= at < to, oldest first. */
+  listPings(accountId: string, checkId: string, from: Date, to: Date): Promise<HeartbeatPing[]>;
+}
+
+/** One due run of a check in one location. */
+export interface ScheduledJob {
+  accountId: string;
+  checkId: string;
+  location: string;
+  /** The planned start of this run (ISO). */
+  dueAt: string;
+  /** Who holds the lease and until when. */
+  leaseOwner: string;
+  leaseUntil: string;
+}
+
+export interface ServedLocations {
+  /** Data-center locations this process runs; 'all' or absent: every one. */
+  locations?: string[] | 'all';
+  /** Private locations this process runs; 'all' or absent: every one. */
+  privateLocations?: string[] | 'all';
+}
+
+export interface ScheduleEntry {
+  accountId: string;
+  checkId: string;
+  location: string;
+  dueAt: string;
+}
+
+/**
+ * The schedule of due work, shared by every process on one database. claimDue leases each due
+ * entry to exactly one caller; an entry whose lease expired may be claimed again.
+ */
+export interface ScheduleStore {
+  /** Sets (or moves) the next run of a check in a location. */
+  upsert(entry: ScheduleEntry): Promise<void>;
+  /** Removes every entry of a check (deleted or deactivated). */
+  remove(accountId: string, checkId: string): Promise<void>;
+  /**
+   * Leases to `owner`, until now + leaseMs, up to `limit` entries with dueAt <= now whose lease is
+   * absent or ended (leaseUntil <= now) in locations `serves` covers, earliest dueAt first. A
+   * location not in LOCATIONS is a private location.
+   */
+  claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string): Promise<ScheduledJob[]>;
+  /** Moves a claimed entry on to its next run and drops the lease (only for the lease holder). */
+  complete(job: ScheduledJob, nextDueAt: Date | null): Promise<boolean>;
+  /** Drops every lease an owner holds, leaving the entries due. */
+  release(owner: string): Promise<number>;
+  list(accountId: string, checkId: string): Promise<ScheduleEntry[]>;
+}
+
+export interface OutboxMessage {
+  id: string;
+  accountId: string;
+  checkId: string | null;
+  alertChannelId: number;
+  alertType: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+  deliveredAt: string | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+export interface DeliveryAttempt {
+  outboxId: string;
+  accountId: string;
+  alertChannelId: number;
+  at: string;
+  ok: boolean;
+  detail: string | null;
+}
+
+/** Alerts waiting for delivery. A row goes only after its transport confirmed delivery. */
+export interface Outbox {
+  enqueue(messages: Omit<OutboxMessage, 'attempts' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>[]): Promise<void>;
+  /** Due, undelivered messages, leased to `owner`; per check, only the oldest undelivered one. */
+  claim(now: Date, limit: number, leaseMs: number, owner: string): Promise<OutboxMessage[]>;
+  markDelivered(id: string, owner: string, at: Date): Promise<boolean>;
+  markFailed(id: string, owner: string, error: string, nextAttemptAt: Date): Promise<boolean>;
+  recordAttempt(attempt: DeliveryAttempt): Promise<void>;
+  /** The newest attempts first. */
+  listAttempts(accountId: string, alertChannelId: number, limit: number): Promise<DeliveryAttempt[]>;
+  /** Undelivered messages, oldest first. */
+  pending(accountId?: string): Promise<OutboxMessage[]>;
+}
+
+/** Optional abilities a store declares instead of having them sniffed. */
+export interface StorageCapabilities {
+  /** Several processes may share the store (claims are exclusive across processes). */
+  multiProcess: boolean;
+  /** Percentiles are computed inside the database. */
+  nativePercentiles: boolean;
+}
+
+/** Every repository Vigil needs. A storage plugin implements all of them. */
+export interface VigilStorage {
+  readonly name: string;
+  readonly capabilities: StorageCapabilities;
+  accounts: AccountRepository;
+  apiKeys: ApiKeyRepository;
+  checks: CheckRepository;
+  checkGroups: CheckGroupRepository;
+  alertChannels: AlertChannelRepository;
+  alertSubscriptions: AlertSubscriptionRepository;
+  dashboards: DashboardRepository;
+  maintenanceWindows: MaintenanceWindowRepository;
+  incidents: IncidentRepository;
+  statusPages: StatusPageRepository;
+  services: ServiceRepository;
+  statusPageIncidents: StatusPageIncidentRepository;
+  clientCertificates: ClientCertificateRepository;
+  errorGroups: ErrorGroupRepository;
+  testSessionErrorGroups: TestSessionErrorGroupRepository;
+  checkSessions: CheckSessionRepository;
+  checkStatuses: CheckStatusRepository;
+  checkResults: CheckResultRepository;
+  alertStates: AlertStateRepository;
+  heartbeats: HeartbeatRepository;
+  schedule: ScheduleStore;
+  outbox: Outbox;
+  /** Creates tables and indexes; safe to call again. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const STORAGE = createToken<VigilStorage>('vigil.storage');
+
+export type { CursorPage };

@@ -1,0 +1,27 @@
+import type { AlertTransport } from '../ports/alert-transport.js';
+import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { Logger } from '../ports/logger.js';
+import type { Runner } from '../ports/runner.js';
+import type { SecretBox } from '../ports/secret-box.js';
+import type { VigilStorage } from '../ports/storage.js';
+
+/** What every application service is built from; the container assembles it once. */
+export interface ServiceDeps {
+  storage: VigilStorage;
+  secretBox: SecretBox;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** Registered runners, by check type. */
+  runners: ReadonlyMap<string, Runner>;
+  /** Registered alert transports, by channel type. */
+  transports: ReadonlyMap<string, AlertTransport>;
+  /** The location a check with no locations runs in. */
+  defaultLocation: string;
+}
+
+/** The current time as the ISO string records carry. */
+export function nowIso(deps: Pick<ServiceDeps, 'clock'>): string {
+  return deps.clock.now().toISOString();
+}

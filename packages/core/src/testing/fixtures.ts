@@ -1,0 +1,349 @@
+import { randomUUID } from 'node:crypto';
+import * as v from 'valibot';
+import type { Account, ApiKey } from '../model/account.js';
+import { AlertChannelCreateSchema, type AlertChannel, type AlertSubscription } from '../model/alert-channel.js';
+import { CheckGroupCreateSchema, type CheckGroup } from '../model/check-group.js';
+import type { CheckResult } from '../model/check-result.js';
+import type { CheckSession } from '../model/check-session.js';
+import type { CheckStatus } from '../model/check-status.js';
+import {
+  BrowserCheckCreateSchema,
+  HeartbeatCheckCreateSchema,
+  TcpCheckCreateSchema,
+  type BrowserCheck,
+  type HeartbeatCheck,
+  type TcpCheck,
+} from '../model/check.js';
+import type { ClientCertificate } from '../model/client-certificate.js';
+import { DashboardCreateSchema, type Dashboard } from '../model/dashboard.js';
+import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
+import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
+import { MaintenanceWindowCreateSchema, type MaintenanceWindow } from '../model/maintenance-window.js';
+import { DEFAULT_ALERT_SETTINGS } from '../model/shared.js';
+import {
+  StatusPageCreateSchema,
+  type Service,
+  type StatusPage,
+  type StatusPageIncident,
+  type StatusPageIncidentUpdate,
+} from '../model/status-page.js';
+import { INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
+import type { NewRecord, Outbox, StoredRecord } from '../ports/storage.js';
+
+/** The time fixtures are created at, unless a test says otherwise. */
+export const FIXTURE_TIME = '2026-05-01T12:00:00.000Z';
+
+let serial = 0;
+/** A number that differs for every fixture of this process, to keep names and ids apart. */
+export function nextSerial(): number {
+  return ++serial;
+}
+
+const stamps = () => ({ created_at: FIXTURE_TIME, updated_at: null });
+
+export function accountFixture(overrides: Partial<Account> = {}): Account {
+  return {
+    id: randomUUID(),
+    name: `Account ${nextSerial()}`,
+    alertSettings: structuredClone(DEFAULT_ALERT_SETTINGS),
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+export function apiKeyFixture(accountId: string, overrides: Partial<ApiKey> = {}): ApiKey {
+  const n = nextSerial();
+  return {
+    id: randomUUID(),
+    accountId,
+    name: `Key ${n}`,
+    prefix: `vgl_${String(n).padStart(8, '0')}`,
+    hash: 'ab'.repeat(32),
+    created_at: FIXTURE_TIME,
+    lastUsedAt: null,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+export function tcpCheckFixture(overrides: Partial<NewRecord<TcpCheck>> = {}): NewRecord<TcpCheck> {
+  const body = v.parse(TcpCheckCreateSchema, {
+    name: `TCP check ${nextSerial()}`,
+    request: { hostname: 'db.example.com', port: 5432 },
+  });
+  return { ...body, id: randomUUID(), checkType: 'TCP', ...stamps(), ...overrides };
+}
+
+export function browserCheckFixture(overrides: Partial<NewRecord<BrowserCheck>> = {}): NewRecord<BrowserCheck> {
+  const body = v.parse(BrowserCheckCreateSchema, {
+    name: `Browser check ${nextSerial()}`,
+    script: "await page.goto('https://example.com');",
+  });
+  return { ...body, id: randomUUID(), checkType: 'BROWSER', ...stamps(), ...overrides };
+}
+
+export function heartbeatCheckFixture(overrides: Partial<NewRecord<HeartbeatCheck>> = {}): NewRecord<HeartbeatCheck> {
+  const body = v.parse(HeartbeatCheckCreateSchema, {
+    name: `Heartbeat ${nextSerial()}`,
+    heartbeat: { period: 5, periodUnit: 'minutes', grace: 1, graceUnit: 'minutes' },
+  });
+  return {
+    ...body,
+    heartbeat: { ...body.heartbeat, pingToken: randomUUID().replaceAll('-', '') },
+    id: randomUUID(),
+    checkType: 'HEARTBEAT',
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+export function checkGroupFixture(overrides: Partial<NewRecord<CheckGroup>> = {}): NewRecord<CheckGroup> {
+  const body = v.parse(CheckGroupCreateSchema, { name: `Group ${nextSerial()}` });
+  return { ...body, ...stamps(), ...overrides };
+}
+
+type EmailChannel = Extract<AlertChannel, { type: 'EMAIL' }>;
+type WebhookChannel = Extract<AlertChannel, { type: 'WEBHOOK' }>;
+
+export function emailChannelFixture(overrides: Partial<NewRecord<EmailChannel>> = {}): NewRecord<EmailChannel> {
+  const body = v.parse(AlertChannelCreateSchema, { type: 'EMAIL', config: { address: `ops${nextSerial()}@example.com` } });
+  return { ...(body as Omit<EmailChannel, 'id' | 'accountId' | 'created_at' | 'updated_at'>), ...stamps(), ...overrides };
+}
+
+export function webhookChannelFixture(overrides: Partial<NewRecord<WebhookChannel>> = {}): NewRecord<WebhookChannel> {
+  const body = v.parse(AlertChannelCreateSchema, {
+    type: 'WEBHOOK',
+    config: { name: `Hook ${nextSerial()}`, url: 'https://hooks.example.com/vigil', headers: [{ key: 'X-Team', value: 'ops' }] },
+  });
+  return { ...(body as Omit<WebhookChannel, 'id' | 'accountId' | 'created_at' | 'updated_at'>), ...stamps(), ...overrides };
+}
+
+export function alertSubscriptionFixture(
+  alertChannelId: number,
+  target: { checkId: string } | { groupId: number },
+  overrides: Partial<NewRecord<AlertSubscription>> = {},
+): NewRecord<AlertSubscription> {
+  const link = 'checkId' in target ? { checkId: target.checkId, groupId: null } : { checkId: null, groupId: target.groupId };
+  return { alertChannelId, ...link, activated: true, ...overrides };
+}
+
+export function checkResultFixture(checkId: string, overrides: Partial<NewRecord<CheckResult>> = {}): NewRecord<CheckResult> {
+  const startedAt = overrides.startedAt ?? FIXTURE_TIME;
+  return {
+    id: randomUUID(),
+    checkId,
+    checkType: 'TCP',
+    name: 'TCP check',
+    runLocation: 'us-east-1',
+    startedAt,
+    stoppedAt: new Date(Date.parse(startedAt) + 120).toISOString(),
+    created_at: startedAt,
+    responseTime: 120,
+    hasFailures: false,
+    hasErrors: false,
+    isDegraded: false,
+    overMaxResponseTime: false,
+    attempts: 1,
+    resultType: 'FINAL',
+    runSource: 'SCHEDULER',
+    checkSessionId: null,
+    sequenceId: null,
+    errorMessage: null,
+    phases: { dns: 10, connection: 30, data: 80, total: 120 },
+    statusCode: null,
+    sslDaysRemaining: null,
+    details: null,
+    ...overrides,
+  };
+}
+
+export function checkSessionFixture(checkId: string, overrides: Partial<NewRecord<CheckSession>> = {}): NewRecord<CheckSession> {
+  return {
+    checkSessionId: randomUUID(),
+    checkId,
+    checkType: 'TCP',
+    name: 'TCP check',
+    status: 'STARTED',
+    startedAt: FIXTURE_TIME,
+    stoppedAt: null,
+    timeElapsed: null,
+    runLocations: ['us-east-1', 'eu-west-1'],
+    runSource: 'TRIGGER_API',
+    projectId: null,
+    environment: null,
+    sequences: [
+      { sequenceId: randomUUID(), runLocation: 'us-east-1', status: 'STARTED' },
+      { sequenceId: randomUUID(), runLocation: 'eu-west-1', status: 'STARTED' },
+    ],
+    ...overrides,
+  };
+}
+
+export function checkStatusFixture(checkId: string, overrides: Partial<StoredRecord<CheckStatus>> = {}): StoredRecord<CheckStatus> {
+  return {
+    name: 'TCP check',
+    checkId,
+    hasFailures: false,
+    hasErrors: false,
+    isDegraded: false,
+    longestRun: 180,
+    shortestRun: 90,
+    lastRunLocation: 'us-east-1',
+    lastCheckRunId: randomUUID(),
+    sslDaysRemaining: null,
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+/** What Outbox.enqueue takes for one message. */
+export type NewOutboxMessage = Parameters<Outbox['enqueue']>[0][number];
+
+export function outboxMessageFixture(
+  accountId: string,
+  overrides: Partial<NewOutboxMessage> = {},
+): NewOutboxMessage {
+  return {
+    id: randomUUID(),
+    accountId,
+    checkId: null,
+    alertChannelId: 1,
+    alertType: 'ALERT_FAILURE',
+    payload: { checkName: 'TCP check', runLocation: 'us-east-1' },
+    created_at: FIXTURE_TIME,
+    nextAttemptAt: FIXTURE_TIME,
+    ...overrides,
+  };
+}
+
+export function dashboardFixture(overrides: Partial<NewRecord<Dashboard>> = {}): NewRecord<Dashboard> {
+  const n = nextSerial();
+  const body = v.parse(DashboardCreateSchema, { header: `Dashboard ${n}`, customUrl: `board-${n}` });
+  return { ...body, customUrl: `board-${n}`, dashboardId: randomUUID(), keys: [], ...stamps(), ...overrides };
+}
+
+export function maintenanceWindowFixture(overrides: Partial<NewRecord<MaintenanceWindow>> = {}): NewRecord<MaintenanceWindow> {
+  const body = v.parse(MaintenanceWindowCreateSchema, {
+    name: `Window ${nextSerial()}`,
+    startsAt: '2026-05-02T01:00:00.000Z',
+    endsAt: '2026-05-02T03:00:00.000Z',
+    repeatUnit: 'WEEK',
+    repeatInterval: 1,
+    tags: ['db'],
+  });
+  return { ...body, ...stamps(), ...overrides };
+}
+
+export function incidentFixture(dashboardId: number, overrides: Partial<NewRecord<Incident>> = {}): NewRecord<Incident> {
+  return {
+    id: randomUUID(),
+    name: `Incident ${nextSerial()}`,
+    impact: 'MINOR',
+    dashboardId,
+    startedAt: FIXTURE_TIME,
+    stoppedAt: null,
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+export function incidentUpdateFixture(
+  incidentId: string,
+  overrides: Partial<NewRecord<IncidentUpdateRecord>> = {},
+): NewRecord<IncidentUpdateRecord> {
+  return {
+    id: randomUUID(),
+    incidentId,
+    status: 'INVESTIGATING',
+    description: `Looking into it (${nextSerial()})`,
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+export function statusPageFixture(overrides: Partial<NewRecord<StatusPage>> = {}): NewRecord<StatusPage> {
+  const n = nextSerial();
+  const { cards: _cards, ...body } = v.parse(StatusPageCreateSchema, { name: `Status ${n}`, url: `status-${n}` });
+  return { ...body, id: randomUUID(), cards: [], ...stamps(), ...overrides };
+}
+
+export function serviceFixture(overrides: Partial<NewRecord<Service>> = {}): NewRecord<Service> {
+  return { id: randomUUID(), name: `Service ${nextSerial()}`, ...stamps(), ...overrides };
+}
+
+export function statusPageIncidentFixture(overrides: Partial<NewRecord<StatusPageIncident>> = {}): NewRecord<StatusPageIncident> {
+  return { id: randomUUID(), name: `Outage ${nextSerial()}`, serviceIds: [randomUUID()], ...stamps(), ...overrides };
+}
+
+export function statusPageIncidentUpdateFixture(
+  incidentId: string,
+  overrides: Partial<NewRecord<StatusPageIncidentUpdate>> = {},
+): NewRecord<StatusPageIncidentUpdate> {
+  return {
+    id: randomUUID(),
+    incidentId,
+    description: `Update ${nextSerial()}`,
+    notifySubscribers: false,
+    publicIncidentUpdateDate: null,
+    ...stamps(),
+    ...overrides,
+  };
+}
+
+const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMIIBfixture\n-----END CERTIFICATE-----\n';
+
+export function clientCertificateFixture(overrides: Partial<NewRecord<ClientCertificate>> = {}): NewRecord<ClientCertificate> {
+  return {
+    id: randomUUID(),
+    host: `api${nextSerial()}.example.com`,
+    cert: PEM_CERT,
+    ca: null,
+    encryptedKey: 'v1:ciphertext-of-the-key',
+    encryptedPassphrase: 'v1:ciphertext-of-the-passphrase',
+    created_at: FIXTURE_TIME,
+    ...overrides,
+  };
+}
+
+export function errorGroupFixture(checkId: string, overrides: Partial<NewRecord<ErrorGroup>> = {}): NewRecord<ErrorGroup> {
+  const n = nextSerial();
+  return {
+    id: randomUUID(),
+    checkId,
+    errorHash: n.toString(16).padStart(64, '0'),
+    rawErrorMessage: `connect ECONNREFUSED 10.0.0.${n % 255}:5432`,
+    cleanedErrorMessage: 'connect ECONNREFUSED <ip>',
+    firstSeen: FIXTURE_TIME,
+    lastSeen: FIXTURE_TIME,
+    archivedUntilNextEvent: false,
+    archivedForever: false,
+    rootCauseAnalyses: [],
+    ...overrides,
+  };
+}
+
+export function testSessionErrorGroupFixture(
+  projectId: string | null,
+  overrides: Partial<NewRecord<TestSessionErrorGroup>> = {},
+): NewRecord<TestSessionErrorGroup> {
+  const n = nextSerial();
+  return {
+    id: randomUUID(),
+    projectId,
+    errorHash: n.toString(16).padStart(64, 'f'),
+    rawErrorMessage: `expect(received).toBe(expected) #${n}`,
+    cleanedErrorMessage: 'expect(received).toBe(expected) #<number>',
+    firstSeen: FIXTURE_TIME,
+    lastSeen: FIXTURE_TIME,
+    archivedUntilNextEvent: false,
+    archivedForever: false,
+    rootCauseAnalyses: [],
+    environments: ['production'],
+    pwtMetadata: [{ projectName: projectId ?? 'default', testFile: 'checks/login.spec.ts', testTitle: 'Login', suitePath: ['Group'] }],
+    ...overrides,
+  };
+}
+
+export function alertStateFixture(overrides: Partial<AlertState> = {}): AlertState {
+  return { ...structuredClone(INITIAL_ALERT_STATE), ...overrides };
+}

@@ -1,0 +1,123 @@
+import { NotFoundError } from '../errors.js';
+import type { Dashboard } from '../model/dashboard.js';
+import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
+import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate } from '../model/status-page.js';
+import type {
+  DashboardRepository,
+  IncidentRepository,
+  ServiceRepository,
+  StatusPageIncidentRepository,
+  StatusPageRepository,
+} from '../ports/storage.js';
+import { repository, uniqueAcrossAccounts } from './memory-resources.js';
+import { copy, type MemoryTable } from './memory-table.js';
+
+export function dashboardRepository(table: MemoryTable<Dashboard>): DashboardRepository {
+  const findBy = (match: (d: Dashboard) => boolean) => {
+    const found = table.all().find(match);
+    return found ? copy(found) : null;
+  };
+  return {
+    ...repository<Dashboard, number>(table, { validate: uniqueAcrossAccounts(table, 'customUrl') }),
+    async findByCustomUrl(customUrl) {
+      return findBy((d) => d.customUrl === customUrl);
+    },
+    async findByCustomDomain(customDomain) {
+      return findBy((d) => d.customDomain === customDomain);
+    },
+  };
+}
+
+/** Children (updates) that live and die with their parent row in the same account. */
+function children<TChild extends { accountId: string; incidentId: string }>(
+  parents: MemoryTable<{ id: string; accountId: string }>,
+  table: MemoryTable<TChild>,
+) {
+  return {
+    insert(accountId: string, update: Omit<TChild, 'accountId'>): TChild {
+      if (!parents.owned(accountId, update.incidentId)) {
+        throw new NotFoundError(`${parents.name}: ${update.incidentId} does not exist`);
+      }
+      return table.insert(accountId, update);
+    },
+    list(accountId: string, incidentId: string): TChild[] {
+      return table.ofAccount(accountId, (u) => u.incidentId === incidentId);
+    },
+    removeOf(parent: { id: string; accountId: string }) {
+      table.removeWhere((u) => u.accountId === parent.accountId && u.incidentId === parent.id);
+    },
+  };
+}
+
+export function incidentRepository(
+  table: MemoryTable<Incident>,
+  updates: MemoryTable<IncidentUpdateRecord>,
+): IncidentRepository {
+  const kids = children(table, updates);
+  return {
+    ...repository<Incident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
+    async listByDashboard(accountId, dashboardId) {
+      return table.ofAccount(accountId, (i) => i.dashboardId === dashboardId);
+    },
+    async insertUpdate(accountId, update) {
+      return kids.insert(accountId, update);
+    },
+    async listUpdates(accountId, incidentId) {
+      return kids.list(accountId, incidentId);
+    },
+  };
+}
+
+export function statusPageRepository(table: MemoryTable<StatusPage>): StatusPageRepository {
+  return {
+    ...repository<StatusPage, string>(table, { validate: uniqueAcrossAccounts(table, 'url') }),
+    async findByUrl(url) {
+      const found = table.all().find((p) => p.url === url);
+      return found ? copy(found) : null;
+    },
+  };
+}
+
+/** Up to `limit` rows after the one with id `afterId` (from the start when null; none when unknown). */
+function after<T extends { id: string }>(rows: T[], afterId: string | null, limit: number): T[] {
+  const start = afterId === null ? 0 : rows.findIndex((r) => r.id === afterId) + 1;
+  if (start === 0 && afterId !== null) return [];
+  return rows.slice(start, start + Math.max(0, limit));
+}
+
+export function serviceRepository(table: MemoryTable<Service>): ServiceRepository {
+  return {
+    ...repository<Service, string>(table),
+    async listAfter(accountId, afterId, limit) {
+      return after(table.ofAccount(accountId), afterId, limit);
+    },
+    async listByIds(accountId, ids) {
+      const wanted = new Set(ids);
+      return table.ofAccount(accountId, (s) => wanted.has(s.id));
+    },
+  };
+}
+
+export function statusPageIncidentRepository(
+  table: MemoryTable<StatusPageIncident>,
+  updates: MemoryTable<StatusPageIncidentUpdate>,
+): StatusPageIncidentRepository {
+  const kids = children(table, updates);
+  return {
+    ...repository<StatusPageIncident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
+    async listAfter(accountId, afterId, limit) {
+      const newestFirst = table
+        .ofAccount(accountId)
+        .map((row, index) => ({ row, index }))
+        .sort((a, b) => Date.parse(b.row.created_at) - Date.parse(a.row.created_at) || b.index - a.index)
+        .map(({ row }) => row);
+      return after(newestFirst, afterId, limit);
+    },
+    async insertUpdate(accountId, update) {
+      return kids.insert(accountId, update);
+    },
+    async listUpdates(accountId, incidentId) {
+      return kids.list(accountId, incidentId);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { CheckSession } from '../model/check-session.js';
+import type { CheckStatus } from '../model/check-status.js';
+import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
+import type {
+  AlertStateRepository,
+  CheckSessionRepository,
+  CheckStatusRepository,
+  ErrorGroupRepository,
+  HeartbeatPing,
+  HeartbeatRepository,
+  TestSessionErrorGroupRepository,
+} from '../ports/storage.js';
+import type { AlertState } from '../rules/alerting.js';
+import { repository } from './memory-resources.js';
+import type { MemoryTable } from './memory-table.js';
+
+export function errorGroupRepository(table: MemoryTable<ErrorGroup>): ErrorGroupRepository {
+  return {
+    ...repository<ErrorGroup, string>(table),
+    async findByHash(accountId, checkId, errorHash) {
+      return table.ofAccount(accountId, (g) => g.checkId === checkId && g.errorHash === errorHash)[0] ?? null;
+    },
+    async listByCheck(accountId, checkId, options) {
+      return table.page(accountId, options, (g) => g.checkId === checkId);
+    },
+  };
+}
+
+export function testSessionErrorGroupRepository(table: MemoryTable<TestSessionErrorGroup>): TestSessionErrorGroupRepository {
+  return {
+    ...repository<TestSessionErrorGroup, string>(table),
+    async findByHash(accountId, projectId, errorHash) {
+      return table.ofAccount(accountId, (g) => g.projectId === projectId && g.errorHash === errorHash)[0] ?? null;
+    },
+    async listByProject(accountId, projectId) {
+      return table.ofAccount(accountId, (g) => g.projectId === projectId);
+    },
+  };
+}
+
+export function checkSessionRepository(table: MemoryTable<CheckSession>): CheckSessionRepository {
+  return {
+    async insert(accountId, session) {
+      return table.add(session.checkSessionId, { ...session, accountId });
+    },
+    async get(accountId, checkSessionId) {
+      return table.get(accountId, checkSessionId);
+    },
+    async update(accountId, session) {
+      if (!table.owned(accountId, session.checkSessionId)) return null;
+      return table.put(session.checkSessionId, { ...session, accountId });
+    },
+  };
+}
+
+/** Per-check rows are keyed by account and check, so one account can never touch another's. */
+const perCheck = (accountId: string, checkId: string) => JSON.stringify([accountId, checkId]);
+
+export function checkStatusRepository(table: MemoryTable<CheckStatus>): CheckStatusRepository {
+  return {
+    async upsert(accountId, status) {
+      return table.put(perCheck(accountId, status.checkId), { ...status, accountId });
+    },
+    async get(accountId, checkId) {
+      return table.get(accountId, perCheck(accountId, checkId));
+    },
+    async list(accountId) {
+      return table.ofAccount(accountId);
+    },
+    async delete(accountId, checkId) {
+      return table.remove(perCheck(accountId, checkId));
+    },
+  };
+}
+
+export interface AlertStateRow {
+  accountId: string;
+  checkId: string;
+  state: AlertState;
+}
+
+export function alertStateRepository(table: MemoryTable<AlertStateRow>): AlertStateRepository {
+  return {
+    async get(accountId, checkId) {
+      return table.get(accountId, perCheck(accountId, checkId))?.state ?? null;
+    },
+    async put(accountId, checkId, state) {
+      table.put(perCheck(accountId, checkId), { accountId, checkId, state });
+    },
+    async delete(accountId, checkId) {
+      table.remove(perCheck(accountId, checkId));
+    },
+  };
+}
+
+export interface HeartbeatPingRow extends HeartbeatPing {
+  accountId: string;
+}
+
+export function heartbeatRepository(table: MemoryTable<HeartbeatPingRow>): HeartbeatRepository {
+  let seq = 0;
+  const pings = (accountId: string, checkId: string) =>
+    table
+      .all()
+      .map((row, index) => ({ row, index }))
+      .filter(({ row }) => row.accountId === accountId && row.checkId === checkId)
+      .sort((a, b) => Date.parse(a.row.at) - Date.parse(b.row.at) || a.index - b.index)
+      .map(({ row }) => ({ checkId: row.checkId, at: row.at, source: row.source }));
+  return {
+    async recordPing(accountId, ping) {
+      table.add(++seq, { checkId: ping.checkId, at: ping.at, source: ping.source, accountId });
+    },
+    async lastPing(accountId, checkId) {
+      return pings(accountId, checkId).at(-1) ?? null;
+    },
+    async listPings(accountId, checkId, from, to) {
+      return pings(accountId, checkId).filter((p) => {
+        const at = Date.parse(p.at);
+        return at >= from.getTime() && at < to.getTime();
+      });
+    },
+  };
+}

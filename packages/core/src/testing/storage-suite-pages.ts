@@ -1,0 +1,182 @@
+import type { ClientCertificate } from '../model/client-certificate.js';
+import type { Dashboard } from '../model/dashboard.js';
+import type { Incident } from '../model/incident.js';
+import type { MaintenanceWindow } from '../model/maintenance-window.js';
+import type { Service, StatusPage, StatusPageIncident } from '../model/status-page.js';
+import {
+  clientCertificateFixture,
+  dashboardFixture,
+  incidentFixture,
+  incidentUpdateFixture,
+  maintenanceWindowFixture,
+  serviceFixture,
+  statusPageFixture,
+  statusPageIncidentFixture,
+  statusPageIncidentUpdateFixture,
+} from './fixtures.js';
+import { repositoryCases } from './storage-suite-repository.js';
+import { UNICODE_TEXT } from './storage-suite-resources.js';
+import {
+  ACCOUNT_A,
+  ACCOUNT_B,
+  checkRawCount,
+  checkRejects,
+  checkSame,
+  isoAt,
+  rawMatching,
+  rawRows,
+  type StorageCase,
+} from './storage-suite-support.js';
+import { check } from './suite-types.js';
+
+const T0 = '2026-05-01T12:00:00.000Z';
+
+export function pageCases(c: StorageCase) {
+  repositoryCases<Dashboard>(c, {
+    label: 'dashboards',
+    table: 'dashboards',
+    repo: (s) => s.dashboards,
+    make: (marker) => dashboardFixture({ header: `Board ${marker}` }),
+    change: (row, marker) => ({ ...row, header: `Board ${marker}`, refreshRate: 600 }),
+    rich: (record) => ({
+      ...record,
+      header: UNICODE_TEXT,
+      description: null,
+      tags: [],
+      customCSS: '.a::before { content: "\\201C"; }',
+      checksPerPage: null,
+      keys: [{ id: 'key-1', encryptedKey: 'v1:abc', maskedKey: 'dk_****1234', created_at: T0, updated_at: null }],
+    }),
+  });
+  repositoryCases<MaintenanceWindow>(c, {
+    label: 'maintenance windows',
+    table: 'maintenance_windows',
+    repo: (s) => s.maintenanceWindows,
+    make: (marker) => maintenanceWindowFixture({ name: `Window ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Window ${marker}`, silenceAllAlerts: !row.silenceAllAlerts }),
+    rich: (record) => ({ ...record, name: UNICODE_TEXT, tags: [], silenceAlertsTags: ['db', 'ü'], repeatInterval: null, repeatEndsAt: null }),
+  });
+  repositoryCases<Incident>(c, {
+    label: 'incidents',
+    table: 'incidents',
+    repo: (s) => s.incidents,
+    make: (marker) => incidentFixture(1, { name: `Incident ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Incident ${marker}`, stoppedAt: isoAt(T0, 60_000) }),
+    rich: (record) => ({ ...record, name: UNICODE_TEXT, startedAt: null, stoppedAt: null }),
+  });
+  repositoryCases<StatusPage>(c, {
+    label: 'status pages',
+    table: 'status_pages',
+    repo: (s) => s.statusPages,
+    make: (marker) => statusPageFixture({ name: `Page ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Page ${marker}`, defaultTheme: 'DARK' }),
+    rich: (record) => ({
+      ...record,
+      name: UNICODE_TEXT,
+      description: null,
+      themeColors: { light: {}, dark: { background: '#000000' } },
+      cards: [{ id: 'card-1', name: UNICODE_TEXT, serviceIds: [], created_at: T0, updated_at: null }],
+    }),
+  });
+  repositoryCases<Service>(c, {
+    label: 'services',
+    table: 'services',
+    repo: (s) => s.services,
+    make: (marker) => serviceFixture({ name: `Service ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Service ${marker}`, updated_at: isoAt(T0, 1000) }),
+  });
+  repositoryCases<StatusPageIncident>(c, {
+    label: 'status-page incidents',
+    table: 'status_page_incidents',
+    repo: (s) => s.statusPageIncidents,
+    make: (marker) => statusPageIncidentFixture({ name: `Outage ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Outage ${marker}`, updated_at: isoAt(T0, 1000) }),
+  });
+
+  c('client certificates: insert, get, list, delete; another account sees nothing', async (f) => {
+    const certs = f.storage.clientCertificates;
+    const record = clientCertificateFixture({ host: '*.mark-cert.example.com', encryptedPassphrase: null });
+    const inserted = await certs.insert(ACCOUNT_A, record);
+    checkSame(inserted, { ...record, accountId: ACCOUNT_A }, 'insert answers the certificate');
+    await checkRejects(() => certs.insert(ACCOUNT_B, record), 'CONFLICT', 'a second insert of a certificate id');
+    checkSame(await certs.get(ACCOUNT_A, record.id), inserted, 'get answers it');
+    const second: ClientCertificate = await certs.insert(ACCOUNT_A, clientCertificateFixture());
+    const page = await certs.list(ACCOUNT_A, { limit: 1, offset: 1 });
+    checkSame(page.items, [second], 'list pages in creation order');
+    check(page.total === 2, 'list counts this account\'s certificates');
+    check((await certs.get(ACCOUNT_B, record.id)) === null, 'another account cannot read it');
+    check((await certs.delete(ACCOUNT_B, record.id)) === false, 'another account cannot delete it');
+    check((await certs.list(ACCOUNT_B)).total === 0, 'another account lists none');
+    check((await certs.delete(ACCOUNT_A, record.id)) === true, 'the owner deletes it');
+    check((await rawMatching(f.raw, 'client_certificates', 'mark-cert')).length === 0, 'the raw row is gone');
+    await checkRawCount(f.raw, 'client_certificates', 1, 'the other certificate stays');
+  });
+
+  c('dashboards: customUrl is unique across accounts; findByCustomUrl and findByCustomDomain', async (f) => {
+    const boards = f.storage.dashboards;
+    const mine = await boards.insert(ACCOUNT_A, dashboardFixture({ customUrl: 'status-acme', customDomain: 'status.acme.example' }));
+    await checkRejects(() => boards.insert(ACCOUNT_B, dashboardFixture({ customUrl: 'status-acme' })), 'CONFLICT', 'a taken customUrl in another account');
+    const other = await boards.insert(ACCOUNT_B, dashboardFixture({ customUrl: 'status-other' }));
+    await checkRejects(() => boards.update(ACCOUNT_B, other.id, { ...other, customUrl: 'status-acme' }), 'CONFLICT', 'updating to a taken customUrl');
+    checkSame(await boards.update(ACCOUNT_A, mine.id, { ...mine, header: 'same url' }), { ...mine, header: 'same url' }, 'a row may keep its own customUrl');
+    check((await boards.findByCustomUrl('status-acme'))?.id === mine.id, 'findByCustomUrl finds it from anywhere');
+    check((await boards.findByCustomDomain('status.acme.example'))?.id === mine.id, 'findByCustomDomain finds it');
+    check((await boards.findByCustomUrl('nope')) === null && (await boards.findByCustomDomain('nope.example')) === null, 'unknown values find nothing');
+    await checkRawCount(f.raw, 'dashboards', 2, 'the conflicts stored nothing');
+  });
+
+  c('status pages: url is unique across accounts; findByUrl', async (f) => {
+    const pages = f.storage.statusPages;
+    const mine = await pages.insert(ACCOUNT_A, statusPageFixture({ url: 'acme' }));
+    await checkRejects(() => pages.insert(ACCOUNT_B, statusPageFixture({ url: 'acme' })), 'CONFLICT', 'a taken url');
+    const other = await pages.insert(ACCOUNT_B, statusPageFixture({ url: 'other' }));
+    await checkRejects(() => pages.update(ACCOUNT_B, other.id, { ...other, url: 'acme' }), 'CONFLICT', 'updating to a taken url');
+    checkSame(await pages.findByUrl('acme'), mine, 'findByUrl finds it from anywhere');
+    check((await pages.findByUrl('nope')) === null, 'an unknown url finds nothing');
+  });
+
+  c('incidents: listByDashboard and updates, oldest first, in one account', async (f) => {
+    const incidents = f.storage.incidents;
+    const i1 = await incidents.insert(ACCOUNT_A, incidentFixture(1));
+    const i2 = await incidents.insert(ACCOUNT_A, incidentFixture(2));
+    await incidents.insert(ACCOUNT_B, incidentFixture(1));
+    checkSame((await incidents.listByDashboard(ACCOUNT_A, 1)).map((i) => i.id), [i1.id], 'listByDashboard');
+    const u1 = incidentUpdateFixture(i1.id, { status: 'INVESTIGATING', created_at: T0 });
+    const u2 = incidentUpdateFixture(i1.id, { status: 'RESOLVED', description: UNICODE_TEXT, created_at: isoAt(T0, 1000) });
+    const s1 = await incidents.insertUpdate(ACCOUNT_A, u1);
+    checkSame(s1, { ...u1, id: s1.id, accountId: ACCOUNT_A }, 'insertUpdate answers the update');
+    await incidents.insertUpdate(ACCOUNT_A, u2);
+    await incidents.insertUpdate(ACCOUNT_A, incidentUpdateFixture(i2.id));
+    checkSame((await incidents.listUpdates(ACCOUNT_A, i1.id)).map((u) => [u.status, u.description]), [['INVESTIGATING', u1.description], ['RESOLVED', UNICODE_TEXT]], 'listUpdates oldest first');
+    check((await incidents.listUpdates(ACCOUNT_B, i1.id)).length === 0, 'another account lists no updates');
+    const before = await rawRows(f.raw, 'incident_updates');
+    await checkRejects(() => incidents.insertUpdate(ACCOUNT_B, incidentUpdateFixture(i1.id)), 'NOT_FOUND', 'an update to another account\'s incident');
+    checkSame(await rawRows(f.raw, 'incident_updates'), before, 'the refused update stored nothing');
+  });
+
+  c('services: listAfter in creation order and listByIds', async (f) => {
+    const services = f.storage.services;
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await services.insert(ACCOUNT_A, serviceFixture())).id);
+    const foreign = await services.insert(ACCOUNT_B, serviceFixture());
+    checkSame((await services.listAfter(ACCOUNT_A, null, 2)).map((s) => s.id), ids.slice(0, 2), 'the first page');
+    checkSame((await services.listAfter(ACCOUNT_A, ids[1]!, 2)).map((s) => s.id), ids.slice(2, 4), 'the page after a cursor');
+    check((await services.listAfter(ACCOUNT_A, ids[3]!, 2)).length === 0, 'nothing after the last');
+    checkSame((await services.listByIds(ACCOUNT_A, [ids[2]!, foreign.id, ids[0]!])).map((s) => s.id).sort(), [ids[0]!, ids[2]!].sort(), 'listByIds answers only this account\'s');
+  });
+
+  c('status-page incidents: listAfter newest first and updates', async (f) => {
+    const incidents = f.storage.statusPageIncidents;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await incidents.insert(ACCOUNT_A, statusPageIncidentFixture({ created_at: isoAt(T0, i * 1000) }))).id);
+    await incidents.insert(ACCOUNT_B, statusPageIncidentFixture({ created_at: isoAt(T0, 9000) }));
+    checkSame((await incidents.listAfter(ACCOUNT_A, null, 2)).map((i) => i.id), [ids[2], ids[1]], 'newest first');
+    checkSame((await incidents.listAfter(ACCOUNT_A, ids[1]!, 2)).map((i) => i.id), [ids[0]], 'after a cursor');
+    const update = statusPageIncidentUpdateFixture(ids[0]!, { description: UNICODE_TEXT });
+    const stored = await incidents.insertUpdate(ACCOUNT_A, update);
+    checkSame(stored, { ...update, id: stored.id, accountId: ACCOUNT_A }, 'insertUpdate answers the update');
+    checkSame(await incidents.listUpdates(ACCOUNT_A, ids[0]!), [stored], 'listUpdates');
+    check((await incidents.listUpdates(ACCOUNT_B, ids[0]!)).length === 0, 'another account lists no updates');
+    await checkRejects(() => incidents.insertUpdate(ACCOUNT_B, statusPageIncidentUpdateFixture(ids[0]!)), 'NOT_FOUND', 'an update to another account\'s incident');
+  });
+}

@@ -1,0 +1,194 @@
+import type { ScheduleEntry } from '../ports/storage.js';
+import { outboxMessageFixture } from './fixtures.js';
+import {
+  ACCOUNT_A,
+  ACCOUNT_B,
+  checkRawCount,
+  checkSame,
+  isoAt,
+  rawMatching,
+  type StorageCase,
+} from './storage-suite-support.js';
+import { check } from './suite-types.js';
+
+const T0 = '2026-05-01T12:00:00.000Z';
+const at = (ms: number) => new Date(Date.parse(T0) + ms);
+const LEASE = 30_000;
+
+const entry = (checkId: string, location = 'us-east-1', dueMs = 0, accountId = ACCOUNT_A): ScheduleEntry => ({
+  accountId,
+  checkId,
+  location,
+  dueAt: isoAt(T0, dueMs),
+});
+
+const keys = (jobs: { checkId: string; location: string }[]) => jobs.map((j) => `${j.checkId}@${j.location}`);
+
+export function scheduleCases(c: StorageCase) {
+  c('schedule: upsert sets and moves entries, list and remove work per check and account', async (f) => {
+    const s = f.storage.schedule;
+    await s.upsert(entry('check-1', 'us-east-1', 0));
+    await s.upsert(entry('check-1', 'eu-west-1', 1000));
+    await s.upsert(entry('check-2', 'us-east-1', 0));
+    await s.upsert(entry('check-1', 'us-east-1', 5000));
+    const listed = (await s.list(ACCOUNT_A, 'check-1')).sort((a, b) => a.location.localeCompare(b.location));
+    checkSame(listed, [entry('check-1', 'eu-west-1', 1000), entry('check-1', 'us-east-1', 5000)], 'one entry per location; upsert moved dueAt');
+    check((await s.list(ACCOUNT_B, 'check-1')).length === 0, 'another account lists nothing');
+    await s.remove(ACCOUNT_B, 'check-1');
+    await checkRawCount(f.raw, 'schedule', 3, 'remove from another account removes nothing');
+    await s.remove(ACCOUNT_A, 'check-1');
+    check((await s.list(ACCOUNT_A, 'check-1')).length === 0, 'remove drops every location of the check');
+    await checkRawCount(f.raw, 'schedule', 1, 'check-2 stays');
+  });
+
+  c('schedule: claimDue answers due entries by dueAt, up to limit, with a lease', async (f) => {
+    const s = f.storage.schedule;
+    await s.upsert(entry('late', 'us-east-1', 3000));
+    await s.upsert(entry('first', 'us-east-1', -2000));
+    await s.upsert(entry('second', 'us-east-1', -1000));
+    await s.upsert(entry('now', 'us-east-1', 0));
+    await s.upsert(entry('future', 'us-east-1', 1));
+    const jobs = await s.claimDue(at(0), {}, 2, LEASE, 'owner-1');
+    checkSame(keys(jobs), ['first@us-east-1', 'second@us-east-1'], 'the two earliest due entries');
+    checkSame(jobs[0], { ...entry('first', 'us-east-1', -2000), leaseOwner: 'owner-1', leaseUntil: isoAt(T0, LEASE) }, 'a job carries its lease');
+    checkSame(keys(await s.claimDue(at(0), {}, 10, LEASE, 'owner-1')), ['now@us-east-1'], 'dueAt == now is due; later is not; leased is not');
+  });
+
+  c('schedule: two concurrent claims get disjoint sets that cover all 100 due entries', async (f) => {
+    const s = f.storage.schedule;
+    for (let i = 0; i < 100; i++) await s.upsert(entry(`check-${String(i).padStart(3, '0')}`, 'us-east-1', -i * 10));
+    const [a, b] = await Promise.all([
+      s.claimDue(at(0), {}, 100, LEASE, 'owner-a'),
+      s.claimDue(at(0), {}, 100, LEASE, 'owner-b'),
+    ]);
+    const ka = new Set(keys(a));
+    const kb = keys(b);
+    check(kb.every((k) => !ka.has(k)), 'no entry was leased to both owners');
+    check(ka.size + kb.length === 100, `together they hold all 100, got ${ka.size} + ${kb.length}`);
+    check(a.every((j) => j.leaseOwner === 'owner-a') && b.every((j) => j.leaseOwner === 'owner-b'), 'each job names its owner');
+    check((await s.claimDue(at(0), {}, 100, LEASE, 'owner-c')).length === 0, 'nothing is left to claim');
+  });
+
+  c('schedule: an expired lease makes an entry claimable again', async (f) => {
+    const s = f.storage.schedule;
+    await s.upsert(entry('check-1'));
+    check((await s.claimDue(at(0), {}, 10, LEASE, 'owner-1')).length === 1, 'first claim');
+    check((await s.claimDue(at(LEASE - 1), {}, 10, LEASE, 'owner-2')).length === 0, 'still leased 1 ms before expiry');
+    const again = await s.claimDue(at(LEASE), {}, 10, LEASE, 'owner-2');
+    checkSame(keys(again), ['check-1@us-east-1'], 'claimable when the lease ends');
+    check(again[0]?.leaseOwner === 'owner-2' && again[0].leaseUntil === isoAt(T0, 2 * LEASE), 'the new lease is owner-2\'s');
+  });
+
+  c('schedule: only the lease holder completes; complete moves or removes the entry', async (f) => {
+    const s = f.storage.schedule;
+    await s.upsert(entry('check-1'));
+    await s.upsert(entry('check-2'));
+    const [j1, j2] = await s.claimDue(at(0), {}, 10, LEASE, 'owner-1');
+    check(j1 !== undefined && j2 !== undefined, 'two jobs claimed');
+    check((await s.complete({ ...j1, leaseOwner: 'intruder' }, at(60_000))) === false, 'a non-owner cannot complete');
+    checkSame(await s.list(ACCOUNT_A, j1.checkId), [entry(j1.checkId)], 'a refused complete changes nothing');
+    check((await s.complete(j1, at(60_000))) === true, 'the owner completes');
+    checkSame(await s.list(ACCOUNT_A, j1.checkId), [entry(j1.checkId, 'us-east-1', 60_000)], 'complete moved dueAt');
+    check((await s.complete(j2, null)) === true, 'complete with null');
+    check((await s.list(ACCOUNT_A, j2.checkId)).length === 0, 'complete with null removes the entry');
+    check((await s.claimDue(at(59_999), {}, 10, LEASE, 'owner-2')).length === 0, 'not due before nextDueAt');
+    check((await s.claimDue(at(60_000), {}, 10, LEASE, 'owner-2')).length === 1, 'due again at nextDueAt (lease dropped)');
+    check((await s.complete(j2, at(1))) === false, 'completing a removed entry fails');
+    check((await rawMatching(f.raw, 'schedule', j2.checkId)).length === 0, 'the raw table no longer holds it');
+  });
+
+  c('schedule: release drops one owner\'s leases and leaves the entries due', async (f) => {
+    const s = f.storage.schedule;
+    for (const id of ['a', 'b', 'c', 'd']) await s.upsert(entry(id));
+    await s.claimDue(at(0), {}, 3, LEASE, 'owner-1');
+    await s.claimDue(at(0), {}, 3, LEASE, 'owner-2');
+    check((await s.release('owner-1')) === 3, 'release answers how many leases it dropped');
+    check((await s.release('nobody')) === 0, 'an owner without leases releases none');
+    const reclaimed = await s.claimDue(at(0), {}, 10, LEASE, 'owner-3');
+    check(reclaimed.length === 3, `the released entries are claimable at once, got ${reclaimed.length}`);
+  });
+
+  c('schedule: claimDue serves only the locations a process runs (data-center vs private)', async (f) => {
+    const s = f.storage.schedule;
+    for (const loc of ['us-east-1', 'eu-west-1', 'lab-berlin', 'lab-tokyo']) await s.upsert(entry('check-1', loc));
+    const claim = async (serves: Parameters<typeof s.claimDue>[1]) => {
+      const jobs = await s.claimDue(at(0), serves, 10, LEASE, 'probe');
+      await s.release('probe');
+      return jobs.map((j) => j.location).sort();
+    };
+    checkSame(await claim({}), ['eu-west-1', 'lab-berlin', 'lab-tokyo', 'us-east-1'], 'absent means every location');
+    checkSame(await claim({ locations: 'all', privateLocations: 'all' }), ['eu-west-1', 'lab-berlin', 'lab-tokyo', 'us-east-1'], '\'all\' of both kinds');
+    checkSame(await claim({ locations: ['eu-west-1'], privateLocations: [] }), ['eu-west-1'], 'one data center, no private location');
+    checkSame(await claim({ locations: [], privateLocations: 'all' }), ['lab-berlin', 'lab-tokyo'], 'a private-location agent');
+    checkSame(await claim({ locations: 'all', privateLocations: ['lab-tokyo'] }), ['eu-west-1', 'lab-tokyo', 'us-east-1'], 'every data center and one private location');
+    checkSame(await claim({ locations: ['lab-berlin'], privateLocations: ['us-east-1'] }), [], 'a name of the wrong kind serves nothing');
+  });
+}
+
+export function outboxCases(c: StorageCase) {
+  const msg = (id: string, checkId: string | null, createdMs: number, accountId = ACCOUNT_A) =>
+    outboxMessageFixture(accountId, { id: `0000000${id}-0000-4000-8000-000000000000`, checkId, created_at: isoAt(T0, createdMs), nextAttemptAt: T0 });
+  const short = (m: { id: string }) => m.id.slice(0, 8);
+
+  c('outbox: claim hands out only the oldest undelivered message of each check', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('2', 'check-1', 1), msg('1', 'check-1', 0), msg('3', 'check-2', 0), msg('4', null, 0), msg('5', null, 1)]);
+    const first = await o.claim(at(0), 10, LEASE, 'owner-1');
+    checkSame(first.map(short).sort(), ['00000001', '00000003', '00000004', '00000005'], 'message 2 waits behind message 1 of the same check');
+    const one = first.find((m) => short(m) === '00000001')!;
+    checkSame(
+      { attempts: one.attempts, lastError: one.lastError, deliveredAt: one.deliveredAt, leaseOwner: one.leaseOwner, leaseUntil: one.leaseUntil },
+      { attempts: 0, lastError: null, deliveredAt: null, leaseOwner: 'owner-1', leaseUntil: isoAt(T0, LEASE) },
+      'a claimed message carries its lease and no attempts yet',
+    );
+    check((await o.claim(at(0), 10, LEASE, 'owner-2')).length === 0, 'leased messages are not claimed again');
+    check((await o.markDelivered(one.id, 'owner-1', at(10))) === true, 'the owner marks it delivered');
+    checkSame((await o.claim(at(20), 10, LEASE, 'owner-2')).map(short), ['00000002'], 'then the next message of the check');
+    checkSame((await o.pending(ACCOUNT_A)).map(short).sort(), ['00000002', '00000003', '00000004', '00000005'], 'pending lists undelivered messages');
+    check((await rawMatching(f.raw, 'outbox', one.id, isoAt(T0, 10))).length === 1, 'a delivered message is kept with deliveredAt');
+    await checkRawCount(f.raw, 'outbox', 5, 'nothing was removed');
+  });
+
+  c('outbox: markFailed counts the attempt and retries at nextAttemptAt, still in order', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('1', 'check-1', 0), msg('2', 'check-1', 1)]);
+    const [m] = await o.claim(at(0), 10, LEASE, 'owner-1');
+    check(m !== undefined, 'claimed');
+    check((await o.markFailed(m.id, 'intruder', 'nope', at(1))) === false, 'a non-owner cannot mark it failed');
+    check((await o.markFailed(m.id, 'owner-1', 'connection refused', at(60_000))) === true, 'the owner marks it failed');
+    check((await o.claim(at(59_999), 10, LEASE, 'owner-2')).length === 0, 'neither it nor the next message of its check before nextAttemptAt');
+    const [retry] = await o.claim(at(60_000), 10, LEASE, 'owner-2');
+    checkSame(
+      retry && { id: retry.id, attempts: retry.attempts, lastError: retry.lastError, nextAttemptAt: retry.nextAttemptAt },
+      { id: m.id, attempts: 1, lastError: 'connection refused', nextAttemptAt: isoAt(T0, 60_000) },
+      'the retry carries attempts and lastError',
+    );
+    check((await o.markDelivered(m.id, 'owner-1', at(60_001))) === false, 'the old owner no longer holds it');
+    check((await o.markDelivered(m.id, 'owner-2', at(60_001))) === true, 'the new owner delivers it');
+    check((await o.markDelivered(m.id, 'owner-2', at(60_002))) === false, 'a delivered message cannot be delivered again');
+  });
+
+  c('outbox: an expired lease lets another owner claim the message', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('1', 'check-1', 0)]);
+    await o.claim(at(0), 10, LEASE, 'owner-1');
+    check((await o.claim(at(LEASE - 1), 10, LEASE, 'owner-2')).length === 0, 'leased until expiry');
+    checkSame((await o.claim(at(LEASE), 10, LEASE, 'owner-2')).map((m) => m.leaseOwner), ['owner-2'], 'claimable when the lease ends');
+    check((await o.markFailed(msg('1', null, 0).id, 'owner-1', 'late', at(LEASE))) === false, 'the first owner lost it');
+  });
+
+  c('outbox: pending per account, claim limit, attempts log newest first', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('1', null, 0), msg('2', null, 1), msg('3', null, 2, ACCOUNT_B)]);
+    checkSame((await o.pending(ACCOUNT_B)).map(short), ['00000003'], 'pending of one account');
+    checkSame((await o.pending()).map(short), ['00000001', '00000002', '00000003'], 'pending of all accounts, oldest first');
+    check((await o.claim(at(0), 2, LEASE, 'owner-1')).length === 2, 'claim honours limit');
+    const attempt = (n: number, accountId = ACCOUNT_A, alertChannelId = 1) => ({
+      outboxId: msg(String(n), null, 0).id, accountId, alertChannelId, at: isoAt(T0, n * 1000), ok: n % 2 === 0, detail: n === 3 ? null : `HTTP ${500 + n}`,
+    });
+    for (const a of [attempt(1), attempt(2), attempt(3), attempt(4, ACCOUNT_A, 2), attempt(5, ACCOUNT_B)]) await o.recordAttempt(a);
+    checkSame(await o.listAttempts(ACCOUNT_A, 1, 2), [attempt(3), attempt(2)], 'the newest attempts of one channel of one account');
+    checkSame(await o.listAttempts(ACCOUNT_A, 1, 10), [attempt(3), attempt(2), attempt(1)], 'all of them');
+    await checkRawCount(f.raw, 'delivery_attempts', 5, 'every attempt is logged');
+  });
+}

@@ -1,0 +1,145 @@
+import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
+import {
+  alertStateFixture,
+  checkSessionFixture,
+  checkStatusFixture,
+  errorGroupFixture,
+  testSessionErrorGroupFixture,
+} from './fixtures.js';
+import { repositoryCases } from './storage-suite-repository.js';
+import { UNICODE_TEXT } from './storage-suite-resources.js';
+import {
+  ACCOUNT_A,
+  ACCOUNT_B,
+  checkRawCount,
+  checkRejects,
+  checkSame,
+  isoAt,
+  rawMatching,
+  rawRows,
+  type StorageCase,
+} from './storage-suite-support.js';
+import { check } from './suite-types.js';
+
+const T0 = '2026-05-01T12:00:00.000Z';
+
+export function runCases(c: StorageCase) {
+  repositoryCases<ErrorGroup>(c, {
+    label: 'error groups',
+    table: 'error_groups',
+    repo: (s) => s.errorGroups,
+    make: (marker) => errorGroupFixture('check-1', { cleanedErrorMessage: `connect ECONNREFUSED ${marker}` }),
+    change: (row, marker) => ({ ...row, cleanedErrorMessage: `timeout ${marker}`, archivedUntilNextEvent: true }),
+    rich: (record) => ({
+      ...record,
+      rawErrorMessage: null,
+      cleanedErrorMessage: `${record.cleanedErrorMessage} ${UNICODE_TEXT}`,
+      rootCauseAnalyses: [{ summary: UNICODE_TEXT, steps: [], nested: { a: null, b: [1, 2.5] } }],
+    }),
+  });
+  repositoryCases<TestSessionErrorGroup>(c, {
+    label: 'test-session error groups',
+    table: 'test_session_error_groups',
+    repo: (s) => s.testSessionErrorGroups,
+    make: (marker) => testSessionErrorGroupFixture('project-1', { cleanedErrorMessage: `expect failed ${marker}` }),
+    change: (row, marker) => ({ ...row, cleanedErrorMessage: `expect failed ${marker}`, environments: ['staging'] }),
+    rich: (record) => ({
+      ...record,
+      projectId: null,
+      environments: null,
+      pwtMetadata: [{ projectName: UNICODE_TEXT, testFile: 'tests/a.spec.ts', testTitle: 'logs in', suitePath: [] }],
+    }),
+  });
+
+  c('error groups: findByHash and listByCheck stay in one account and one check', async (f) => {
+    const groups = f.storage.errorGroups;
+    const g1 = await groups.insert(ACCOUNT_A, errorGroupFixture('check-1', { errorHash: 'a'.repeat(64) }));
+    const g2 = await groups.insert(ACCOUNT_A, errorGroupFixture('check-1', { errorHash: 'b'.repeat(64) }));
+    await groups.insert(ACCOUNT_A, errorGroupFixture('check-2', { errorHash: 'a'.repeat(64) }));
+    await groups.insert(ACCOUNT_B, errorGroupFixture('check-1', { errorHash: 'c'.repeat(64) }));
+    checkSame(await groups.findByHash(ACCOUNT_A, 'check-1', 'a'.repeat(64)), g1, 'findByHash answers the group of that check');
+    check((await groups.findByHash(ACCOUNT_A, 'check-1', 'c'.repeat(64))) === null, 'another account\'s hash is not found');
+    const page = await groups.listByCheck(ACCOUNT_A, 'check-1', { limit: 1, offset: 1 });
+    checkSame(page.items.map((g) => g.id), [g2.id], 'listByCheck pages in creation order');
+    check(page.total === 2, 'listByCheck counts this check\'s groups');
+    const tsg = f.storage.testSessionErrorGroups;
+    const t1 = await tsg.insert(ACCOUNT_A, testSessionErrorGroupFixture('project-1', { errorHash: 'd'.repeat(64) }));
+    const t2 = await tsg.insert(ACCOUNT_A, testSessionErrorGroupFixture(null, { errorHash: 'd'.repeat(64) }));
+    await tsg.insert(ACCOUNT_B, testSessionErrorGroupFixture('project-1', { errorHash: 'e'.repeat(64) }));
+    checkSame(await tsg.findByHash(ACCOUNT_A, 'project-1', 'd'.repeat(64)), t1, 'findByHash with a project');
+    checkSame(await tsg.findByHash(ACCOUNT_A, null, 'd'.repeat(64)), t2, 'findByHash without a project');
+    check((await tsg.findByHash(ACCOUNT_A, 'project-1', 'e'.repeat(64))) === null, 'another account\'s hash is not found');
+    checkSame((await tsg.listByProject(ACCOUNT_A, 'project-1')).map((g) => g.id), [t1.id], 'listByProject');
+  });
+
+  c('check sessions: insert, get, update; another account sees nothing', async (f) => {
+    const sessions = f.storage.checkSessions;
+    const record = checkSessionFixture('check-1', { projectId: UNICODE_TEXT });
+    checkSame(await sessions.insert(ACCOUNT_A, record), { ...record, accountId: ACCOUNT_A }, 'insert answers the session');
+    await checkRejects(() => sessions.insert(ACCOUNT_A, record), 'CONFLICT', 'a second insert of a session id');
+    checkSame(await sessions.get(ACCOUNT_A, record.checkSessionId), { ...record, accountId: ACCOUNT_A }, 'get answers it');
+    check((await sessions.get(ACCOUNT_B, record.checkSessionId)) === null, 'another account cannot read it');
+    const done = {
+      ...record,
+      status: 'PASSED' as const,
+      stoppedAt: isoAt(T0, 1500),
+      timeElapsed: 1500,
+      sequences: record.sequences.map((s) => ({ ...s, status: 'PASSED' as const })),
+    };
+    const before = await rawRows(f.raw, 'check_sessions');
+    check((await sessions.update(ACCOUNT_B, done)) === null, 'another account cannot update it');
+    checkSame(await rawRows(f.raw, 'check_sessions'), before, 'the raw row is unchanged');
+    checkSame(await sessions.update(ACCOUNT_A, done), { ...done, accountId: ACCOUNT_A }, 'update answers the new session');
+    checkSame(await sessions.get(ACCOUNT_A, record.checkSessionId), { ...done, accountId: ACCOUNT_A }, 'get answers the update');
+    check((await rawMatching(f.raw, 'check_sessions', record.checkSessionId, 'PASSED')).length === 1, 'the raw row holds the new status');
+  });
+
+  c('check statuses: upsert, get, list, delete per account', async (f) => {
+    const statuses = f.storage.checkStatuses;
+    const s1 = checkStatusFixture('check-1');
+    checkSame(await statuses.upsert(ACCOUNT_A, s1), { ...s1, accountId: ACCOUNT_A }, 'upsert answers the status');
+    const s1b = { ...s1, hasFailures: true, longestRun: null, updated_at: isoAt(T0, 1000) };
+    checkSame(await statuses.upsert(ACCOUNT_A, s1b), { ...s1b, accountId: ACCOUNT_A }, 'a second upsert replaces it');
+    await statuses.upsert(ACCOUNT_A, checkStatusFixture('check-2'));
+    await statuses.upsert(ACCOUNT_B, checkStatusFixture('check-1', { name: 'theirs' }));
+    await checkRawCount(f.raw, 'check_statuses', 3, 'one row per account and check');
+    checkSame(await statuses.get(ACCOUNT_A, 'check-1'), { ...s1b, accountId: ACCOUNT_A }, 'get answers this account\'s status');
+    checkSame((await statuses.list(ACCOUNT_A)).map((s) => s.checkId).sort(), ['check-1', 'check-2'], 'list answers this account\'s statuses');
+    check((await statuses.delete(ACCOUNT_A, 'check-1')) === true, 'delete answers true');
+    check((await statuses.delete(ACCOUNT_A, 'check-1')) === false, 'a second delete answers false');
+    check((await statuses.get(ACCOUNT_B, 'check-1'))?.name === 'theirs', 'the other account\'s status of the same check stays');
+  });
+
+  c('alert states: put, get, delete per account and check', async (f) => {
+    const states = f.storage.alertStates;
+    const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 3, failingSince: T0, alerted: 'FAILURE', lastAlertAt: T0 });
+    check((await states.get(ACCOUNT_A, 'check-1')) === null, 'no state yet');
+    await states.put(ACCOUNT_A, 'check-1', alertStateFixture());
+    await states.put(ACCOUNT_A, 'check-1', failing);
+    await states.put(ACCOUNT_B, 'check-1', alertStateFixture());
+    checkSame(await states.get(ACCOUNT_A, 'check-1'), failing, 'put replaces, get answers it exactly');
+    await checkRawCount(f.raw, 'alert_states', 2, 'one row per account and check');
+    await states.delete(ACCOUNT_B, 'check-1');
+    checkSame(await states.get(ACCOUNT_A, 'check-1'), failing, 'deleting another account\'s state leaves this one');
+    await states.delete(ACCOUNT_A, 'check-1');
+    check((await states.get(ACCOUNT_A, 'check-1')) === null, 'deleted');
+    await checkRawCount(f.raw, 'alert_states', 0, 'the raw table is empty');
+  });
+
+  c('heartbeats: recordPing, lastPing, listPings in a range', async (f) => {
+    const hb = f.storage.heartbeats;
+    check((await hb.lastPing(ACCOUNT_A, 'beat-1')) === null, 'no ping yet');
+    const ping = (ms: number, source: string | null = null) => ({ checkId: 'beat-1', at: isoAt(T0, ms), source });
+    for (const p of [ping(2000, '10.0.0.1'), ping(0), ping(1000, UNICODE_TEXT), ping(3000)]) await hb.recordPing(ACCOUNT_A, p);
+    await hb.recordPing(ACCOUNT_B, ping(5000));
+    await hb.recordPing(ACCOUNT_A, { ...ping(4000), checkId: 'beat-2' });
+    checkSame(await hb.lastPing(ACCOUNT_A, 'beat-1'), ping(3000), 'lastPing answers the latest by time');
+    checkSame(
+      await hb.listPings(ACCOUNT_A, 'beat-1', new Date(isoAt(T0, 1000)), new Date(isoAt(T0, 3000))),
+      [ping(1000, UNICODE_TEXT), ping(2000, '10.0.0.1')],
+      'listPings answers [from, to) oldest first',
+    );
+    check((await hb.listPings(ACCOUNT_B, 'beat-1', new Date(T0), new Date(isoAt(T0, 4000)))).length === 0, 'another account\'s range is empty');
+    await checkRawCount(f.raw, 'heartbeat_pings', 6, 'every ping is stored');
+  });
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError } from '../src/errors.js';
+import {
+  checkGroupFixture,
+  checkResultFixture,
+  dashboardFixture,
+  emailChannelFixture,
+  incidentFixture,
+  incidentUpdateFixture,
+  outboxMessageFixture,
+  statusPageIncidentFixture,
+  statusPageIncidentUpdateFixture,
+  tcpCheckFixture,
+} from '../src/testing/fixtures.js';
+import { servesLocation } from '../src/testing/memory-queues.js';
+import { aggregateValues, percentileCont, sampleStddev } from '../src/testing/memory-results.js';
+import { memoryStorage } from '../src/testing/memory-storage.js';
+import { storageSuite } from '../src/testing/storage-suite.js';
+
+const A = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
+const B = '0b6c1f2e-2222-4b1b-8c1d-000000000002';
+
+storageSuite(it, async () => {
+  const s = memoryStorage();
+  return { storage: s, raw: s.raw };
+});
+
+describe('memoryStorage', () => {
+  it('names itself and declares what it cannot do', () => {
+    expect(memoryStorage().name).toBe('memory');
+    expect(memoryStorage({ name: 'tenant-1' }).name).toBe('tenant-1');
+    expect(memoryStorage().capabilities).toEqual({ multiProcess: false, nativePercentiles: false });
+  });
+
+  it('copies values on the way in: changing the caller\'s object later changes nothing stored', async () => {
+    const s = memoryStorage();
+    const record = tcpCheckFixture();
+    await s.checks.insert(A, record);
+    record.tags.push('mutated');
+    record.request.port = 1;
+    const stored = await s.checks.get(A, record.id);
+    expect(stored?.tags).toEqual([]);
+    expect(stored?.checkType === 'TCP' && stored.request.port).toBe(5432);
+  });
+
+  it('copies values on the way out: changing an answer changes nothing stored', async () => {
+    const s = memoryStorage();
+    const inserted = await s.checkGroups.insert(A, checkGroupFixture());
+    inserted.tags.push('from insert');
+    const got = await s.checkGroups.get(A, inserted.id);
+    got!.alertSettings.reminders.amount = 5;
+    const listed = await s.checkGroups.list(A);
+    listed.items[0]!.name = 'from list';
+    const raw = await s.raw.dump('check_groups');
+    (raw[0] as { name: string }).name = 'from raw';
+    const fresh = await s.checkGroups.get(A, inserted.id);
+    expect(fresh?.tags).toEqual([]);
+    expect(fresh?.alertSettings.reminders.amount).toBe(0);
+    expect(fresh?.name).toBe(inserted.name);
+  });
+
+  it('copies results, outbox messages and alert states too', async () => {
+    const s = memoryStorage();
+    const result = checkResultFixture('check-1');
+    await s.checkResults.insertMany(A, [result]);
+    result.phases.total = -1;
+    expect((await s.checkResults.get(A, result.id))?.phases.total).toBe(120);
+    const message = outboxMessageFixture(A);
+    await s.outbox.enqueue([message]);
+    message.payload.checkName = 'changed';
+    const [claimed] = await s.outbox.claim(new Date(message.nextAttemptAt), 1, 1000, 'me');
+    claimed!.payload.checkName = 'changed again';
+    expect((await s.outbox.pending())[0]?.payload.checkName).toBe('TCP check');
+  });
+
+  it('counts numeric ids per table from 1', async () => {
+    const s = memoryStorage();
+    expect((await s.checkGroups.insert(A, checkGroupFixture())).id).toBe(1);
+    expect((await s.checkGroups.insert(B, checkGroupFixture())).id).toBe(2);
+    expect((await s.alertChannels.insert(A, emailChannelFixture())).id).toBe(1);
+    expect((await s.dashboards.insert(A, dashboardFixture())).id).toBe(1);
+  });
+
+  it('raises ConflictError for a taken id and a taken customUrl', async () => {
+    const s = memoryStorage();
+    const check = tcpCheckFixture();
+    await s.checks.insert(A, check);
+    await expect(s.checks.insert(B, check)).rejects.toBeInstanceOf(ConflictError);
+    await s.dashboards.insert(A, dashboardFixture({ customUrl: 'taken' }));
+    await expect(s.dashboards.insert(B, dashboardFixture({ customUrl: 'taken' }))).rejects.toBeInstanceOf(ConflictError);
+    const twice = outboxMessageFixture(A);
+    await expect(s.outbox.enqueue([outboxMessageFixture(A), twice, twice])).rejects.toBeInstanceOf(ConflictError);
+    expect(await s.outbox.pending()).toEqual([]);
+  });
+
+  it('deletes the updates of a deleted incident with it', async () => {
+    const s = memoryStorage();
+    const incident = await s.incidents.insert(A, incidentFixture(1));
+    await s.incidents.insertUpdate(A, incidentUpdateFixture(incident.id));
+    const page = await s.statusPageIncidents.insert(A, statusPageIncidentFixture());
+    await s.statusPageIncidents.insertUpdate(A, statusPageIncidentUpdateFixture(page.id));
+    await s.incidents.delete(A, incident.id);
+    await s.statusPageIncidents.delete(A, page.id);
+    expect(await s.raw.dump('incident_updates')).toEqual([]);
+    expect(await s.raw.dump('status_page_incident_updates')).toEqual([]);
+  });
+
+  it('keeps a lease when a leased entry is moved, so a running job is not claimed twice', async () => {
+    const s = memoryStorage();
+    const now = new Date('2026-05-01T12:00:00.000Z');
+    await s.schedule.upsert({ accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
+    const [job] = await s.schedule.claimDue(now, {}, 1, 60_000, 'owner-1');
+    await s.schedule.upsert({ accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
+    expect(await s.schedule.claimDue(now, {}, 1, 60_000, 'owner-2')).toEqual([]);
+    expect(await s.schedule.complete(job!, null)).toBe(true);
+  });
+});
+
+describe('aggregate arithmetic', () => {
+  it('interpolates percentiles like percentile_cont', () => {
+    expect(percentileCont([], 0.5)).toBeNull();
+    expect(percentileCont([7], 0.99)).toBe(7);
+    expect(percentileCont([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(percentileCont([1, 2, 3, 4], 0.9)).toBeCloseTo(3.7, 12);
+    expect(percentileCont([1, 2, 3, 4], 0)).toBe(1);
+    expect(percentileCont([1, 2, 3, 4], 1)).toBe(4);
+  });
+
+  it('computes the sample standard deviation, null below two values', () => {
+    expect(sampleStddev([])).toBeNull();
+    expect(sampleStddev([3])).toBeNull();
+    expect(sampleStddev([2, 4])).toBeCloseTo(Math.SQRT2, 12);
+  });
+
+  it('answers null over no values except count', () => {
+    for (const fn of ['avg', 'max', 'median', 'min', 'p50', 'p90', 'p95', 'p99', 'stddev', 'sum'] as const) {
+      expect(aggregateValues([], fn)).toBeNull();
+    }
+    expect(aggregateValues([], 'count')).toBe(0);
+    expect(aggregateValues([5, 1, 3], 'median')).toBe(3);
+    expect(aggregateValues([5, 1, 3], 'min')).toBe(1);
+    expect(aggregateValues([5, 1, 3], 'max')).toBe(5);
+    expect(aggregateValues([5, 1, 3], 'sum')).toBe(9);
+    expect(aggregateValues([5, 1, 3], 'avg')).toBe(3);
+  });
+});
+
+describe('servesLocation', () => {
+  it('tells data-center names from private ones', () => {
+    expect(servesLocation({}, 'us-east-1')).toBe(true);
+    expect(servesLocation({}, 'my-lab')).toBe(true);
+    expect(servesLocation({ locations: [] }, 'us-east-1')).toBe(false);
+    expect(servesLocation({ locations: [] }, 'my-lab')).toBe(true);
+    expect(servesLocation({ privateLocations: ['my-lab'] }, 'other-lab')).toBe(false);
+    expect(servesLocation({ privateLocations: ['my-lab'], locations: 'all' }, 'my-lab')).toBe(true);
+  });
+});

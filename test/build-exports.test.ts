@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'packages/core/dist');
+
+/** Runs a snippet in a plain Node process from the repo root, so the package's exports map is what resolves. */
+function node(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim();
+}
+
+const probe = (load: string) => `
+  const core = ${load}('@vigil/core');
+  const testing = ${load}('@vigil/core/testing');
+  const v = core.createVigil({ storage: testing.memoryStorage(), secretKey: '${'ab'.repeat(32)}' });
+  const out = {
+    error: new core.NotFoundError('x').toJSON(),
+    offset: core.frequencyOffsetError(5, 51),
+    hasServices: typeof v.checks.create === 'function',
+    suites: [typeof testing.storageSuite, typeof testing.runnerSuite, typeof testing.transportSuite],
+  };
+`;
+
+describe('the built @vigil/core', () => {
+  it('ships ESM, CJS and a declaration file for each, for the main entry and ./testing', () => {
+    for (const f of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'testing.mjs', 'testing.cjs', 'testing.d.mts', 'testing.d.cts']) {
+      expect(existsSync(join(dist, f)), f).toBe(true);
+    }
+  });
+
+  it('loads with import', () => {
+    const out = node(['--input-type=module', '-e', `${probe('await import')} console.log(JSON.stringify(out));`]);
+    expect(JSON.parse(out)).toEqual({
+      error: { statusCode: 404, error: 'Not Found', message: 'x' },
+      offset: 'must be between 1 and 50 when frequency is 5',
+      hasServices: true,
+      suites: ['function', 'function', 'function'],
+    });
+  });
+
+  it('loads with require', () => {
+    const out = node(['-e', `${probe('require')} console.log(JSON.stringify(out));`]);
+    expect(JSON.parse(out).error).toEqual({ statusCode: 404, error: 'Not Found', message: 'x' });
+    expect(JSON.parse(out).hasServices).toBe(true);
+  });
+});
