@@ -1,16 +1,50 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../src/errors.js';
+import { AccountSchema, ApiKeySchema } from '../src/model/account.js';
+import { AlertChannelSchema, AlertSubscriptionSchema } from '../src/model/alert-channel.js';
+import { CheckGroupSchema } from '../src/model/check-group.js';
+import { CheckResultSchema } from '../src/model/check-result.js';
+import { CheckSessionSchema } from '../src/model/check-session.js';
+import { CheckStatusSchema } from '../src/model/check-status.js';
+import { CheckSchema } from '../src/model/check.js';
+import { ClientCertificateSchema } from '../src/model/client-certificate.js';
+import { DashboardSchema } from '../src/model/dashboard.js';
+import { ErrorGroupSchema, TestSessionErrorGroupSchema } from '../src/model/error-group.js';
+import { IncidentSchema, IncidentUpdateRecordSchema } from '../src/model/incident.js';
+import { MaintenanceWindowSchema } from '../src/model/maintenance-window.js';
 import {
+  ServiceSchema,
+  StatusPageIncidentSchema,
+  StatusPageIncidentUpdateSchema,
+  StatusPageSchema,
+} from '../src/model/status-page.js';
+import {
+  accountFixture,
+  alertStateFixture,
+  alertSubscriptionFixture,
+  apiKeyFixture,
+  browserCheckFixture,
   checkGroupFixture,
   checkResultFixture,
+  checkSessionFixture,
+  checkStatusFixture,
+  clientCertificateFixture,
   dashboardFixture,
   emailChannelFixture,
+  errorGroupFixture,
+  heartbeatCheckFixture,
   incidentFixture,
   incidentUpdateFixture,
+  maintenanceWindowFixture,
   outboxMessageFixture,
+  serviceFixture,
+  statusPageFixture,
   statusPageIncidentFixture,
   statusPageIncidentUpdateFixture,
   tcpCheckFixture,
+  testSessionErrorGroupFixture,
+  webhookChannelFixture,
 } from '../src/testing/fixtures.js';
 import { servesLocation } from '../src/testing/memory-queues.js';
 import { aggregateValues, percentileCont, sampleStddev } from '../src/testing/memory-results.js';
@@ -153,5 +187,47 @@ describe('servesLocation', () => {
     expect(servesLocation({ locations: [] }, 'my-lab')).toBe(true);
     expect(servesLocation({ privateLocations: ['my-lab'] }, 'other-lab')).toBe(false);
     expect(servesLocation({ privateLocations: ['my-lab'], locations: 'all' }, 'my-lab')).toBe(true);
+  });
+});
+
+describe('fixtures', () => {
+  const withAccount = (record: object) => ({ ...record, accountId: A });
+  const cases: [string, v.GenericSchema, object][] = [
+    ['account', AccountSchema, accountFixture()],
+    ['api key', ApiKeySchema, apiKeyFixture(A)],
+    ['TCP check', CheckSchema, withAccount(tcpCheckFixture())],
+    ['browser check', CheckSchema, withAccount(browserCheckFixture())],
+    ['heartbeat check', CheckSchema, withAccount(heartbeatCheckFixture())],
+    ['check group', CheckGroupSchema, withAccount({ ...checkGroupFixture(), id: 1 })],
+    ['email channel', AlertChannelSchema, withAccount({ ...emailChannelFixture(), id: 1 })],
+    ['webhook channel', AlertChannelSchema, withAccount({ ...webhookChannelFixture(), id: 1 })],
+    ['subscription', AlertSubscriptionSchema, withAccount({ ...alertSubscriptionFixture(1, { groupId: 2 }), id: 1 })],
+    ['check result', CheckResultSchema, withAccount(checkResultFixture('c'))],
+    ['check session', CheckSessionSchema, withAccount(checkSessionFixture('c'))],
+    ['check status', CheckStatusSchema, withAccount(checkStatusFixture('c'))],
+    ['dashboard', DashboardSchema, withAccount({ ...dashboardFixture(), id: 1 })],
+    ['maintenance window', MaintenanceWindowSchema, withAccount({ ...maintenanceWindowFixture(), id: 1 })],
+    ['incident', IncidentSchema, withAccount(incidentFixture(1))],
+    ['incident update', IncidentUpdateRecordSchema, withAccount(incidentUpdateFixture('i'))],
+    ['status page', StatusPageSchema, withAccount(statusPageFixture())],
+    ['service', ServiceSchema, withAccount(serviceFixture())],
+    ['status-page incident', StatusPageIncidentSchema, withAccount(statusPageIncidentFixture())],
+    ['status-page incident update', StatusPageIncidentUpdateSchema, withAccount(statusPageIncidentUpdateFixture('i'))],
+    ['client certificate', ClientCertificateSchema, withAccount(clientCertificateFixture())],
+    ['error group', ErrorGroupSchema, withAccount(errorGroupFixture('c'))],
+    ['test-session error group', TestSessionErrorGroupSchema, withAccount(testSessionErrorGroupFixture('p'))],
+  ];
+  it.each(cases)('builds a valid %s record', (_name, schema, record) => {
+    const parsed = v.safeParse(schema, record);
+    expect(parsed.issues?.map((i) => `${v.getDotPath(i)} ${i.message}`) ?? []).toEqual([]);
+    expect(parsed.output).toEqual(record);
+  });
+
+  it('gives every fixture its own id and name, and applies overrides', () => {
+    const [a, b] = [tcpCheckFixture(), tcpCheckFixture({ muted: true })];
+    expect(a.id).not.toBe(b.id);
+    expect(a.name).not.toBe(b.name);
+    expect(b.muted).toBe(true);
+    expect(alertStateFixture({ remindersSent: 2 })).toMatchObject({ status: 'PASSING', remindersSent: 2 });
   });
 });

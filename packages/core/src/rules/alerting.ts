@@ -2,17 +2,9 @@
  * The per-check alert state machine. Pure: the engine stores the state per check and feeds each
  * run (or round of parallel runs) through `evaluateRun`; the alerts it answers go to the outbox.
  */
-export const ALERT_TYPES = [
-  'ALERT_FAILURE',
-  'ALERT_RECOVERY',
-  'ALERT_DEGRADED',
-  'ALERT_DEGRADED_RECOVERY',
-  'ALERT_FAILURE_REMAIN',
-  'ALERT_DEGRADED_FAILURE',
-  'ALERT_FAILURE_DEGRADED',
-  'ALERT_SSL',
-] as const;
-export type AlertType = (typeof ALERT_TYPES)[number];
+import type { AlertType } from '../model/alert-channel.js';
+
+export type { AlertType };
 
 export const UNLIMITED_REMINDER_AMOUNT = 100000;
 

@@ -74,7 +74,7 @@ export function pageCases(c: StorageCase) {
       ...record,
       name: UNICODE_TEXT,
       description: null,
-      themeColors: { light: {}, dark: { background: '#000000' } },
+      themeColors: { light: {}, dark: { bodyBackgroundColor: '#000000' } },
       cards: [{ id: 'card-1', name: UNICODE_TEXT, serviceIds: [], created_at: T0, updated_at: null }],
     }),
   });

@@ -1,0 +1,81 @@
+import * as v from 'valibot';
+import { CheckTypeSchema, queryInteger } from './primitives.js';
+import { oneOf } from './shared.js';
+import { queryList, WindowBoundSchema } from './time-window.js';
+
+export { resolveTimeWindow } from './time-window.js';
+
+export const METRIC_SUFFIXES = ['_avg', '_max', '_median', '_min', '_p50', '_p90', '_p95', '_p99', '_stddev', '_sum'] as const;
+export const API_METRIC_BASES = ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'] as const;
+export const TCP_METRIC_BASES = ['total', 'dns', 'connection', 'data'] as const;
+export const PLAIN_METRICS = ['availability', 'retries'] as const;
+export const API_METRICS = [
+  ...API_METRIC_BASES,
+  ...PLAIN_METRICS,
+  ...API_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
+] as readonly string[];
+export const TCP_METRICS = [
+  ...TCP_METRIC_BASES,
+  ...PLAIN_METRICS,
+  ...TCP_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
+] as readonly string[];
+
+export const QUICK_RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'] as const;
+
+function analyticsQuery(metrics: readonly string[], groupBy: readonly string[]) {
+  return v.object({
+    from: v.optional(WindowBoundSchema),
+    to: v.optional(WindowBoundSchema),
+    quickRange: v.optional(oneOf(QUICK_RANGES), 'last24Hours'),
+    aggregationInterval: v.optional(queryInteger(1, 43200, 0)),
+    filterByStatus: v.optional(queryList(oneOf(['success', 'failure'] as const))),
+    groupBy: v.optional(oneOf(groupBy)),
+    metrics: v.pipe(
+      queryList(v.picklist(metrics, `must be metrics of this check type: ${metrics.slice(0, 8).join(', ')}, ...`)),
+      v.minLength(1, 'must name at least one metric'),
+    ),
+    limit: queryInteger(1, 100, 10),
+    page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),
+  });
+}
+
+export const ApiAnalyticsQuerySchema = analyticsQuery(API_METRICS, ['runLocation', 'statusCode']);
+export const TcpAnalyticsQuerySchema = analyticsQuery(TCP_METRICS, ['runLocation']);
+export type AnalyticsQuery = v.InferOutput<typeof TcpAnalyticsQuerySchema>;
+
+export type MetricUnit = 'milliseconds' | 'percent' | 'count';
+
+const LABELS: Record<string, string> = {
+  responseTime: 'Response time', wait: 'Wait', dns: 'DNS', tcp: 'TCP connect', firstByte: 'First byte',
+  download: 'Download', total: 'Total', connection: 'Connection', data: 'Data',
+  availability: 'Availability', retries: 'Retries',
+};
+const SUFFIX_LABELS: Record<string, string> = {
+  avg: 'average', max: 'maximum', median: 'median', min: 'minimum', p50: 'p50', p90: 'p90', p95: 'p95',
+  p99: 'p99', stddev: 'standard deviation', sum: 'sum',
+};
+
+/** A metric's label and unit, for the analytics response's metadata. */
+export function metricMetadata(metric: string): { label: string; unit: MetricUnit } {
+  const [base = metric, suffix] = metric.split('_');
+  if (base === 'availability') return { label: LABELS.availability!, unit: 'percent' };
+  if (base === 'retries') return { label: LABELS.retries!, unit: 'count' };
+  const label = LABELS[base] ?? base;
+  return { label: suffix ? `${label} (${SUFFIX_LABELS[suffix] ?? suffix})` : `${label} (average)`, unit: 'milliseconds' };
+}
+
+export const AnalyticsResponseSchema = v.object({
+  checkId: v.string(),
+  name: v.string(),
+  checkType: CheckTypeSchema,
+  activated: v.boolean(),
+  muted: v.boolean(),
+  frequency: v.number(),
+  from: v.string(),
+  to: v.string(),
+  tags: v.array(v.string()),
+  series: v.array(v.record(v.string(), v.union([v.string(), v.number(), v.null()]))),
+  pagination: v.object({ page: v.number(), limit: v.number() }),
+  metadata: v.record(v.string(), v.object({ label: v.string(), unit: v.string() })),
+});
+export type AnalyticsResponse = v.InferOutput<typeof AnalyticsResponseSchema>;

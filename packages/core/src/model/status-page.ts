@@ -1,0 +1,147 @@
+import * as v from 'valibot';
+import { CursorQuerySchema, DateTimeSchema, NonEmptyStringSchema, QueryBooleanSchema, TimestampSchema } from './primitives.js';
+import { modelObject, oneOf, updateEntries } from './shared.js';
+import { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './urls.js';
+
+export const THEME_COLOR_FIELDS = [
+  'bodyBackgroundColor', 'headerBackgroundColor', 'headerFontColor', 'titleFontColor', 'bodyFontColor',
+  'bodyFontColorMuted', 'navigationFontColor', 'linkFontColor', 'cardBackgroundColor', 'borderColor',
+  'primaryButtonBackgroundColor', 'primaryButtonFontColor',
+] as const;
+export const DEFAULT_THEMES = ['LIGHT', 'DARK', 'AUTO'] as const;
+
+// Colours end up inside CSS, so only colour syntax is accepted: nothing that can close a rule.
+const CSS_COLOR = /^(#[0-9a-f]{3,4}|#[0-9a-f]{6}|#[0-9a-f]{8}|(rgb|rgba|hsl|hsla)\(\s*[0-9.%\s,/+-]+\)|[a-z]{3,20})$/i;
+const ColorSchema = v.pipe(v.string(), v.regex(CSS_COLOR, 'must be a CSS colour (#rgb, #rrggbb, rgb(), hsl() or a name)'));
+
+const ThemeSchema = modelObject(
+  Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, v.optional(ColorSchema)])) as Record<
+    (typeof THEME_COLOR_FIELDS)[number],
+    v.OptionalSchema<typeof ColorSchema, undefined>
+  >,
+);
+export const ThemeColorsSchema = modelObject({
+  light: v.optional(ThemeSchema, {}),
+  dark: v.optional(ThemeSchema, {}),
+});
+export type ThemeColors = v.InferOutput<typeof ThemeColorsSchema>;
+
+export const StatusPageCardCreateSchema = modelObject({
+  name: NonEmptyStringSchema,
+  serviceIds: v.optional(v.array(v.string()), () => []),
+});
+
+const pageEntries = {
+  name: NonEmptyStringSchema,
+  url: SubdomainSchema,
+  description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))), null),
+  customDomain: v.optional(v.nullable(HostNameSchema), null),
+  themeColors: v.optional(ThemeColorsSchema, {}),
+  logo: v.optional(v.nullable(HttpUrlSchema), null),
+  redirectTo: v.optional(v.nullable(HttpUrlSchema), null),
+  favicon: v.optional(v.nullable(HttpUrlSchema), null),
+  defaultTheme: v.optional(oneOf(DEFAULT_THEMES), 'AUTO'),
+  cards: v.optional(v.array(StatusPageCardCreateSchema), () => []),
+  whiteLabel: v.optional(v.boolean(), false),
+  isPrivate: v.optional(v.boolean(), false),
+};
+
+export const StatusPageCreateSchema = modelObject(pageEntries);
+export type StatusPageCreate = v.InferOutput<typeof StatusPageCreateSchema>;
+export const StatusPageUpdateSchema = modelObject(updateEntries(pageEntries));
+export type StatusPageUpdate = v.InferOutput<typeof StatusPageUpdateSchema>;
+
+const stamps = { created_at: TimestampSchema, updated_at: v.nullable(TimestampSchema) };
+
+export const StatusPageCardSchema = v.object({ id: v.string(), name: v.string(), serviceIds: v.array(v.string()), ...stamps });
+export type StatusPageCard = v.InferOutput<typeof StatusPageCardSchema>;
+
+export const StatusPageSchema = v.object({
+  ...pageEntries,
+  cards: v.array(StatusPageCardSchema),
+  id: v.string(),
+  accountId: v.string(),
+  ...stamps,
+});
+export type StatusPage = v.InferOutput<typeof StatusPageSchema>;
+
+export const ServiceCreateSchema = modelObject({
+  name: v.pipe(NonEmptyStringSchema, v.maxLength(200, 'must be at most 200 characters')),
+});
+export type ServiceCreate = v.InferOutput<typeof ServiceCreateSchema>;
+export const ServiceUpdateSchema = ServiceCreateSchema;
+export const ServiceSchema = v.object({ id: v.string(), accountId: v.string(), name: v.string(), ...stamps });
+export type Service = v.InferOutput<typeof ServiceSchema>;
+/** The spec's Service: it shows accountId. */
+export const ServiceResponseSchema = ServiceSchema;
+export type ServiceResponse = v.InferOutput<typeof ServiceResponseSchema>;
+export const ServiceListQuerySchema = v.object({
+  ...CursorQuerySchema.entries,
+  paginated: v.optional(QueryBooleanSchema, true),
+});
+export type ServiceListQuery = v.InferOutput<typeof ServiceListQuerySchema>;
+
+export const StatusPageResponseSchema = v.object({
+  ...pageEntries,
+  id: v.string(),
+  cards: v.array(v.object({ id: v.string(), name: v.string(), services: v.array(ServiceResponseSchema), ...stamps })),
+  ...stamps,
+});
+export type StatusPageResponse = v.InferOutput<typeof StatusPageResponseSchema>;
+
+export const StatusPageIncidentUpdateCreateSchema = modelObject({
+  description: NonEmptyStringSchema,
+  notifySubscribers: v.optional(v.boolean(), false),
+  publicIncidentUpdateDate: v.optional(DateTimeSchema),
+});
+export type StatusPageIncidentUpdateCreate = v.InferOutput<typeof StatusPageIncidentUpdateCreateSchema>;
+
+export const StatusPageIncidentCreateSchema = modelObject({
+  name: NonEmptyStringSchema,
+  serviceIds: v.pipe(v.array(v.string()), v.minLength(1, 'must name at least one service')),
+  incidentUpdate: StatusPageIncidentUpdateCreateSchema,
+  /** Set when the incident is over; its duration then stops growing. */
+  resolvedAt: v.optional(v.nullable(DateTimeSchema), null),
+});
+export type StatusPageIncidentCreate = v.InferOutput<typeof StatusPageIncidentCreateSchema>;
+
+export const StatusPageIncidentSchema = v.object({
+  id: v.string(),
+  accountId: v.string(),
+  name: v.string(),
+  serviceIds: v.array(v.string()),
+  ...stamps,
+});
+export type StatusPageIncident = v.InferOutput<typeof StatusPageIncidentSchema>;
+
+export const StatusPageIncidentUpdateSchema = v.object({
+  id: v.string(),
+  accountId: v.string(),
+  incidentId: v.string(),
+  description: v.string(),
+  notifySubscribers: v.boolean(),
+  publicIncidentUpdateDate: v.nullable(TimestampSchema),
+  ...stamps,
+});
+export type StatusPageIncidentUpdate = v.InferOutput<typeof StatusPageIncidentUpdateSchema>;
+
+/** The spec's status-page incident entry (read only). */
+export const StatusPageIncidentEntrySchema = v.object({
+  name: v.string(),
+  id: v.string(),
+  services: v.array(ServiceResponseSchema),
+  incidentUpdates: v.array(
+    v.object({
+      description: v.string(),
+      id: v.string(),
+      created_at: TimestampSchema,
+      publicIncidentUpdateDate: TimestampSchema,
+      notifySubscribers: v.boolean(),
+    }),
+  ),
+  created_at: TimestampSchema,
+  duration: v.number(),
+  updated_at: v.nullable(TimestampSchema),
+});
+export type StatusPageIncidentEntry = v.InferOutput<typeof StatusPageIncidentEntrySchema>;
+export const StatusPageIncidentListQuerySchema = CursorQuerySchema;

@@ -1,0 +1,31 @@
+import * as v from 'valibot';
+
+/** A subdomain label: what customUrl of a dashboard and url of a status page hold. */
+export const SubdomainSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be a subdomain label: letters, digits and inner hyphens, at most 63'),
+  v.toLowerCase(),
+);
+
+/** A host name (no scheme, path or port). */
+export const HostNameSchema = v.pipe(
+  v.string(),
+  v.regex(/^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)*(?!-)[a-z0-9-]{1,63}(?<!-)$/i, 'must be a host name without scheme, path or port'),
+  v.toLowerCase(),
+);
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** An absolute http(s) URL (logos, favicons, links). */
+export const HttpUrlSchema = v.pipe(
+  v.string(),
+  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.check(isHttpUrl, 'must be an http or https URL'),
+);
