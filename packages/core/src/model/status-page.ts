@@ -100,8 +100,6 @@ export const StatusPageIncidentCreateSchema = modelObject({
   name: NonEmptyStringSchema,
   serviceIds: v.pipe(v.array(v.string()), v.minLength(1, 'must name at least one service')),
   incidentUpdate: StatusPageIncidentUpdateCreateSchema,
-  /** Set when the incident is over; its duration then stops growing. */
-  resolvedAt: v.optional(v.nullable(DateTimeSchema), null),
 });
 export type StatusPageIncidentCreate = v.InferOutput<typeof StatusPageIncidentCreateSchema>;
 

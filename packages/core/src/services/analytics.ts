@@ -1,0 +1,68 @@
+import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
+import { parse } from '../model/parse.js';
+import type { AggregateFunction, AggregateMeasure } from '../ports/storage.js';
+import type { ServiceDeps } from './deps.js';
+import { found, stringId } from './support.js';
+
+/** The phase a metric base reads: TCP total is the run's response time. */
+const FIELD: Record<string, string> = { total: 'responseTime', responseTime: 'responseTime' };
+
+function measureOf(metric: string): AggregateMeasure | null {
+  if (metric === 'availability') return null;
+  if (metric === 'retries') return { name: metric, field: 'attempts', fn: 'sum' };
+  const [base = metric, suffix] = metric.split('_');
+  const fn = (suffix ?? 'avg') as AggregateFunction;
+  return { name: metric, field: FIELD[base] ?? base, fn };
+}
+
+/**
+ * GET /v1/analytics/{api,tcp}-checks/{id}: the requested metrics per aggregationInterval bucket
+ * (or the whole window), computed by the store over the check's results.
+ */
+export class AnalyticsService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  async query(accountId: string, kind: 'api' | 'tcp', rawCheckId: unknown, rawQuery: unknown): Promise<AnalyticsResponse> {
+    const check = found(await this.deps.storage.checks.get(accountId, stringId(rawCheckId)), 'Check');
+    if (check.checkType !== (kind === 'tcp' ? 'TCP' : 'API')) found(null, 'Check');
+    const q = parse(kind === 'tcp' ? TcpAnalyticsQuerySchema : ApiAnalyticsQuerySchema, rawQuery ?? {}, 'query');
+    const { from, to } = resolveTimeWindow(q, this.deps.clock.now());
+    const measures = q.metrics.flatMap((m) => measureOf(m) ?? []);
+    // retries counts retries, not attempts: attempts - 1 per run.
+    const rows = await this.deps.storage.checkResults.aggregate(accountId, {
+      checkIds: [check.id],
+      from,
+      to,
+      bucketMs: q.aggregationInterval ? q.aggregationInterval * 60_000 : null,
+      groupBy: (q.groupBy ?? null) as 'runLocation' | 'statusCode' | null,
+      ...(q.filterByStatus ? { filterByStatus: q.filterByStatus } : {}),
+      measures,
+    });
+    const series = rows.map((r) => {
+      const point: Record<string, string | number | null> = { startedAt: r.bucketStart };
+      if (q.groupBy) point[q.groupBy] = r.group;
+      for (const metric of q.metrics) {
+        if (metric === 'availability') point[metric] = r.count > 0 ? ((r.count - r.failures) / r.count) * 100 : null;
+        else if (metric === 'retries') point[metric] = (r.values.retries ?? 0) - r.count;
+        else point[metric] = r.values[metric] ?? null;
+      }
+      return point;
+    });
+    series.sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)));
+    const start = (q.page - 1) * q.limit;
+    return {
+      checkId: check.id,
+      name: check.name,
+      checkType: check.checkType,
+      activated: check.activated,
+      muted: check.muted,
+      frequency: check.frequency,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      tags: check.tags,
+      series: series.slice(start, start + q.limit),
+      pagination: { page: q.page, limit: q.limit },
+      metadata: Object.fromEntries(q.metrics.map((m) => [m, metricMetadata(m)])),
+    };
+  }
+}

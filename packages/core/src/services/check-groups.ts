@@ -1,0 +1,96 @@
+import { ConflictError } from '../errors.js';
+import { CheckGroupCreateSchema, CheckGroupUpdateSchema, type CheckGroup, type CheckGroupResponse } from '../model/check-group.js';
+import type { CheckResponse } from '../model/check.js';
+import { parse } from '../model/parse.js';
+import type { Page } from '../model/primitives.js';
+import { checkChannelIds, resolveSubscriptions, type AssignOptions } from './checks.js';
+import { toCheckResponse } from './check-responses.js';
+import { nowIso, type ServiceDeps } from './deps.js';
+import { maskVariables, sealVariables } from './masking.js';
+import { found, mapPage, mergeDefined, numericId, pageOptions, slicePage, stripAccount } from './support.js';
+
+function toResponse(group: CheckGroup): CheckGroupResponse {
+  const rest = stripAccount(group);
+  return { ...rest, environmentVariables: maskVariables(rest.environmentVariables) };
+}
+
+export class CheckGroupService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  async create(accountId: string, body: unknown, options: AssignOptions = {}): Promise<CheckGroupResponse> {
+    const parsed = parse(CheckGroupCreateSchema, body);
+    const channels = await this.deps.storage.alertChannels.listAll(accountId);
+    const subs = resolveSubscriptions(parsed.alertChannelSubscriptions, channels, true, options.autoAssignAlerts ?? true)!;
+    checkChannelIds(subs, channels);
+    const group = await this.deps.storage.checkGroups.insert(accountId, {
+      ...parsed,
+      alertChannelSubscriptions: subs,
+      environmentVariables: sealVariables(parsed.environmentVariables, this.deps.secretBox),
+      created_at: nowIso(this.deps),
+      updated_at: null,
+    });
+    await this.syncSubscriptions(accountId, group);
+    return toResponse(group);
+  }
+
+  /** PUT /v2/check-groups/{id}: name is required; other given fields replace the stored ones. */
+  async update(accountId: string, rawId: unknown, body: unknown, _options: AssignOptions = {}): Promise<CheckGroupResponse> {
+    const stored = await this.getRecord(accountId, rawId);
+    const given = parse(CheckGroupUpdateSchema, body);
+    const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = stored;
+    const parsed = parse(CheckGroupCreateSchema, mergeDefined(storedBody, given));
+    const channels = await this.deps.storage.alertChannels.listAll(accountId);
+    checkChannelIds(parsed.alertChannelSubscriptions, channels);
+    const group = found(
+      await this.deps.storage.checkGroups.update(accountId, stored.id, {
+        ...parsed,
+        environmentVariables: given.environmentVariables === undefined
+          ? stored.environmentVariables
+          : sealVariables(parsed.environmentVariables, this.deps.secretBox, stored.environmentVariables),
+        id: stored.id,
+        created_at: stored.created_at,
+        updated_at: nowIso(this.deps),
+      }),
+      'Check group',
+    );
+    if (given.alertChannelSubscriptions !== undefined) await this.syncSubscriptions(accountId, group);
+    return toResponse(group);
+  }
+
+  async get(accountId: string, rawId: unknown): Promise<CheckGroupResponse> {
+    return toResponse(await this.getRecord(accountId, rawId));
+  }
+
+  async getRecord(accountId: string, rawId: unknown): Promise<CheckGroup> {
+    return found(await this.deps.storage.checkGroups.get(accountId, numericId(rawId)), 'Check group');
+  }
+
+  async list(accountId: string, rawQuery: unknown): Promise<Page<CheckGroupResponse>> {
+    return mapPage(await this.deps.storage.checkGroups.list(accountId, pageOptions(rawQuery)), toResponse);
+  }
+
+  /** A group that still has checks is not deleted (409). */
+  async delete(accountId: string, rawId: unknown): Promise<void> {
+    const group = await this.getRecord(accountId, rawId);
+    const members = await this.deps.storage.checks.listByGroup(accountId, group.id);
+    if (members.length > 0) {
+      throw new ConflictError(`Check group ${group.id} still has ${members.length} check(s); move or delete them first`);
+    }
+    await this.deps.storage.checkGroups.delete(accountId, group.id);
+    await this.deps.storage.alertSubscriptions.deleteByTarget(accountId, { groupId: group.id });
+  }
+
+  async listChecks(accountId: string, rawId: unknown, rawQuery: unknown): Promise<Page<CheckResponse>> {
+    const group = await this.getRecord(accountId, rawId);
+    const channels = await this.deps.storage.alertChannels.listAll(accountId);
+    const subs = await this.deps.storage.alertSubscriptions.listAll(accountId);
+    const checks = await this.deps.storage.checks.listByGroup(accountId, group.id);
+    return mapPage(slicePage(checks, pageOptions(rawQuery)), (c) => toCheckResponse(c, channels, subs));
+  }
+
+  private async syncSubscriptions(accountId: string, group: CheckGroup): Promise<void> {
+    await this.deps.storage.alertSubscriptions.replaceForTarget(accountId, { groupId: group.id }, group.alertChannelSubscriptions.map((s) => ({
+      alertChannelId: s.alertChannelId, checkId: null, groupId: group.id, activated: s.activated,
+    })));
+  }
+}

@@ -1,0 +1,156 @@
+import { NotFoundError, ValidationError } from '../errors.js';
+import {
+  CheckSessionCancelSchema,
+  CheckSessionTriggerSchema,
+  CompletionQuerySchema,
+  type CheckSession,
+  type CheckSessionResponse,
+} from '../model/check-session.js';
+import { isUuid } from '../model/primitives.js';
+import { parse } from '../model/parse.js';
+import { effectiveCheckSettings } from '../rules/group-defaults.js';
+import { candidateLocations } from '../rules/schedule.js';
+import { selectSessionTargets } from '../rules/session-targets.js';
+import { cancelSession, completeSequence, isFinalStatus, startSequence } from '../rules/transitions.js';
+import { toResultResponse } from './check-results.js';
+import type { ServiceDeps } from './deps.js';
+import { found } from './support.js';
+
+/** What runs a session's sequences: the engine. Without one, sessions stay STARTED. */
+export interface SessionLauncher {
+  launch(session: CheckSession): void;
+  cancel?(session: CheckSession, sequenceIds: string[] | undefined): void;
+}
+
+const POLL_MS = 250;
+
+function sessionId(raw: unknown): string {
+  if (typeof raw !== 'string' || !isUuid(raw)) {
+    throw new ValidationError([{ path: 'checkSessionId', message: 'must be a UUID' }], 'params');
+  }
+  return raw;
+}
+
+export class CheckSessionService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private launcher?: SessionLauncher,
+  ) {}
+
+  /** The engine attaches itself here when it starts. */
+  setLauncher(launcher: SessionLauncher | undefined): void {
+    this.launcher = launcher;
+  }
+
+  private get storage() {
+    return this.deps.storage;
+  }
+
+  private async toResponse(session: CheckSession): Promise<CheckSessionResponse> {
+    const { accountId, ...rest } = session;
+    const page = await this.storage.checkResults.listByCheck(accountId, session.checkId, {
+      limit: 100, offset: 0, checkSessionId: session.checkSessionId,
+    });
+    return { ...rest, results: page.items.map(toResultResponse) };
+  }
+
+  /**
+   * POST /v1/check-sessions/trigger: one session per matching check, each with one sequence per
+   * run location (all of them with runParallel, else the first). Answers at once.
+   */
+  async trigger(accountId: string, body: unknown): Promise<{ sessions: CheckSessionResponse[] }> {
+    const input = parse(CheckSessionTriggerSchema, body ?? {});
+    const [checks, groups, account] = await Promise.all([
+      this.storage.checks.listAll(accountId),
+      this.storage.checkGroups.listAll(accountId),
+      this.storage.accounts.get(accountId),
+    ]);
+    const groupById = new Map(groups.map((g) => [g.id, g]));
+    const targets = selectSessionTargets(checks, groupById, input.target);
+    if (targets.length === 0) throw new NotFoundError('No checks match the target');
+    const now = this.deps.clock.now().toISOString();
+    const sessions: CheckSessionResponse[] = [];
+    for (const check of targets) {
+      const group = check.groupId === null ? null : groupById.get(check.groupId) ?? null;
+      const effective = effectiveCheckSettings(check, group, { alertSettings: account?.alertSettings ?? check.alertSettings });
+      const candidates = candidateLocations(effective, this.deps.defaultLocation);
+      const runLocations = check.runParallel ? candidates : candidates.slice(0, 1);
+      const session = await this.storage.checkSessions.insert(accountId, {
+        checkSessionId: this.deps.ids.uuid(),
+        checkId: check.id,
+        checkType: check.checkType,
+        name: check.name,
+        status: 'STARTED',
+        startedAt: now,
+        stoppedAt: null,
+        timeElapsed: null,
+        runLocations,
+        runSource: input.projectId ? 'TEST' : 'TRIGGER_API',
+        projectId: input.projectId ?? null,
+        environment: input.environment ?? null,
+        sequences: runLocations.map((runLocation) => ({ sequenceId: this.deps.ids.uuid(), runLocation, status: 'STARTED' as const })),
+      });
+      this.launcher?.launch(session);
+      sessions.push(await this.toResponse(session));
+    }
+    return { sessions };
+  }
+
+  async get(accountId: string, rawId: unknown): Promise<CheckSessionResponse> {
+    return this.toResponse(await this.getRecord(accountId, rawId));
+  }
+
+  async getRecord(accountId: string, rawId: unknown): Promise<CheckSession> {
+    return found(await this.storage.checkSessions.get(accountId, sessionId(rawId)), 'Check session');
+  }
+
+  /**
+   * GET .../completion: waits up to maxWaitSeconds for the session to be final. `done` false means
+   * it is still running (the HTTP layer answers 408).
+   */
+  async completion(accountId: string, rawId: unknown, rawQuery: unknown): Promise<{ done: boolean; session: CheckSessionResponse }> {
+    const id = sessionId(rawId);
+    const { maxWaitSeconds } = parse(CompletionQuerySchema, rawQuery ?? {}, 'query');
+    const deadline = this.deps.clock.now().getTime() + maxWaitSeconds * 1000;
+    for (;;) {
+      const session = found(await this.storage.checkSessions.get(accountId, id), 'Check session');
+      if (isFinalStatus(session.status)) return { done: true, session: await this.toResponse(session) };
+      const now = this.deps.clock.now().getTime();
+      if (now >= deadline) return { done: false, session: await this.toResponse(session) };
+      await new Promise<void>((resolve) => this.deps.clock.setTimer(new Date(Math.min(deadline, now + POLL_MS)), resolve));
+    }
+  }
+
+  /** POST .../cancel: the listed (or all) in-progress sequences end CANCELLED; a final session stays. */
+  async cancel(accountId: string, rawId: unknown, body: unknown): Promise<CheckSessionResponse> {
+    const session = await this.getRecord(accountId, rawId);
+    const { sequenceId } = parse(CheckSessionCancelSchema, body ?? {});
+    const next = cancelSession(session, sequenceId, this.deps.clock.now());
+    if (next === session) return this.toResponse(session);
+    const { accountId: _a, ...rest } = next;
+    const saved = found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
+    this.launcher?.cancel?.(saved, sequenceId);
+    return this.toResponse(saved);
+  }
+
+  /** The engine started a sequence's run. */
+  async startSequence(accountId: string, checkSessionId: string, sequenceId: string): Promise<CheckSession> {
+    const session = await this.getRecord(accountId, checkSessionId);
+    const { accountId: _a, ...rest } = startSequence(session, sequenceId);
+    return found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
+  }
+
+  /** The engine finished a sequence's run. */
+  async completeSequence(
+    accountId: string,
+    checkSessionId: string,
+    sequenceId: string,
+    outcome: 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT',
+  ): Promise<CheckSession> {
+    const session = await this.getRecord(accountId, checkSessionId);
+    const next = completeSequence(session, sequenceId, outcome, this.deps.clock.now());
+    if (next === session) return session;
+    const { accountId: _a, ...rest } = next;
+    return found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
+  }
+}

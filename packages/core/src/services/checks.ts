@@ -1,0 +1,226 @@
+import { ValidationError } from '../errors.js';
+import type { AlertChannel } from '../model/alert-channel.js';
+import type { CheckGroup } from '../model/check-group.js';
+import {
+  CheckCreateSchemas,
+  CheckUpdateSchemas,
+  isBuiltinCheckType,
+  type Check,
+  type CheckResponse,
+} from '../model/check.js';
+import { parse } from '../model/parse.js';
+import { isSecretVariable, type AlertChannelSubscription, type EnvironmentVariable } from '../model/shared.js';
+import type { Page } from '../model/primitives.js';
+import { effectiveCheckSettings } from '../rules/group-defaults.js';
+import { toCheckResponse } from './check-responses.js';
+import { nowIso, type ServiceDeps } from './deps.js';
+import { openVariables, sealVariables } from './masking.js';
+import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
+
+export interface AssignOptions {
+  /** Subscribe a new check (or group) to every alert channel of the account. Default true. */
+  autoAssignAlerts?: boolean;
+}
+
+/** What the engine needs to run a check: group defaults merged, secrets opened. */
+export interface CheckForRun {
+  check: Check;
+  group: CheckGroup | null;
+  environment: Record<string, string>;
+  secrets: string[];
+  muted: boolean;
+  activated: boolean;
+}
+
+const RECORD_ONLY = ['id', 'accountId', 'checkType', 'created_at', 'updated_at'] as const;
+
+/** A stored check as a create body again, so a merged update is validated as a whole. */
+function asCreateBody(check: Check): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...check };
+  for (const k of RECORD_ONLY) delete body[k];
+  if (check.checkType === 'HEARTBEAT') {
+    const { pingToken: _token, ...heartbeat } = check.heartbeat;
+    body.heartbeat = heartbeat;
+  }
+  return body;
+}
+
+/**
+ * Subscriptions of a new or updated target: the body's, plus every channel when autoAssignAlerts
+ * asks for it, plus channels that subscribe new targets themselves (autoSubscribe).
+ */
+export function resolveSubscriptions(
+  given: AlertChannelSubscription[] | undefined,
+  channels: readonly AlertChannel[],
+  isNew: boolean,
+  autoAssign: boolean,
+): AlertChannelSubscription[] | undefined {
+  if (!isNew) return given;
+  const out = new Map<number, AlertChannelSubscription>();
+  for (const s of given ?? []) out.set(s.alertChannelId, s);
+  for (const ch of channels) {
+    if ((autoAssign || ch.autoSubscribe) && !out.has(ch.id)) out.set(ch.id, { alertChannelId: ch.id, activated: true });
+  }
+  return [...out.values()];
+}
+
+/** Every alertChannelId must name a channel of the account. */
+export function checkChannelIds(subs: readonly AlertChannelSubscription[], channels: readonly AlertChannel[]): void {
+  const ids = new Set(channels.map((c) => c.id));
+  const issues = subs.flatMap((s, i) =>
+    ids.has(s.alertChannelId) ? [] : [{ path: `alertChannelSubscriptions.${i}.alertChannelId`, message: 'is not an alert channel of this account' }],
+  );
+  if (issues.length) throw new ValidationError(issues);
+}
+
+export class CheckService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  private get storage() {
+    return this.deps.storage;
+  }
+
+  async create(accountId: string, checkType: string, body: unknown, options: AssignOptions = {}): Promise<CheckResponse> {
+    if (!isBuiltinCheckType(checkType)) {
+      throw new ValidationError([{ path: 'checkType', message: `no check type ${checkType} is served` }], 'params');
+    }
+    const parsed = parse(CheckCreateSchemas[checkType], body) as Record<string, unknown>;
+    const channels = await this.storage.alertChannels.listAll(accountId);
+    await this.checkGroupId(accountId, parsed.groupId as number | null);
+    const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
+    checkChannelIds(subs, channels);
+    const record: Record<string, unknown> = {
+      ...parsed,
+      alertChannelSubscriptions: subs,
+      id: this.deps.ids.uuid(),
+      checkType,
+      created_at: nowIso(this.deps),
+      updated_at: null,
+    };
+    if (checkType === 'BROWSER') {
+      record.environmentVariables = sealVariables(parsed.environmentVariables as EnvironmentVariable[] | null, this.deps.secretBox);
+    }
+    if (checkType === 'HEARTBEAT') {
+      record.heartbeat = { ...(parsed.heartbeat as object), pingToken: this.deps.ids.token() };
+    }
+    const check = await this.storage.checks.insert(accountId, record as never);
+    await this.storage.alertSubscriptions.replaceForTarget(accountId, { checkId: check.id }, subs.map((s) => ({
+      alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
+    })));
+    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
+  }
+
+  /** PUT: given fields replace stored ones; a typed route only reaches checks of its type. */
+  async update(
+    accountId: string,
+    rawId: unknown,
+    body: unknown,
+    options: AssignOptions & { checkType?: string } = {},
+  ): Promise<CheckResponse> {
+    const stored = await this.getRecord(accountId, rawId);
+    if (options.checkType && options.checkType !== stored.checkType) found(null, 'Check');
+    const given = parse(CheckUpdateSchemas[stored.checkType], body) as Record<string, unknown>;
+    const merged = mergeDefined(asCreateBody(stored), given);
+    const parsed = parse(CheckCreateSchemas[stored.checkType], merged) as Record<string, unknown>;
+    const channels = await this.storage.alertChannels.listAll(accountId);
+    await this.checkGroupId(accountId, parsed.groupId as number | null);
+    checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);
+    const record: Record<string, unknown> = {
+      ...parsed,
+      id: stored.id,
+      checkType: stored.checkType,
+      created_at: stored.created_at,
+      updated_at: nowIso(this.deps),
+    };
+    if (stored.checkType === 'BROWSER') {
+      record.environmentVariables = given.environmentVariables === undefined
+        ? stored.environmentVariables
+        : sealVariables(parsed.environmentVariables as EnvironmentVariable[] | null, this.deps.secretBox, stored.environmentVariables);
+    }
+    if (stored.checkType === 'HEARTBEAT') {
+      record.heartbeat = { ...(parsed.heartbeat as object), pingToken: stored.heartbeat.pingToken };
+    }
+    const check = found(await this.storage.checks.update(accountId, stored.id, record as never), 'Check');
+    if (given.alertChannelSubscriptions !== undefined) {
+      await this.storage.alertSubscriptions.replaceForTarget(accountId, { checkId: check.id }, check.alertChannelSubscriptions.map((s) => ({
+        alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
+      })));
+    }
+    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
+  }
+
+  async get(accountId: string, rawId: unknown, checkType?: string): Promise<CheckResponse> {
+    const check = await this.getRecord(accountId, rawId);
+    if (checkType && check.checkType !== checkType) found(null, 'Check');
+    const [channels, subs] = await Promise.all([
+      this.storage.alertChannels.listAll(accountId),
+      this.storage.alertSubscriptions.listByCheck(accountId, check.id),
+    ]);
+    return toCheckResponse(check, channels, subs);
+  }
+
+  async getRecord(accountId: string, rawId: unknown): Promise<Check> {
+    return found(await this.storage.checks.get(accountId, stringId(rawId)), 'Check');
+  }
+
+  async list(accountId: string, rawQuery: unknown): Promise<Page<CheckResponse>> {
+    const options = pageOptions(rawQuery);
+    const page = await this.storage.checks.list(accountId, options);
+    const channels = await this.storage.alertChannels.listAll(accountId);
+    const subs = await this.storage.alertSubscriptions.listAll(accountId);
+    return mapPage(page, (c) => toCheckResponse(c, channels, subs));
+  }
+
+  async listByGroup(accountId: string, groupId: number): Promise<CheckResponse[]> {
+    const channels = await this.storage.alertChannels.listAll(accountId);
+    const subs = await this.storage.alertSubscriptions.listAll(accountId);
+    return (await this.storage.checks.listByGroup(accountId, groupId)).map((c) => toCheckResponse(c, channels, subs));
+  }
+
+  async delete(accountId: string, rawId: unknown): Promise<void> {
+    const id = stringId(rawId);
+    if (!(await this.storage.checks.delete(accountId, id))) found(null, 'Check');
+    await this.storage.alertSubscriptions.deleteByTarget(accountId, { checkId: id });
+    await this.storage.checkStatuses.delete(accountId, id);
+    await this.storage.alertStates.delete(accountId, id);
+    await this.storage.schedule.remove(accountId, id);
+  }
+
+  /** The check as it runs: its group's defaults merged in, secret variables opened. */
+  async getForRun(accountId: string, checkId: string): Promise<CheckForRun> {
+    const stored = await this.getRecord(accountId, checkId);
+    const group = stored.groupId === null ? null : await this.storage.checkGroups.get(accountId, stored.groupId);
+    const account = await this.storage.accounts.get(accountId);
+    const own = stored.checkType === 'BROWSER' ? stored.environmentVariables : [];
+    const effective = effectiveCheckSettings(
+      { ...stored, environmentVariables: own },
+      group,
+      { alertSettings: account?.alertSettings ?? stored.alertSettings },
+    );
+    const vars = openVariables(effective.environmentVariables, this.deps.secretBox);
+    const check = {
+      ...stored,
+      locations: effective.locations,
+      privateLocations: effective.privateLocations,
+      runtimeId: effective.runtimeId,
+      alertSettings: effective.alertSettings,
+      alertChannelSubscriptions: effective.alertChannelSubscriptions,
+      ...(stored.checkType === 'BROWSER' ? { environmentVariables: vars } : {}),
+    } as Check;
+    return {
+      check,
+      group,
+      environment: Object.fromEntries(vars.map((x) => [x.key, x.value])),
+      secrets: vars.filter(isSecretVariable).map((x) => x.value).filter((x) => x.length > 0),
+      muted: effective.muted,
+      activated: effective.activated,
+    };
+  }
+
+  private async checkGroupId(accountId: string, groupId: number | null): Promise<void> {
+    if (groupId === null) return;
+    if (!(await this.storage.checkGroups.get(accountId, groupId))) {
+      throw new ValidationError([{ path: 'groupId', message: 'is not a check group of this account' }]);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { parse } from '../model/parse.js';
+import type { CursorPage } from '../model/primitives.js';
+import {
+  StatusPageIncidentCreateSchema,
+  StatusPageIncidentListQuerySchema,
+  StatusPageIncidentUpdateCreateSchema,
+  type StatusPageIncident,
+  type StatusPageIncidentEntry,
+} from '../model/status-page.js';
+import { ValidationError } from '../errors.js';
+import type { ServiceDeps } from './deps.js';
+import { found, stringId } from './support.js';
+
+/** Incidents published on status pages (the spec's read-only entries, and how they are written). */
+export class StatusPageIncidentService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  private get storage() {
+    return this.deps.storage;
+  }
+
+  private async toEntry(accountId: string, incident: StatusPageIncident): Promise<StatusPageIncidentEntry> {
+    const [services, updates] = await Promise.all([
+      this.storage.services.listByIds(accountId, incident.serviceIds),
+      this.storage.statusPageIncidents.listUpdates(accountId, incident.id),
+    ]);
+    return {
+      name: incident.name,
+      id: incident.id,
+      services,
+      incidentUpdates: [...updates].reverse().map((u) => ({
+        description: u.description,
+        id: u.id,
+        created_at: u.created_at,
+        publicIncidentUpdateDate: u.publicIncidentUpdateDate ?? u.created_at,
+        notifySubscribers: u.notifySubscribers,
+      })),
+      created_at: incident.created_at,
+      duration: Math.max(0, this.deps.clock.now().getTime() - Date.parse(incident.created_at)),
+      updated_at: incident.updated_at,
+    };
+  }
+
+  async create(accountId: string, body: unknown): Promise<StatusPageIncidentEntry> {
+    const input = parse(StatusPageIncidentCreateSchema, body);
+    const known = new Set((await this.storage.services.listByIds(accountId, input.serviceIds)).map((s) => s.id));
+    const missing = input.serviceIds.findIndex((id) => !known.has(id));
+    if (missing >= 0) throw new ValidationError([{ path: `serviceIds.${missing}`, message: 'is not a service of this account' }]);
+    const now = this.deps.clock.now().toISOString();
+    const incident = await this.storage.statusPageIncidents.insert(accountId, {
+      id: this.deps.ids.uuid(), name: input.name, serviceIds: input.serviceIds, created_at: now, updated_at: null,
+    });
+    await this.storage.statusPageIncidents.insertUpdate(accountId, {
+      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.incidentUpdate.description,
+      notifySubscribers: input.incidentUpdate.notifySubscribers,
+      publicIncidentUpdateDate: input.incidentUpdate.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
+    });
+    return this.toEntry(accountId, incident);
+  }
+
+  async addUpdate(accountId: string, rawId: unknown, body: unknown): Promise<StatusPageIncidentEntry> {
+    const incident = found(await this.storage.statusPageIncidents.get(accountId, stringId(rawId)), 'Status page incident');
+    const input = parse(StatusPageIncidentUpdateCreateSchema, body);
+    const now = this.deps.clock.now().toISOString();
+    await this.storage.statusPageIncidents.insertUpdate(accountId, {
+      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.description, notifySubscribers: input.notifySubscribers,
+      publicIncidentUpdateDate: input.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
+    });
+    const { accountId: _a, ...rest } = incident;
+    const updated = await this.storage.statusPageIncidents.update(accountId, incident.id, { ...rest, updated_at: now });
+    return this.toEntry(accountId, found(updated, 'Status page incident'));
+  }
+
+  /** GET /v1/status-pages/incidents: newest first, by cursor. */
+  async list(accountId: string, rawQuery: unknown): Promise<CursorPage<StatusPageIncidentEntry>> {
+    const q = parse(StatusPageIncidentListQuerySchema, rawQuery ?? {}, 'query');
+    const rows = await this.storage.statusPageIncidents.listAfter(accountId, q.nextId ?? null, q.limit + 1);
+    const page = rows.slice(0, q.limit);
+    const entries = await Promise.all(page.map((i) => this.toEntry(accountId, i)));
+    return { length: entries.length, entries, nextId: rows.length > q.limit ? page.at(-1)!.id : null };
+  }
+}
