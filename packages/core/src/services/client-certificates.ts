@@ -54,8 +54,8 @@ export class ClientCertificateService {
     if (input.key) {
       try {
         const key = createPrivateKey({ key: input.key, passphrase: input.passphrase ?? undefined });
-        const pub = (k: Parameters<typeof createPublicKey>[0]) => createPublicKey(k).export({ type: 'spki', format: 'der' });
-        if (cert && !pub(key).equals(pub(cert.publicKey))) {
+        const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+        if (cert && !spki.equals(cert.publicKey.export({ type: 'spki', format: 'der' }))) {
           issues.push({ path: 'key', message: 'does not belong to the certificate' });
         }
       } catch {
