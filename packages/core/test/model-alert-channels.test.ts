@@ -1,6 +1,4 @@
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import {
   ALERT_CHANNEL_CONFIG_SCHEMAS,
   ALERT_CHANNEL_TYPES,
@@ -16,18 +14,8 @@ import {
   SECRET_CONFIG_FIELDS,
 } from '../src/model/alert-channel.js';
 import { parse } from '../src/model/parse.js';
+import { accepts, issuesOf, pathsOf } from './assertions.js';
 
-function issuesOf(schema: v.GenericSchema, input: unknown): ValidationIssue[] {
-  try {
-    parse(schema, input);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.issues;
-    throw err;
-  }
-  throw new Error(`expected a ValidationError for ${JSON.stringify(input)}`);
-}
-const pathsOf = (schema: v.GenericSchema, input: unknown) => issuesOf(schema, input).map((i) => i.path);
-const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 
 const flagDefaults = {
   sendRecovery: true, sendFailure: true, sendDegraded: false, sslExpiry: false, sslExpiryThreshold: 30, autoSubscribe: false,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
+import { ValidationError } from '../src/errors.js';
 import {
   BUILTIN_CHECK_TYPES,
   BrowserCheckCreateSchema,
@@ -22,18 +22,8 @@ import {
 } from '../src/model/check.js';
 import { parse } from '../src/model/parse.js';
 import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
+import { accepts, issuesOf, pathsOf } from './assertions.js';
 
-function issuesOf(schema: v.GenericSchema, input: unknown): ValidationIssue[] {
-  try {
-    parse(schema, input);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.issues;
-    throw err;
-  }
-  throw new Error(`expected a ValidationError for ${JSON.stringify(input)}`);
-}
-const pathsOf = (schema: v.GenericSchema, input: unknown) => issuesOf(schema, input).map((i) => i.path);
-const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 
 const tcp = (extra: Record<string, unknown> = {}) => ({ name: 'db', request: { port: 5432, hostname: 'db.internal' }, ...extra });
 const browser = (extra: Record<string, unknown> = {}) => ({ name: 'home', script: 'await page.goto("/")', ...extra });

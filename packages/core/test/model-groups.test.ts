@@ -1,6 +1,4 @@
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import {
   CheckGroupCreateSchema,
   CheckGroupResponseSchema,
@@ -9,18 +7,8 @@ import {
 } from '../src/model/check-group.js';
 import { parse } from '../src/model/parse.js';
 import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
+import { accepts, issuesOf, pathsOf } from './assertions.js';
 
-function issuesOf(schema: v.GenericSchema, input: unknown): ValidationIssue[] {
-  try {
-    parse(schema, input);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.issues;
-    throw err;
-  }
-  throw new Error(`expected a ValidationError for ${JSON.stringify(input)}`);
-}
-const pathsOf = (schema: v.GenericSchema, input: unknown) => issuesOf(schema, input).map((i) => i.path);
-const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 
 describe('check group create', () => {
   it('fills every default from a minimal body and drops unknown fields', () => {

@@ -7,16 +7,8 @@ import { IncidentCreateSchema, IncidentUpdateCreateSchema } from '../src/model/i
 import { MaintenanceWindowCreateSchema, MaintenanceWindowUpdateSchema } from '../src/model/maintenance-window.js';
 import { parse } from '../src/model/parse.js';
 import { ServiceCreateSchema, ServiceListQuerySchema, StatusPageCreateSchema, StatusPageIncidentCreateSchema } from '../src/model/status-page.js';
+import { keysOf } from './assertions.js';
 
-function keysOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationError) return err.keys;
-    throw err;
-  }
-  return [];
-}
 
 const window = { name: 'db upgrade', startsAt: '2026-05-01T01:00:00Z', endsAt: '2026-05-01T03:00:00Z', repeatUnit: 'WEEK' };
 

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../src/errors.js';
 import { API_METRICS, ApiAnalyticsQuerySchema, metricMetadata, TCP_METRICS, TcpAnalyticsQuerySchema } from '../src/model/analytics.js';
 import { HeartbeatAvailabilityQuerySchema } from '../src/model/heartbeat-availability.js';
 import { parse } from '../src/model/parse.js';
 import { ReportingQuerySchema } from '../src/model/reporting.js';
 import { quickRangeWindow, resolveTimeWindow } from '../src/model/time-window.js';
+import { keysOf } from './assertions.js';
 
-function keysOf(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ValidationError) return err.keys;
-    throw err;
-  }
-  return [];
-}
 
 describe('analytics queries', () => {
   it('lists every metric with every suffix', () => {

@@ -1,6 +1,4 @@
-import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import {
   CheckResultResponseSchema,
   CheckResultSchema,
@@ -19,18 +17,8 @@ import {
 } from '../src/model/check-session.js';
 import { CheckStatusResponseSchema, CheckStatusSchema } from '../src/model/check-status.js';
 import { parse } from '../src/model/parse.js';
+import { accepts, issuesOf, pathsOf } from './assertions.js';
 
-function issuesOf(schema: v.GenericSchema, input: unknown): ValidationIssue[] {
-  try {
-    parse(schema, input);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.issues;
-    throw err;
-  }
-  throw new Error(`expected a ValidationError for ${JSON.stringify(input)}`);
-}
-const pathsOf = (schema: v.GenericSchema, input: unknown) => issuesOf(schema, input).map((i) => i.path);
-const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 
 const UUID_A = '2f1d6a52-8f0e-4b7a-9c1d-3e5f7a9b1c2d';
 const UUID_B = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from '../src/errors.js';
 import { parse } from '../src/model/parse.js';
 import {
   API_ASSERTION_COMPARISONS,
@@ -27,18 +26,8 @@ import {
   modelObject,
   updateEntries,
 } from '../src/model/shared.js';
+import { accepts, issuesOf, pathsOf } from './assertions.js';
 
-function issuesOf(schema: v.GenericSchema, input: unknown): ValidationIssue[] {
-  try {
-    parse(schema, input);
-  } catch (err) {
-    if (err instanceof ValidationError) return err.issues;
-    throw err;
-  }
-  throw new Error(`expected a ValidationError for ${JSON.stringify(input)}`);
-}
-const pathsOf = (schema: v.GenericSchema, input: unknown) => issuesOf(schema, input).map((i) => i.path);
-const accepts = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 
 describe('AlertSettingsSchema', () => {
   it('parses {} to the full default settings', () => {

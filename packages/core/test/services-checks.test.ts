@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, Valida
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { MASKED } from '../src/services/masking.js';
+import { code } from './assertions.js';
 
 async function setup(): Promise<{ vigil: Vigil; storage: ReturnType<typeof memoryStorage>; a: string; b: string; clock: FakeClock }> {
   const storage = memoryStorage();
@@ -18,14 +19,6 @@ async function setup(): Promise<{ vigil: Vigil; storage: ReturnType<typeof memor
 
 const tcp = { name: 'orders-db', request: { hostname: 'db.internal', port: 5432 } };
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (err) {
-    return (err as { code: string }).code;
-  }
-}
 
 describe('checks', () => {
   it('creates a TCP check with the spec\'s defaults and reads it back', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createVigil, type Vigil } from '../src/container.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
+import { code } from './assertions.js';
 
 async function setup() {
   const storage = memoryStorage();
@@ -14,14 +15,6 @@ async function setup() {
   return { vigil, storage, clock, a, b };
 }
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (err) {
-    return (err as { code: string }).code;
-  }
-}
 
 describe('dashboards', () => {
   it('customUrl is unique across accounts (409), generated when absent, changeable to a free one', async () => {

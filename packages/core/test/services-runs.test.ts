@@ -7,6 +7,7 @@ import type { CheckSession } from '../src/model/check-session.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { checkResultFixture } from '../src/testing/fixtures.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
+import { code } from './assertions.js';
 
 async function setup() {
   const storage = memoryStorage();
@@ -17,14 +18,6 @@ async function setup() {
   return { vigil, storage, clock, a, b };
 }
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (err) {
-    return (err as { code: string }).code;
-  }
-}
 
 const tcp = (name: string, extra: object = {}) => ({ name, request: { hostname: 'db.internal', port: 5432 }, ...extra });
 
