@@ -31,6 +31,7 @@ export * from './rules/group-defaults.js';
 export * from './rules/error-message.js';
 export * from './rules/transitions.js';
 export * from './rules/session-targets.js';
+export * from './rules/result-aggregates.js';
 
 export * from './ports/token.js';
 export * from './ports/clock.js';

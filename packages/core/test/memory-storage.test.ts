@@ -47,7 +47,7 @@ import {
   webhookChannelFixture,
 } from '../src/testing/fixtures.js';
 import { servesLocation } from '../src/testing/memory-queues.js';
-import { aggregateValues, percentileCont, sampleStddev } from '../src/testing/memory-results.js';
+import { aggregateValues, percentileCont, sampleStddev } from '../src/rules/result-aggregates.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { storageSuite } from '../src/testing/storage-suite.js';
 

@@ -1,3 +1,3 @@
 /** @vigil/storage-knex: Vigil's storage on knex (SQLite by default, PostgreSQL). */
-export const STORAGE_KNEX_CLIENTS = ['sqlite3', 'pg'] as const;
-export type StorageKnexClient = (typeof STORAGE_KNEX_CLIENTS)[number];
+export { knexStorage, registerKnexStorage, type KnexStorage, type KnexStorageOptions } from './storage.js';
+export { migrate } from './migrations.js';

@@ -7,7 +7,6 @@ export { FakeClock } from './fake-clock.js';
 export { FakeRunner, passResult, failResult, degradedResult, type FakeOutcome } from './fake-runner.js';
 export { FakeTransport, type FakeDelivery } from './fake-transport.js';
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js';
-export { percentileCont, sampleStddev } from './memory-results.js';
 export {
   storageSuite,
   RAW_TABLES,

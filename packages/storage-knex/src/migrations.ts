@@ -1,0 +1,202 @@
+import type { Knex } from 'knex';
+
+type ColumnType = 'string' | 'integer' | 'bigint' | 'boolean' | 'float';
+interface Column {
+  name: string;
+  type: ColumnType;
+  unique?: boolean;
+  index?: boolean;
+}
+
+/** A document table: its key, account column, JSON document and lookup columns. */
+interface DocTableDef {
+  name: string;
+  numericId: boolean;
+  global?: boolean;
+  columns?: Column[];
+}
+
+export const DOC_TABLES: DocTableDef[] = [
+  { name: 'accounts', numericId: false, global: true },
+  { name: 'api_keys', numericId: false, columns: [{ name: 'prefix', type: 'string', index: true }] },
+  {
+    name: 'checks',
+    numericId: false,
+    columns: [
+      { name: 'group_id', type: 'integer', index: true },
+      { name: 'ping_token', type: 'string', unique: true },
+    ],
+  },
+  { name: 'check_groups', numericId: true },
+  { name: 'alert_channels', numericId: true },
+  {
+    name: 'alert_subscriptions',
+    numericId: true,
+    columns: [
+      { name: 'alert_channel_id', type: 'integer', index: true },
+      { name: 'check_id', type: 'string', index: true },
+      { name: 'group_id', type: 'integer', index: true },
+    ],
+  },
+  {
+    name: 'dashboards',
+    numericId: true,
+    columns: [
+      { name: 'custom_url', type: 'string', unique: true },
+      { name: 'custom_domain', type: 'string', index: true },
+    ],
+  },
+  { name: 'maintenance_windows', numericId: true },
+  { name: 'incidents', numericId: false, columns: [{ name: 'dashboard_id', type: 'integer', index: true }] },
+  { name: 'incident_updates', numericId: false, columns: [{ name: 'incident_id', type: 'string', index: true }] },
+  { name: 'status_pages', numericId: false, columns: [{ name: 'url', type: 'string', unique: true }] },
+  { name: 'services', numericId: false },
+  { name: 'status_page_incidents', numericId: false, columns: [{ name: 'created_ms', type: 'bigint', index: true }] },
+  { name: 'status_page_incident_updates', numericId: false, columns: [{ name: 'incident_id', type: 'string', index: true }] },
+  { name: 'client_certificates', numericId: false },
+  {
+    name: 'error_groups',
+    numericId: false,
+    columns: [
+      { name: 'check_id', type: 'string', index: true },
+      { name: 'error_hash', type: 'string', index: true },
+    ],
+  },
+  {
+    name: 'test_session_error_groups',
+    numericId: false,
+    columns: [
+      { name: 'project_id', type: 'string', index: true },
+      { name: 'error_hash', type: 'string', index: true },
+    ],
+  },
+  { name: 'check_sessions', numericId: false },
+  { name: 'check_statuses', numericId: false },
+  { name: 'alert_states', numericId: false },
+];
+
+function addColumn(t: Knex.CreateTableBuilder, c: Column) {
+  const col =
+    c.type === 'string' ? t.string(c.name, 255)
+    : c.type === 'integer' ? t.integer(c.name)
+    : c.type === 'bigint' ? t.bigInteger(c.name)
+    : c.type === 'float' ? t.double(c.name)
+    : t.boolean(c.name);
+  col.nullable();
+  if (c.unique) t.unique([c.name]);
+}
+
+const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
+  {
+    name: '001_documents',
+    async up(knex, prefix) {
+      for (const def of DOC_TABLES) {
+        await knex.schema.createTable(`${prefix}${def.name}`, (t) => {
+          if (def.numericId) t.increments('id').primary();
+          else {
+            t.increments('seq').primary();
+            t.string('id', 255).notNullable().unique();
+          }
+          if (!def.global) t.string('account_id', 64).notNullable().index();
+          t.text('data').notNullable();
+          for (const c of def.columns ?? []) addColumn(t, c);
+          for (const c of def.columns ?? []) if (c.index) t.index(def.global ? [c.name] : ['account_id', c.name]);
+        });
+      }
+    },
+  },
+  {
+    name: '002_runs',
+    async up(knex, prefix) {
+      await knex.schema.createTable(`${prefix}check_results`, (t) => {
+        t.increments('seq').primary();
+        t.string('id', 64).notNullable().unique();
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).notNullable();
+        t.bigInteger('started_ms').notNullable();
+        t.string('run_location', 128).notNullable();
+        t.integer('status_code').nullable();
+        t.double('response_time').notNullable();
+        t.boolean('failed').notNullable();
+        t.integer('attempts').notNullable();
+        t.string('result_type', 16).notNullable();
+        t.string('check_session_id', 64).nullable();
+        t.text('phases').notNullable();
+        t.text('data').notNullable();
+        t.index(['account_id', 'check_id', 'started_ms']);
+        t.index(['started_ms']);
+      });
+      await knex.schema.createTable(`${prefix}heartbeat_pings`, (t) => {
+        t.increments('seq').primary();
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).notNullable();
+        t.bigInteger('at_ms').notNullable();
+        t.string('at', 40).notNullable();
+        t.string('source', 255).nullable();
+        t.index(['account_id', 'check_id', 'at_ms']);
+      });
+      await knex.schema.createTable(`${prefix}schedule`, (t) => {
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).notNullable();
+        t.string('location', 128).notNullable();
+        t.boolean('private').notNullable();
+        t.bigInteger('due_ms').notNullable();
+        t.string('lease_owner', 128).nullable();
+        t.bigInteger('lease_until_ms').nullable();
+        t.primary(['check_id', 'location']);
+        t.index(['due_ms']);
+      });
+      await knex.schema.createTable(`${prefix}outbox`, (t) => {
+        t.string('id', 64).primary();
+        t.increments('seq');
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).nullable();
+        t.bigInteger('created_ms').notNullable();
+        t.bigInteger('next_attempt_ms').notNullable();
+        t.bigInteger('delivered_ms').nullable();
+        t.string('delivered_at', 40).nullable();
+        t.string('lease_owner', 128).nullable();
+        t.bigInteger('lease_until_ms').nullable();
+        t.integer('attempts').notNullable().defaultTo(0);
+        t.text('last_error').nullable();
+        t.text('data').notNullable();
+        t.index(['delivered_ms', 'next_attempt_ms']);
+        t.index(['check_id', 'delivered_ms']);
+      });
+      await knex.schema.createTable(`${prefix}delivery_attempts`, (t) => {
+        t.increments('seq').primary();
+        t.string('account_id', 64).notNullable();
+        t.integer('alert_channel_id').notNullable();
+        t.string('outbox_id', 64).notNullable();
+        t.string('at', 40).notNullable();
+        t.boolean('ok').notNullable();
+        t.text('detail').nullable();
+        t.index(['account_id', 'alert_channel_id', 'seq']);
+      });
+    },
+  },
+];
+
+/**
+ * Creates Vigil's tables, forward only. Each migration runs once; a second process migrating at
+ * the same time waits on a lock (PostgreSQL) or on the database's write lock (SQLite).
+ */
+export async function migrate(knex: Knex, prefix: string): Promise<void> {
+  const log = `${prefix}migrations`;
+  const isPg = knex.client.config.client === 'pg' || knex.client.config.client === 'postgres' || knex.client.config.client === 'postgresql';
+  await knex.transaction(async (trx) => {
+    if (isPg) await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`vigil-migrate:${prefix}`]);
+    if (!(await trx.schema.hasTable(log))) {
+      await trx.schema.createTable(log, (t) => {
+        t.string('name', 128).primary();
+        t.string('applied_at', 40).notNullable();
+      });
+    }
+    const done = new Set((await trx(log).select('name')).map((r: { name: string }) => r.name));
+    for (const m of MIGRATIONS) {
+      if (done.has(m.name)) continue;
+      await m.up(trx, prefix);
+      await trx(log).insert({ name: m.name, applied_at: new Date().toISOString() });
+    }
+  });
+}

@@ -1,0 +1,172 @@
+import { isPrivateLocation, type Outbox, type OutboxMessage, type ScheduledJob, type ScheduleStore, type ServedLocations } from '@vigil/core';
+import type { Knex } from 'knex';
+import { mapDbError } from './errors.js';
+import type { TableContext } from './table.js';
+
+type Row = Record<string, unknown>;
+const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+function isPg(knex: Knex): boolean {
+  return ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
+}
+
+/** The locations `serves` covers, as a WHERE clause on (private, location). */
+function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
+  const part = (isPrivate: boolean, names: string[] | 'all' | undefined) => (b: Knex.QueryBuilder) => {
+    b.where('private', isPrivate);
+    if (names !== undefined && names !== 'all') {
+      if (names.length === 0) b.whereRaw('1 = 0');
+      else b.whereIn('location', names);
+    }
+  };
+  q.where((b) => b.where(part(false, serves.locations)).orWhere(part(true, serves.privateLocations)));
+}
+
+export function scheduleStore(ctx: TableContext): ScheduleStore {
+  const table = `${ctx.prefix}schedule`;
+  const run = async <T>(fn: () => Promise<T>) => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapDbError(err, ctx.database);
+    }
+  };
+  return {
+    upsert: (entry) =>
+      run(async () => {
+        // A moved entry keeps its lease, so a run in progress is not claimed a second time.
+        await ctx.knex(table)
+          .insert({
+            account_id: entry.accountId, check_id: entry.checkId, location: entry.location,
+            private: isPrivateLocation(entry.location), due_ms: Date.parse(entry.dueAt),
+          })
+          .onConflict(['check_id', 'location'])
+          .merge(['account_id', 'due_ms']);
+      }),
+    remove: (accountId, checkId) => run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).delete())),
+    claimDue: (now, serves, limit, leaseMs, owner) =>
+      run(async () => {
+        const at = now.getTime();
+        const until = at + leaseMs;
+        return ctx.knex.transaction(async (trx) => {
+          const due = trx(table)
+            .select('check_id', 'location')
+            .where('due_ms', '<=', at)
+            .where((b) => b.whereNull('lease_until_ms').orWhere('lease_until_ms', '<=', at))
+            .orderBy('due_ms')
+            .limit(Math.max(0, limit));
+          whereServed(due, serves);
+          // Several processes on one PostgreSQL database each take a disjoint set of rows.
+          if (isPg(ctx.knex)) due.forUpdate().skipLocked();
+          const picked = (await due) as { check_id: string; location: string }[];
+          const jobs: ScheduledJob[] = [];
+          for (const p of picked) {
+            const [row] = (await trx(table)
+              .where({ check_id: p.check_id, location: p.location })
+              .update({ lease_owner: owner, lease_until_ms: until })
+              .returning(['account_id', 'check_id', 'location', 'due_ms'])) as Row[];
+            if (!row) continue;
+            jobs.push({
+              accountId: String(row.account_id), checkId: String(row.check_id), location: String(row.location),
+              dueAt: iso(row.due_ms)!, leaseOwner: owner, leaseUntil: iso(until)!,
+            });
+          }
+          return jobs;
+        });
+      }),
+    complete: (job, nextDueAt) =>
+      run(async () => {
+        const q = ctx.knex(table).where({ check_id: job.checkId, location: job.location, lease_owner: job.leaseOwner });
+        const n = nextDueAt === null
+          ? await q.delete()
+          : await q.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null });
+        return Number(n) > 0;
+      }),
+    release: (owner) => run(async () => Number(await ctx.knex(table).where('lease_owner', owner).update({ lease_owner: null, lease_until_ms: null }))),
+    list: (accountId, checkId) =>
+      run(async () => {
+        const rows = await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).orderBy('location');
+        return rows.map((r: Row) => ({ accountId: String(r.account_id), checkId: String(r.check_id), location: String(r.location), dueAt: iso(r.due_ms)! }));
+      }),
+  };
+}
+
+export function outbox(ctx: TableContext): Outbox {
+  const table = `${ctx.prefix}outbox`;
+  const attempts = `${ctx.prefix}delivery_attempts`;
+  const run = async <T>(fn: () => Promise<T>) => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapDbError(err, ctx.database);
+    }
+  };
+  const fromRow = (r: Row): OutboxMessage => ({
+    ...(JSON.parse(String(r.data)) as Omit<OutboxMessage, 'attempts' | 'nextAttemptAt' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>),
+    attempts: Number(r.attempts),
+    nextAttemptAt: iso(r.next_attempt_ms)!,
+    deliveredAt: iso(r.delivered_ms),
+    leaseOwner: (r.lease_owner as string | null) ?? null,
+    leaseUntil: iso(r.lease_until_ms),
+    lastError: (r.last_error as string | null) ?? null,
+  });
+  const undelivered = (q: Knex.QueryBuilder) => q.whereNull('delivered_ms').orderBy([{ column: 'created_ms' }, { column: 'seq' }]);
+  return {
+    enqueue: (batch) =>
+      run(async () => {
+        if (batch.length === 0) return;
+        await ctx.knex.transaction(async (trx) => {
+          await trx(table).insert(batch.map((m) => ({
+            id: m.id, account_id: m.accountId, check_id: m.checkId, created_ms: Date.parse(m.created_at),
+            next_attempt_ms: Date.parse(m.nextAttemptAt), attempts: 0, data: JSON.stringify(m),
+          })));
+        });
+      }),
+    claim: (now, limit, leaseMs, owner) =>
+      run(async () => {
+        const at = now.getTime();
+        const until = at + leaseMs;
+        return ctx.knex.transaction(async (trx) => {
+          // Only the oldest undelivered message of a check may go, so its alerts arrive in order.
+          const heads = trx(`${table} as o`)
+            .select('o.id')
+            .whereNull('o.delivered_ms')
+            .where('o.next_attempt_ms', '<=', at)
+            .where((b) => b.whereNull('o.lease_until_ms').orWhere('o.lease_until_ms', '<=', at))
+            .where((b) =>
+              b.whereNull('o.check_id').orWhereNotExists(
+                trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id').whereNull('p.delivered_ms')
+                  .where((c) => c.where('p.created_ms', '<', trx.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', trx.ref('o.created_ms')).where('p.seq', '<', trx.ref('o.seq')))),
+              ),
+            )
+            .orderBy([{ column: 'o.created_ms' }, { column: 'o.seq' }])
+            .limit(Math.max(0, limit));
+          if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
+          const ids = ((await heads) as { id: string }[]).map((r) => r.id);
+          if (ids.length === 0) return [];
+          await trx(table).whereIn('id', ids).update({ lease_owner: owner, lease_until_ms: until });
+          return (await undelivered(trx(table).whereIn('id', ids))).map(fromRow);
+        });
+      }),
+    markDelivered: (id, owner, at) =>
+      run(async () => Number(await ctx.knex(table).where({ id, lease_owner: owner }).whereNull('delivered_ms').update({ delivered_ms: at.getTime(), delivered_at: at.toISOString(), lease_owner: null, lease_until_ms: null })) > 0),
+    markFailed: (id, owner, error, nextAttemptAt) =>
+      run(async () =>
+        Number(await ctx.knex(table).where({ id, lease_owner: owner }).whereNull('delivered_ms').update({
+          attempts: ctx.knex.raw('attempts + 1'), last_error: error, next_attempt_ms: nextAttemptAt.getTime(), lease_owner: null, lease_until_ms: null,
+        })) > 0),
+    recordAttempt: (a) =>
+      run(async () => void (await ctx.knex(attempts).insert({ account_id: a.accountId, alert_channel_id: a.alertChannelId, outbox_id: a.outboxId, at: a.at, ok: a.ok, detail: a.detail }))),
+    listAttempts: (accountId, alertChannelId, limit) =>
+      run(async () => {
+        const rows = await ctx.knex(attempts).where({ account_id: accountId, alert_channel_id: alertChannelId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(Math.max(0, limit));
+        return rows.map((r: Row) => ({ outboxId: String(r.outbox_id), accountId: String(r.account_id), alertChannelId: Number(r.alert_channel_id), at: String(r.at), ok: Boolean(r.ok), detail: (r.detail as string | null) ?? null }));
+      }),
+    pending: (accountId) =>
+      run(async () => {
+        const q = undelivered(ctx.knex(table));
+        if (accountId !== undefined) q.where('account_id', accountId);
+        return (await q).map(fromRow);
+      }),
+  };
+}

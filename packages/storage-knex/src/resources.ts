@@ -1,0 +1,167 @@
+import {
+
+  NotFoundError,
+  type Account,
+  type AlertChannel,
+  type AlertChannelRepository,
+  type AlertSubscription,
+  type AlertSubscriptionRepository,
+  type ApiKey,
+  type Check,
+  type CheckGroup,
+  type CheckGroupRepository,
+  type CheckRepository,
+  type ClientCertificate,
+  type ClientCertificateRepository,
+  type MaintenanceWindow,
+  type MaintenanceWindowRepository,
+  type AccountRepository,
+  type ApiKeyRepository,
+  type Repository,
+} from '@vigil/core';
+import type { DocTable, TableContext } from './table.js';
+import { DocTable as Table } from './table.js';
+
+type Owned = { id: string | number; accountId: string };
+
+/** The shared account-scoped repository over one document table. */
+export function docRepository<T extends Owned & { id: TId }, TId extends string | number>(
+  table: DocTable<T>,
+  hooks: { afterDelete?: (row: T) => Promise<void> } = {},
+): Repository<T, TId> {
+  return {
+    async insert(accountId, record) {
+      return table.insert(accountId, record);
+    },
+    get: (accountId, id) => table.get(accountId, id),
+    list: (accountId, options) => table.page(accountId, options),
+    async update(accountId, id, record) {
+      return table.put(accountId, id, record);
+    },
+    async delete(accountId, id) {
+      const row = await table.get(accountId, id);
+      if (!row) return false;
+      await table.remove(accountId, { id });
+      await hooks.afterDelete?.(row);
+      return true;
+    },
+  };
+}
+
+export function accountRepository(ctx: TableContext): AccountRepository {
+  const table = new Table<Account>(ctx, { name: 'accounts', numericId: false, global: true });
+  return {
+    insert: (account) => table.insert(null, account),
+    get: (id) => table.get(null, id),
+    async update(account) {
+      const saved = await table.put(null, account.id, account);
+      if (!saved) throw new NotFoundError(`account ${account.id} does not exist`);
+      return saved;
+    },
+    async listIds() {
+      return (await table.where(null)).map((a) => a.id);
+    },
+  };
+}
+
+export function apiKeyRepository(ctx: TableContext): ApiKeyRepository {
+  const table = new Table<ApiKey>(ctx, { name: 'api_keys', numericId: false, columns: { prefix: (k) => k.prefix } });
+  return {
+    insert: (key) => table.insert(key.accountId, key),
+    findByPrefix: (prefix) => table.where(null, { prefix }),
+    list: (accountId) => table.where(accountId),
+    async revoke(accountId, id, at) {
+      const key = await table.get(accountId, id);
+      if (!key) return false;
+      if (key.revokedAt === null) await table.put(accountId, id, { ...key, revokedAt: at });
+      return true;
+    },
+    async touch(id, at) {
+      const [key] = await table.where(null, { id });
+      if (key) await table.put(key.accountId, id, { ...key, lastUsedAt: at });
+    },
+  };
+}
+
+export function checkRepository(ctx: TableContext): CheckRepository {
+  const table = new Table<Check>(ctx, {
+    name: 'checks',
+    numericId: false,
+    columns: {
+      group_id: (c) => c.groupId,
+      ping_token: (c) => (c.checkType === 'HEARTBEAT' ? c.heartbeat.pingToken : null),
+    },
+  });
+  return {
+    ...docRepository<Check, string>(table),
+    listByGroup: (accountId, groupId) => table.where(accountId, { group_id: groupId }),
+    listByIds: (accountId, ids) => (ids.length ? table.where(accountId, { id: ids }) : Promise.resolve([])),
+    listAll: (accountId) => table.where(accountId),
+    async scan(afterId, limit) {
+      return table.run(async () => {
+        const q = table.knex(table.table).orderBy('id', 'asc').limit(limit);
+        if (afterId !== null) q.where('id', '>', afterId);
+        return (await q).map((r: Record<string, unknown>) => table.fromRow(r));
+      });
+    },
+    async findByPingToken(token) {
+      const [found] = await table.where(null, { ping_token: token });
+      return found?.checkType === 'HEARTBEAT' ? found : null;
+    },
+  };
+}
+
+export function checkGroupRepository(ctx: TableContext): CheckGroupRepository {
+  const table = new Table<CheckGroup>(ctx, { name: 'check_groups', numericId: true });
+  return { ...docRepository<CheckGroup, number>(table), listAll: (accountId) => table.where(accountId) };
+}
+
+export function alertChannelRepository(ctx: TableContext): AlertChannelRepository {
+  const table = new Table<AlertChannel>(ctx, { name: 'alert_channels', numericId: true });
+  return { ...docRepository<AlertChannel, number>(table), listAll: (accountId) => table.where(accountId) };
+}
+
+export function maintenanceWindowRepository(ctx: TableContext): MaintenanceWindowRepository {
+  const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true });
+  return { ...docRepository<MaintenanceWindow, number>(table), listAll: (accountId) => table.where(accountId) };
+}
+
+export function clientCertificateRepository(ctx: TableContext): ClientCertificateRepository {
+  const table = new Table<ClientCertificate>(ctx, { name: 'client_certificates', numericId: false });
+  const repo = docRepository<ClientCertificate, string>(table);
+  return { insert: repo.insert, get: repo.get, list: repo.list, delete: repo.delete };
+}
+
+type Target = { checkId: string } | { groupId: number };
+const targetFilter = (t: Target) => ('checkId' in t ? { check_id: t.checkId } : { group_id: t.groupId });
+
+export function alertSubscriptionRepository(ctx: TableContext): AlertSubscriptionRepository {
+  const table = new Table<AlertSubscription>(ctx, {
+    name: 'alert_subscriptions',
+    numericId: true,
+    columns: { alert_channel_id: (s) => s.alertChannelId, check_id: (s) => s.checkId, group_id: (s) => s.groupId },
+  });
+  const insertAll = async (accountId: string, subs: Omit<AlertSubscription, 'id' | 'accountId'>[]) => {
+    const out: AlertSubscription[] = [];
+    for (const s of subs) out.push(await table.insert(accountId, s));
+    return out;
+  };
+  return {
+    insert: (accountId, s) => table.insert(accountId, s),
+    listByChannel: (accountId, alertChannelId) => table.where(accountId, { alert_channel_id: alertChannelId }),
+    listByCheck: (accountId, checkId) => table.where(accountId, { check_id: checkId }),
+    listByGroup: (accountId, groupId) => table.where(accountId, { group_id: groupId }),
+    listAll: (accountId) => table.where(accountId),
+    async replaceForChannel(accountId, alertChannelId, subs) {
+      await table.remove(accountId, { alert_channel_id: alertChannelId });
+      return insertAll(accountId, subs.map((s) => ({ ...s, alertChannelId })));
+    },
+    async replaceForTarget(accountId, target, subs) {
+      await table.remove(accountId, targetFilter(target));
+      const fields = 'checkId' in target ? { checkId: target.checkId, groupId: null } : { checkId: null, groupId: target.groupId };
+      return insertAll(accountId, subs.map((s) => ({ ...s, ...fields })));
+    },
+    deleteByChannel: (accountId, alertChannelId) => table.remove(accountId, { alert_channel_id: alertChannelId }),
+    deleteByTarget: (accountId, target) => table.remove(accountId, targetFilter(target)),
+  };
+}

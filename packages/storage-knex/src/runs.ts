@@ -1,0 +1,125 @@
+import type {
+  AlertState,
+  AlertStateRepository,
+  CheckSession,
+  CheckSessionRepository,
+  CheckStatus,
+  CheckStatusRepository,
+  ErrorGroup,
+  ErrorGroupRepository,
+  HeartbeatRepository,
+  TestSessionErrorGroup,
+  TestSessionErrorGroupRepository,
+} from '@vigil/core';
+import { docRepository } from './resources.js';
+import { DocTable, type TableContext } from './table.js';
+
+export function errorGroupRepository(ctx: TableContext): ErrorGroupRepository {
+  const table = new DocTable<ErrorGroup>(ctx, {
+    name: 'error_groups', numericId: false, columns: { check_id: (g) => g.checkId, error_hash: (g) => g.errorHash },
+  });
+  return {
+    ...docRepository<ErrorGroup, string>(table),
+    async findByHash(accountId, checkId, errorHash) {
+      return (await table.where(accountId, { check_id: checkId, error_hash: errorHash }))[0] ?? null;
+    },
+    async listByCheck(accountId, checkId, options) {
+      const all = await table.where(accountId, { check_id: checkId });
+      return { items: all.slice(options.offset, options.offset + options.limit), total: all.length, offset: options.offset };
+    },
+  };
+}
+
+export function testSessionErrorGroupRepository(ctx: TableContext): TestSessionErrorGroupRepository {
+  const table = new DocTable<TestSessionErrorGroup>(ctx, {
+    name: 'test_session_error_groups', numericId: false,
+    columns: { project_id: (g) => g.projectId, error_hash: (g) => g.errorHash },
+  });
+  return {
+    ...docRepository<TestSessionErrorGroup, string>(table),
+    async findByHash(accountId, projectId, errorHash) {
+      return (await table.where(accountId, { project_id: projectId, error_hash: errorHash }))[0] ?? null;
+    },
+    listByProject: (accountId, projectId) => table.where(accountId, { project_id: projectId }),
+  };
+}
+
+type SessionRow = CheckSession & { id: string };
+
+export function checkSessionRepository(ctx: TableContext): CheckSessionRepository {
+  const table = new DocTable<SessionRow>(ctx, { name: 'check_sessions', numericId: false });
+  const strip = (row: SessionRow | null): CheckSession | null => {
+    if (!row) return null;
+    const { id: _id, ...rest } = row;
+    return rest;
+  };
+  return {
+    async insert(accountId, session) {
+      return strip(await table.insert(accountId, { ...session, id: session.checkSessionId }))!;
+    },
+    get: async (accountId, id) => strip(await table.get(accountId, id)),
+    update: async (accountId, session) => strip(await table.put(accountId, session.checkSessionId, session)),
+  };
+}
+
+/** Per-check rows are keyed by account and check, so one account never touches another's. */
+const perCheck = (accountId: string, checkId: string) => `${accountId}:${checkId}`;
+
+type StatusRow = CheckStatus & { id: string };
+
+export function checkStatusRepository(ctx: TableContext): CheckStatusRepository {
+  const table = new DocTable<StatusRow>(ctx, { name: 'check_statuses', numericId: false });
+  const strip = ({ id: _id, ...rest }: StatusRow): CheckStatus => rest;
+  return {
+    async upsert(accountId, status) {
+      const id = perCheck(accountId, status.checkId);
+      const row = { ...status, id };
+      const saved = (await table.put(accountId, id, row)) ?? (await table.insert(accountId, row));
+      return strip(saved);
+    },
+    get: async (accountId, checkId) => {
+      const row = await table.get(accountId, perCheck(accountId, checkId));
+      return row ? strip(row) : null;
+    },
+    list: async (accountId) => (await table.where(accountId)).map(strip),
+    delete: async (accountId, checkId) => (await table.remove(accountId, { id: perCheck(accountId, checkId) })) > 0,
+  };
+}
+
+type StateRow = { id: string; accountId: string; checkId: string; state: AlertState };
+
+export function alertStateRepository(ctx: TableContext): AlertStateRepository {
+  const table = new DocTable<StateRow>(ctx, { name: 'alert_states', numericId: false });
+  return {
+    get: async (accountId, checkId) => (await table.get(accountId, perCheck(accountId, checkId)))?.state ?? null,
+    async put(accountId, checkId, state) {
+      const row = { id: perCheck(accountId, checkId), accountId, checkId, state };
+      if (!(await table.put(accountId, row.id, row))) await table.insert(accountId, row);
+    },
+    async delete(accountId, checkId) {
+      await table.remove(accountId, { id: perCheck(accountId, checkId) });
+    },
+  };
+}
+
+export function heartbeatRepository(ctx: TableContext): HeartbeatRepository {
+  const name = `${ctx.prefix}heartbeat_pings`;
+  const toPing = (r: { check_id: string; at: string; source: string | null }) => ({ checkId: r.check_id, at: r.at, source: r.source });
+  return {
+    async recordPing(accountId, ping) {
+      await ctx.knex(name).insert({ account_id: accountId, check_id: ping.checkId, at: ping.at, at_ms: Date.parse(ping.at), source: ping.source });
+    },
+    async lastPing(accountId, checkId) {
+      const row = await ctx.knex(name).where({ account_id: accountId, check_id: checkId }).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).first();
+      return row ? toPing(row) : null;
+    },
+    async listPings(accountId, checkId, from, to) {
+      const rows = await ctx.knex(name)
+        .where({ account_id: accountId, check_id: checkId })
+        .where('at_ms', '>=', from.getTime())
+        .where('at_ms', '<', to.getTime())
+        .orderBy([{ column: 'at_ms', order: 'asc' }, { column: 'seq', order: 'asc' }]);
+      return rows.map(toPing);
+    },
+  };
+}

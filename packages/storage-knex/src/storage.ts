@@ -1,0 +1,135 @@
+import type { DependencyContainer } from 'tsyringe';
+import { STORAGE, type VigilStorage } from '@vigil/core';
+import knexFactory, { type Knex } from 'knex';
+import { migrate } from './migrations.js';
+import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './pages.js';
+import { outbox, scheduleStore } from './queues.js';
+import {
+  accountRepository,
+  alertChannelRepository,
+  alertSubscriptionRepository,
+  apiKeyRepository,
+  checkGroupRepository,
+  checkRepository,
+  clientCertificateRepository,
+  maintenanceWindowRepository,
+} from './resources.js';
+import { checkResultRepository } from './results.js';
+import { alertStateRepository, checkSessionRepository, checkStatusRepository, errorGroupRepository, heartbeatRepository, testSessionErrorGroupRepository } from './runs.js';
+import type { TableContext } from './table.js';
+
+export interface KnexStorageOptions {
+  /** `sqlite3` (default) or `pg`. Ignored when `knex` is given. */
+  client?: 'sqlite3' | 'pg';
+  /** A SQLite file name (or `:memory:`), or a PostgreSQL URL / connection object. */
+  connection?: string | Knex.StaticConnectionConfig;
+  /** A knex instance the host already has; Vigil does not close it. */
+  knex?: Knex;
+  /** Prefix of every table name, so Vigil's tables can sit beside the host's own. Default `vigil_`. */
+  tablePrefix?: string;
+  /** Run the migrations on the first use. Default true. */
+  migrate?: boolean;
+  pool?: Knex.PoolConfig;
+}
+
+export interface KnexStorage extends VigilStorage {
+  readonly knex: Knex;
+  /** Rows of a table as stored, bypassing the repositories (for tests and audits). */
+  raw: { dump(table: string): Promise<Record<string, unknown>[]> };
+}
+
+/** Names the database for error messages without the password. */
+function describe(knex: Knex): string {
+  const conn = knex.client.config.connection as string | { filename?: string; host?: string; database?: string } | undefined;
+  if (typeof conn === 'string') {
+    try {
+      const u = new URL(conn);
+      return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+    } catch {
+      return 'the configured database';
+    }
+  }
+  return conn?.filename ?? (conn?.host ? `${conn.host}/${conn.database ?? ''}` : 'the configured database');
+}
+
+/** Vigil's storage on knex: SQLite by default, PostgreSQL for several processes. */
+export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
+  const client = options.client ?? 'sqlite3';
+  const owned = !options.knex;
+  const knex = options.knex ?? knexFactory({
+    client,
+    connection: options.connection ?? (client === 'sqlite3' ? { filename: 'vigil.sqlite' } : undefined),
+    useNullAsDefault: client === 'sqlite3',
+    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1 } : { min: 0, max: 10 }),
+  } as Knex.Config);
+  if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
+    knex.client.config.connection = { filename: knex.client.config.connection };
+  }
+  const prefix = options.tablePrefix ?? 'vigil_';
+  const ctx: TableContext = { knex, prefix, database: describe(knex) };
+  const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
+  let migrated: Promise<void> | null = null;
+  const ensure = () => (migrated ??= migrate(knex, prefix).catch((err) => {
+    migrated = null;
+    throw err;
+  }));
+  const base: VigilStorage = {
+    name: pg ? 'knex-pg' : 'knex-sqlite',
+    capabilities: { multiProcess: pg, nativePercentiles: false },
+    accounts: accountRepository(ctx),
+    apiKeys: apiKeyRepository(ctx),
+    checks: checkRepository(ctx),
+    checkGroups: checkGroupRepository(ctx),
+    alertChannels: alertChannelRepository(ctx),
+    alertSubscriptions: alertSubscriptionRepository(ctx),
+    dashboards: dashboardRepository(ctx),
+    maintenanceWindows: maintenanceWindowRepository(ctx),
+    incidents: incidentRepository(ctx),
+    statusPages: statusPageRepository(ctx),
+    services: serviceRepository(ctx),
+    statusPageIncidents: statusPageIncidentRepository(ctx),
+    clientCertificates: clientCertificateRepository(ctx),
+    errorGroups: errorGroupRepository(ctx),
+    testSessionErrorGroups: testSessionErrorGroupRepository(ctx),
+    checkSessions: checkSessionRepository(ctx),
+    checkStatuses: checkStatusRepository(ctx),
+    checkResults: checkResultRepository(ctx),
+    alertStates: alertStateRepository(ctx),
+    heartbeats: heartbeatRepository(ctx),
+    schedule: scheduleStore(ctx),
+    outbox: outbox(ctx),
+    migrate: () => ensure(),
+    close: async () => {
+      if (owned) await knex.destroy();
+    },
+  };
+  // Every repository call waits for the migrations once, unless the host turned that off.
+  const wrapped = options.migrate === false ? base : withMigrations(base, ensure);
+  return Object.assign(wrapped, {
+    knex,
+    raw: { dump: async (table: string) => knex(`${prefix}${table}`).select('*') as Promise<Record<string, unknown>[]> },
+  });
+}
+
+function withMigrations(storage: VigilStorage, ensure: () => Promise<void>): VigilStorage {
+  const out: Record<string, unknown> = { ...storage };
+  for (const [key, repo] of Object.entries(storage)) {
+    if (typeof repo !== 'object' || repo === null || key === 'capabilities') continue;
+    const proxied: Record<string, unknown> = {};
+    for (const [method, fn] of Object.entries(repo as Record<string, unknown>)) {
+      proxied[method] = typeof fn === 'function' ? async (...args: unknown[]) => {
+        await ensure();
+        return (fn as (...a: unknown[]) => unknown)(...args);
+      } : fn;
+    }
+    out[key] = proxied;
+  }
+  return out as unknown as VigilStorage;
+}
+
+/** Registers a knex store as Vigil's STORAGE on the host's container. */
+export function registerKnexStorage(container: DependencyContainer, options: KnexStorageOptions = {}): KnexStorage {
+  const storage = knexStorage(options);
+  container.register(STORAGE, { useValue: storage });
+  return storage;
+}

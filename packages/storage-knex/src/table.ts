@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { mapDbError } from './errors.js';
+
+type Row = Record<string, unknown>;
+type Extra<T> = Record<string, (row: T) => string | number | boolean | null>;
+
+export interface DocTableSpec<T> {
+  /** Logical name (without the prefix). */
+  name: string;
+  /** Numeric ids come from the database; string ids come with the row. */
+  numericId: boolean;
+  /** Columns kept beside the JSON document, for lookups and indexes. */
+  columns?: Extra<T>;
+  /** Rows not scoped to an account (accounts). */
+  global?: boolean;
+}
+
+export interface TableContext {
+  knex: Knex;
+  prefix: string;
+  database: string;
+}
+
+/**
+ * A table of JSON documents with the columns queries filter by. Every account-scoped read and
+ * write carries `account_id` in its WHERE clause.
+ */
+export class DocTable<T extends { id: string | number }> {
+  readonly table: string;
+
+  constructor(
+    private readonly ctx: TableContext,
+    readonly spec: DocTableSpec<T>,
+  ) {
+    this.table = `${ctx.prefix}${spec.name}`;
+  }
+
+  get knex(): Knex {
+    return this.ctx.knex;
+  }
+
+  async run<R>(fn: () => Promise<R>): Promise<R> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapDbError(err, this.ctx.database);
+    }
+  }
+
+  private toRow(accountId: string | null, record: T): Row {
+    const { id, accountId: _a, ...doc } = record as T & { accountId?: string };
+    const row: Row = { data: JSON.stringify(doc) };
+    if (!this.spec.global) row.account_id = accountId;
+    if (!this.spec.numericId) row.id = id;
+    for (const [col, get] of Object.entries(this.spec.columns ?? {})) row[col] = get(record);
+    return row;
+  }
+
+  fromRow(row: Row): T {
+    const doc = JSON.parse(String(row.data)) as Row;
+    const id = this.spec.numericId ? Number(row.id) : String(row.id);
+    return { ...doc, id, ...(this.spec.global ? {} : { accountId: String(row.account_id) }) } as unknown as T;
+  }
+
+  query(accountId: string | null): Knex.QueryBuilder {
+    const q = this.knex(this.table);
+    return this.spec.global || accountId === null ? q : q.where('account_id', accountId);
+  }
+
+  private order(q: Knex.QueryBuilder): Knex.QueryBuilder {
+    return q.orderBy(this.spec.numericId ? 'id' : 'seq', 'asc');
+  }
+
+  async insert(accountId: string | null, record: object, trx?: Knex.Transaction): Promise<T> {
+    return this.run(async () => {
+      const row = this.toRow(accountId, record as T);
+      const [inserted] = await (trx ?? this.knex)(this.table).insert(row).returning(this.spec.numericId ? ['id'] : ['seq']);
+      const id = this.spec.numericId ? Number((inserted as Row).id ?? inserted) : (record as T).id;
+      const full = { ...(record as object), id, ...(this.spec.global ? {} : { accountId }) } as unknown as T;
+      if (this.spec.numericId && Object.keys(this.spec.columns ?? {}).length > 0) {
+        await (trx ?? this.knex)(this.table).where('id', id).update(this.toRow(accountId, full));
+      }
+      return full;
+    });
+  }
+
+  async get(accountId: string | null, id: string | number): Promise<T | null> {
+    return this.run(async () => {
+      const row = await this.query(accountId).where('id', id).first();
+      return row ? this.fromRow(row) : null;
+    });
+  }
+
+  async page(accountId: string, options?: { limit: number; offset: number }): Promise<{ items: T[]; total: number; offset: number }> {
+    return this.run(async () => {
+      const limit = options?.limit ?? Number.MAX_SAFE_INTEGER;
+      const offset = options?.offset ?? 0;
+      const [{ count }] = (await this.query(accountId).count({ count: '*' })) as [{ count: number | string }];
+      const rows = await this.order(this.query(accountId)).limit(Math.min(limit, 2 ** 31 - 1)).offset(offset);
+      return { items: rows.map((r: Row) => this.fromRow(r)), total: Number(count), offset };
+    });
+  }
+
+  /** Rows of an account matching column values, in creation order. */
+  async where(accountId: string | null, filter: Row = {}, trx?: Knex.Transaction): Promise<T[]> {
+    return this.run(async () => {
+      const base = trx ? (this.spec.global || accountId === null ? trx(this.table) : trx(this.table).where('account_id', accountId)) : this.query(accountId);
+      const q = this.order(base);
+      for (const [col, value] of Object.entries(filter)) {
+        if (value === null) q.whereNull(col);
+        else if (Array.isArray(value)) q.whereIn(col, value);
+        else q.where(col, value as string | number);
+      }
+      return (await q).map((r: Row) => this.fromRow(r));
+    });
+  }
+
+  async put(accountId: string | null, id: string | number, record: object, trx?: Knex.Transaction): Promise<T | null> {
+    return this.run(async () => {
+      const full = { ...(record as object), id, ...(this.spec.global ? {} : { accountId }) } as unknown as T;
+      const row = this.toRow(accountId, full);
+      delete row.id;
+      const base = (trx ?? this.knex)(this.table).where('id', id);
+      if (!this.spec.global && accountId !== null) base.where('account_id', accountId);
+      const n = await base.update(row);
+      return n > 0 ? full : null;
+    });
+  }
+
+  async remove(accountId: string | null, filter: Row, trx?: Knex.Transaction): Promise<number> {
+    return this.run(async () => {
+      const q = (trx ?? this.knex)(this.table);
+      if (!this.spec.global && accountId !== null) q.where('account_id', accountId);
+      for (const [col, value] of Object.entries(filter)) {
+        if (value === null) q.whereNull(col);
+        else q.where(col, value as string | number);
+      }
+      return q.delete();
+    });
+  }
+}

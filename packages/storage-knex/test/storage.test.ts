@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { storageSuite } from '@vigil/core/testing';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+
+describe('SQLite in memory', () => {
+  storageSuite(it, async () => {
+    const storage = knexStorage({ client: 'sqlite3', connection: ':memory:' });
+    return { storage, raw: storage.raw };
+  }, { prefix: 'sqlite :memory:' });
+});
+
+describe('SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-sqlite-'));
+  let n = 0;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  storageSuite(it, async () => {
+    const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `case-${++n}.sqlite`) });
+    return { storage, raw: storage.raw };
+  }, { prefix: 'sqlite file' });
+});
+
+describe.runIf(PG_URL)('PostgreSQL', () => {
+  // Each run gets a schema of its own and each case its own table prefix, so runs never collide.
+  const schema = `vigil_test_${randomBytes(4).toString('hex')}`;
+  let admin: Knex;
+  let n = 0;
+  beforeAll(async () => {
+    admin = knexFactory({ client: 'pg', connection: PG_URL });
+    await admin.raw(`create schema ${schema}`);
+  });
+  afterAll(async () => {
+    await admin.raw(`drop schema ${schema} cascade`);
+    await admin.destroy();
+  });
+  storageSuite(it, async () => {
+    const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 4 } });
+    const storage = knexStorage({ knex, tablePrefix: `c${++n}_` });
+    const close = storage.close;
+    storage.close = async () => {
+      await close();
+      await knex.destroy();
+    };
+    return { storage, raw: storage.raw };
+  }, { prefix: 'postgres' });
+});
+
+describe('migrations', () => {
+  it('run once, and again without effect, beside a host\'s own tables', async () => {
+    const storage = knexStorage({ client: 'sqlite3', connection: ':memory:', tablePrefix: 'mon_' });
+    await storage.knex.schema.createTable('orders', (t) => t.increments('id'));
+    await storage.migrate();
+    await storage.migrate();
+    const tables = (await storage.knex.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")) as { name: string }[];
+    const names = tables.map((t) => t.name);
+    expect(names).toContain('orders');
+    expect(names).toContain('mon_checks');
+    expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 2 }]);
+    await storage.close();
+  });
+});
