@@ -1,6 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import { STORAGE, type VigilStorage } from '@vigil/core';
 import knexFactory, { type Knex } from 'knex';
+import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
 import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './pages.js';
 import { outbox, scheduleStore } from './queues.js';
@@ -40,7 +41,7 @@ export interface KnexStorage extends VigilStorage {
 
 /** Names the database for error messages without the password. */
 function describe(knex: Knex): string {
-  const conn = knex.client.config.connection as string | { filename?: string; host?: string; database?: string } | undefined;
+  const conn = knex.client.config.connection as string | { filename?: string; host?: string; port?: number; database?: string } | undefined;
   if (typeof conn === 'string') {
     try {
       const u = new URL(conn);
@@ -49,7 +50,7 @@ function describe(knex: Knex): string {
       return 'the configured database';
     }
   }
-  return conn?.filename ?? (conn?.host ? `${conn.host}/${conn.database ?? ''}` : 'the configured database');
+  return conn?.filename ?? (conn?.host ? `${conn.host}:${conn.port ?? 5432}/${conn.database ?? ''}` : 'the configured database');
 }
 
 /** Vigil's storage on knex: SQLite by default, PostgreSQL for several processes. */
@@ -69,9 +70,10 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const ctx: TableContext = { knex, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;
+  // A failed migration (database down) is tried again on the next call.
   const ensure = () => (migrated ??= migrate(knex, prefix).catch((err) => {
     migrated = null;
-    throw err;
+    throw mapDbError(err, ctx.database);
   }));
   const base: VigilStorage = {
     name: pg ? 'knex-pg' : 'knex-sqlite',
