@@ -1,4 +1,5 @@
-import { aggregateResults, type CheckResult, type CheckResultRepository } from '@vigil/core';
+import { aggregateResults, type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
+import type { Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import type { TableContext } from './table.js';
 
@@ -83,6 +84,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
     aggregate: (accountId, query) =>
       run(async () => {
         if (query.checkIds.length === 0) return [];
+        if (['pg', 'postgres', 'postgresql'].includes(String(ctx.knex.client.config.client))) return aggregateInPostgres(ctx.knex, table, accountId, query);
         const q = ctx.knex(table)
           .where('account_id', accountId)
           .whereIn('check_id', query.checkIds)
@@ -96,4 +98,54 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
       }),
     deleteOlderThan: (before) => run(async () => Number(await ctx.knex(table).where('started_ms', '<', before.getTime()).delete())),
   };
+}
+
+const PERCENTILE: Record<string, number> = { median: 0.5, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+
+function valueSql(knex: Knex, field: string): Knex.Raw {
+  if (field === 'responseTime') return knex.raw('response_time');
+  if (field === 'attempts') return knex.raw('attempts');
+  return knex.raw('(phases::jsonb ->> ?)::float8', [field]);
+}
+
+function measureSql(knex: Knex, m: AggregateMeasure): Knex.Raw {
+  const v = valueSql(knex, m.field);
+  const p = PERCENTILE[m.fn];
+  if (p !== undefined) return knex.raw('percentile_cont(?) within group (order by ?)', [p, v]);
+  const fn = { avg: 'avg', max: 'max', min: 'min', sum: 'sum', stddev: 'stddev_samp', count: 'count' }[m.fn as string];
+  return knex.raw(`${fn}(?)`, [v]);
+}
+
+/** The aggregate in one query: percentile_cont, stddev_samp and friends computed by PostgreSQL. */
+async function aggregateInPostgres(knex: Knex, table: string, accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]> {
+  const from = query.from.getTime();
+  const bucketMs = query.bucketMs && query.bucketMs > 0 ? query.bucketMs : null;
+  const bucket = bucketMs === null ? knex.raw('?::bigint', [from]) : knex.raw('?::bigint + floor((started_ms - ?) / ?::float8)::bigint * ?::bigint', [from, from, bucketMs, bucketMs]);
+  const group = query.groupBy === 'runLocation' ? knex.raw('run_location') : query.groupBy === 'statusCode' ? knex.raw('status_code::text') : knex.raw('null::text');
+  const selects: Knex.Raw[] = [
+    knex.raw('check_id'), knex.raw('? as bucket', [bucket]), knex.raw('? as grp', [group]),
+    knex.raw('count(*) as n'), knex.raw('sum(case when failed then 1 else 0 end) as failures'),
+    ...query.measures.map((m, i) => knex.raw(`? as m${i}`, [measureSql(knex, m)])),
+  ];
+  const q = knex(table)
+    .select(selects)
+    .where('account_id', accountId)
+    .whereIn('check_id', query.checkIds)
+    .where('started_ms', '>=', from)
+    .where('started_ms', '<', query.to.getTime())
+    .groupByRaw('1, 2, 3')
+    .orderByRaw('check_id collate "C", 2, coalesce(?, \'\') collate "C"', [group]);
+  if (!query.includeAttempts) q.where('result_type', 'FINAL');
+  const statuses = query.filterByStatus ?? [];
+  if (statuses.length === 1) q.where('failed', statuses[0] === 'failure');
+  const rows = (await q) as Record<string, unknown>[];
+  const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
+  return rows.map((r) => ({
+    checkId: String(r.check_id),
+    bucketStart: new Date(Number(r.bucket)).toISOString(),
+    group: r.grp === null ? null : String(r.grp),
+    count: Number(r.n),
+    failures: Number(r.failures),
+    values: Object.fromEntries(query.measures.map((m, i) => [m.name, m.fn === 'count' ? Number(r[`m${i}`]) : num(r[`m${i}`])])),
+  }));
 }

@@ -77,7 +77,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   }));
   const base: VigilStorage = {
     name: pg ? 'knex-pg' : 'knex-sqlite',
-    capabilities: { multiProcess: pg, nativePercentiles: false },
+    capabilities: { multiProcess: pg, nativePercentiles: pg },
     accounts: accountRepository(ctx),
     apiKeys: apiKeyRepository(ctx),
     checks: checkRepository(ctx),
