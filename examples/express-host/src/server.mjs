@@ -1,21 +1,42 @@
-// An ordinary Express app with routes of its own that embeds Vigil in its process.
-// Storage is in memory until a storage plugin is configured; the full public API router mounts here
-// once the HTTP adapter package is installed.
+// An ordinary Express app with routes of its own that embeds Vigil in its process, storing in
+// SQLite (a file) by default or PostgreSQL when VIGIL_DB is a postgres:// URL.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import express from 'express';
 import { consoleLogger, createVigil, isVigilError } from '@vigil/core';
-import { memoryStorage } from '@vigil/core/testing';
+import { registerKnexStorage } from '@vigil/storage-knex';
 
 const port = Number(process.env.PORT ?? 3000);
-const secretKey = process.env.VIGIL_SECRET_KEY ?? randomBytes(32).toString('hex');
+const db = process.env.VIGIL_DB ?? '.vigil/vigil.sqlite';
 
-const vigil = createVigil({ storage: memoryStorage(), secretKey, logger: consoleLogger('info') });
+// The key that seals secrets at rest must outlive restarts: from the environment, or a file kept
+// beside the database (never inside it).
+function secretKey() {
+  if (process.env.VIGIL_SECRET_KEY) return process.env.VIGIL_SECRET_KEY;
+  const file = '.vigil/secret.key';
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
 
-const account = await vigil.accounts.ensure(process.env.VIGIL_ACCOUNT_ID);
+const postgres = /^postgres(ql)?:\/\//.test(db);
+if (!postgres) mkdirSync(dirname(db), { recursive: true });
+const vigil = createVigil({ secretKey: secretKey(), logger: consoleLogger('info') }, (container) => {
+  registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
+});
+
+// The account: VIGIL_ACCOUNT_ID, else the one this database already has, else a new one.
+const known = await vigil.storage.accounts.listIds();
+const account = await vigil.accounts.ensure(process.env.VIGIL_ACCOUNT_ID ?? known[0]);
 let apiKey = process.env.VIGIL_API_KEY;
-if (!apiKey) {
+if (apiKey) {
+  await vigil.apiKeys.ensure(account.id, apiKey, 'example host (VIGIL_API_KEY)');
+} else {
   apiKey = (await vigil.apiKeys.create(account.id, { name: 'example host' })).key;
-  console.log(`Vigil account: ${account.id}\nVigil API key: ${apiKey}  (shown once)`);
+  console.log(`Vigil account: ${account.id}\nVigil API key: ${apiKey}  (shown once; set VIGIL_API_KEY to keep using it)`);
 }
 
 const app = express();

@@ -208,3 +208,16 @@ describe('API keys', () => {
     expect(() => createVigil({ secretKey: randomBytes(32) })).toThrow(/No Vigil storage/);
   });
 });
+
+describe('host-chosen API keys', () => {
+  it('ensure registers a key once, refuses short keys and keys of another account', async () => {
+    const { vigil, a, b } = await setup();
+    const key = `vgl_${'k'.repeat(40)}`;
+    const first = await vigil.apiKeys.ensure(a, key);
+    expect((await vigil.apiKeys.ensure(a, key)).id).toBe(first.id);
+    expect(await vigil.authenticator.authenticate({ authorization: `Bearer ${key}`, account: a })).toMatchObject({ accountId: a });
+    expect(await code(vigil.apiKeys.ensure(b, key))).toBe('CONFLICT');
+    expect(await code(vigil.apiKeys.ensure(a, 'short'))).toBe('VALIDATION');
+    expect(await vigil.apiKeys.list(a)).toHaveLength(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, UnauthorizedError, ValidationError } from '../errors.js';
 import { ApiKeyCreateSchema, type ApiKey, type ApiKeyResponse } from '../model/account.js';
 import { parse } from '../model/parse.js';
 import type { AuthContext, Authenticator, AuthRequest } from '../ports/authenticator.js';
@@ -36,6 +36,24 @@ export class ApiKeyService {
       revokedAt: null,
     });
     return { apiKey: toResponse(record), key };
+  }
+
+  /**
+   * Registers a key the host chose (e.g. from its environment) unless it is registered already.
+   * It must be long enough to be unguessable.
+   */
+  async ensure(accountId: string, key: string, name = 'host key'): Promise<ApiKeyResponse> {
+    if (key.length < 32) throw new ValidationError([{ path: 'key', message: 'must be at least 32 characters' }]);
+    const existing = (await this.deps.storage.apiKeys.findByPrefix(key.slice(0, PREFIX_LENGTH))).find((k) => k.hash === hashKey(key));
+    if (existing) {
+      if (existing.accountId !== accountId) throw new ConflictError('This API key belongs to another account');
+      return toResponse(existing);
+    }
+    await this.deps.storage.accounts.get(accountId).then((a) => found(a, 'Account'));
+    return toResponse(await this.deps.storage.apiKeys.insert({
+      id: this.deps.ids.uuid(), accountId, name, prefix: key.slice(0, PREFIX_LENGTH), hash: hashKey(key),
+      created_at: nowIso(this.deps), lastUsedAt: null, revokedAt: null,
+    }));
   }
 
   async list(accountId: string): Promise<ApiKeyResponse[]> {
