@@ -126,6 +126,24 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.index(['account_id', 'check_id', 'started_ms']);
         t.index(['started_ms']);
       });
+      // Hourly roll-ups outlive the raw results they summarise (see retention).
+      await knex.schema.createTable(`${prefix}check_result_rollups`, (t) => {
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).notNullable();
+        t.bigInteger('hour_ms').notNullable();
+        t.string('run_location', 128).notNullable();
+        t.integer('count').notNullable();
+        t.integer('failures').notNullable();
+        t.double('sum').notNullable();
+        t.double('sum_sq').notNullable();
+        t.double('min').notNullable();
+        t.double('max').notNullable();
+        t.double('p50').notNullable();
+        t.double('p90').notNullable();
+        t.double('p95').notNullable();
+        t.double('p99').notNullable();
+        t.primary(['account_id', 'check_id', 'hour_ms', 'run_location']);
+      });
       await knex.schema.createTable(`${prefix}heartbeat_pings`, (t) => {
         t.increments('seq').primary();
         t.string('account_id', 64).notNullable();

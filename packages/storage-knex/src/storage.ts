@@ -3,6 +3,7 @@ import { STORAGE, type VigilStorage } from '@vigil/core';
 import knexFactory, { type Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
+import { listRollups, rollUpAndPrune, type HourlyRollup } from './retention.js';
 import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './pages.js';
 import { outbox, scheduleStore } from './queues.js';
 import {
@@ -35,6 +36,13 @@ export interface KnexStorageOptions {
 
 export interface KnexStorage extends VigilStorage {
   readonly knex: Knex;
+  /**
+   * Rolls raw results older than `before` up into hourly roll-ups and deletes them. The engine
+   * runs it on a schedule; a host may call it too.
+   */
+  retention(before: Date): Promise<{ rolledUp: number; deleted: number }>;
+  /** Hourly roll-ups of a check in [from, to). */
+  rollups(accountId: string, checkId: string, from: Date, to: Date): Promise<HourlyRollup[]>;
   /** Rows of a table as stored, bypassing the repositories (for tests and audits). */
   raw: { dump(table: string): Promise<Record<string, unknown>[]> };
 }
@@ -109,6 +117,14 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const wrapped = options.migrate === false ? base : withMigrations(base, ensure);
   return Object.assign(wrapped, {
     knex,
+    retention: async (before: Date) => {
+      await ensure();
+      return rollUpAndPrune(ctx, before);
+    },
+    rollups: async (accountId: string, checkId: string, from: Date, to: Date) => {
+      await ensure();
+      return listRollups(ctx, accountId, checkId, from, to);
+    },
     raw: { dump: async (table: string) => knex(`${prefix}${table}`).select('*') as Promise<Record<string, unknown>[]> },
   });
 }
