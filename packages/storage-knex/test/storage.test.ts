@@ -43,9 +43,13 @@ describe.runIf(PG_URL)('PostgreSQL', () => {
   storageSuite(it, async () => {
     const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 4 } });
     const storage = knexStorage({ knex, tablePrefix: `c${++n}_` });
+    const prefix = `c${n}_`;
     const close = storage.close;
+    // Each case drops its own tables: one cascade over thousands would exhaust the lock table.
     storage.close = async () => {
       await close();
+      const rows = (await knex.raw('select tablename from pg_tables where schemaname = ?', [schema])).rows as { tablename: string }[];
+      for (const { tablename } of rows.filter((r) => r.tablename.startsWith(prefix))) await knex.schema.dropTable(tablename);
       await knex.destroy();
     };
     return { storage, raw: storage.raw };
