@@ -1,4 +1,4 @@
-import { aggregateResults, type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
+import { type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
 import type { Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import type { TableContext } from './table.js';
@@ -85,16 +85,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
       run(async () => {
         if (query.checkIds.length === 0) return [];
         if (['pg', 'postgres', 'postgresql'].includes(String(ctx.knex.client.config.client))) return aggregateInPostgres(ctx.knex, table, accountId, query);
-        const q = ctx.knex(table)
-          .where('account_id', accountId)
-          .whereIn('check_id', query.checkIds)
-          .where('started_ms', '>=', query.from.getTime())
-          .where('started_ms', '<', query.to.getTime());
-        if (!query.includeAttempts) q.where('result_type', 'FINAL');
-        const statuses = query.filterByStatus ?? [];
-        if (statuses.length === 1) q.where('failed', statuses[0] === 'failure');
-        const rows = (await q.orderBy('seq')).map(fromRow);
-        return aggregateResults(rows, query);
+        return aggregateInSqlite(ctx.knex, table, accountId, query);
       }),
     deleteOlderThan: (before) => run(async () => Number(await ctx.knex(table).where('started_ms', '<', before.getTime()).delete())),
   };
@@ -148,4 +139,101 @@ async function aggregateInPostgres(knex: Knex, table: string, accountId: string,
     failures: Number(r.failures),
     values: Object.fromEntries(query.measures.map((m, i) => [m.name, m.fn === 'count' ? Number(r[`m${i}`]) : num(r[`m${i}`])])),
   }));
+}
+
+/** The WHERE clause both dialects share. */
+function scoped(knex: Knex, table: string, accountId: string, query: ResultAggregateQuery): Knex.QueryBuilder {
+  const q = knex(table)
+    .where('account_id', accountId)
+    .whereIn('check_id', query.checkIds)
+    .where('started_ms', '>=', query.from.getTime())
+    .where('started_ms', '<', query.to.getTime());
+  if (!query.includeAttempts) q.where('result_type', 'FINAL');
+  const statuses = query.filterByStatus ?? [];
+  if (statuses.length === 1) q.where('failed', statuses[0] === 'failure');
+  return q;
+}
+
+function sqliteValue(field: string): string {
+  if (field === 'responseTime') return 'response_time';
+  if (field === 'attempts') return 'attempts';
+  return `json_extract(phases, '$.' || ${JSON.stringify(field).replace(/'/g, "''").replace(/^"|"$/g, "'")})`;
+}
+
+/**
+ * SQLite has no percentile_cont: each percentile is found with window functions (the two ranks
+ * around the fraction, interpolated), and the variance in SQL, all inside the database.
+ */
+async function aggregateInSqlite(knex: Knex, table: string, accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]> {
+  const from = query.from.getTime();
+  const bucketMs = query.bucketMs && query.bucketMs > 0 ? query.bucketMs : null;
+  const bucket = bucketMs === null ? `${from}` : `(${from} + ((started_ms - ${from}) / ${bucketMs}) * ${bucketMs})`;
+  const group = query.groupBy === 'runLocation' ? 'run_location' : query.groupBy === 'statusCode' ? 'CAST(status_code AS TEXT)' : 'NULL';
+  const base = scoped(knex, table, accountId, query).select(
+    knex.raw('check_id'), knex.raw(`${bucket} AS bucket`), knex.raw(`${group} AS grp`),
+    knex.raw('count(*) AS n'), knex.raw('sum(CASE WHEN failed THEN 1 ELSE 0 END) AS failures'),
+    ...query.measures.flatMap((m, i) => {
+      const v = sqliteValue(m.field);
+      switch (m.fn) {
+        case 'avg': case 'max': case 'min': case 'sum': case 'count':
+          return [knex.raw(`${m.fn === 'sum' ? 'total' : m.fn}(${v}) AS m${i}`), ...(m.fn === 'sum' ? [knex.raw(`count(${v}) AS c${i}`)] : [])];
+        case 'stddev':
+          return [knex.raw(`count(${v}) AS c${i}`), knex.raw(`total(${v}) AS s${i}`), knex.raw(`total(${v} * ${v}) AS q${i}`)];
+        default:
+          return [];
+      }
+    }),
+  ).groupByRaw('1, 2, 3');
+  const rows = (await base) as Record<string, unknown>[];
+  const key = (r: Record<string, unknown>) => JSON.stringify([r.check_id, Number(r.bucket), r.grp ?? null]);
+  const out = new Map<string, ResultAggregateRow>();
+  for (const r of rows) {
+    const values: Record<string, number | null> = {};
+    query.measures.forEach((m, i) => {
+      if (m.fn === 'stddev') {
+        const n = Number(r[`c${i}`]);
+        const s = Number(r[`s${i}`]);
+        values[m.name] = n < 2 ? null : Math.sqrt(Math.max(0, (Number(r[`q${i}`]) - (s * s) / n) / (n - 1)));
+      } else if (m.fn === 'sum') {
+        values[m.name] = Number(r[`c${i}`]) === 0 ? null : Number(r[`m${i}`]);
+      } else if (m.fn === 'count') {
+        values[m.name] = Number(r[`m${i}`]);
+      } else if (PERCENTILE[m.fn] === undefined) {
+        values[m.name] = r[`m${i}`] === null ? null : Number(r[`m${i}`]);
+      } else {
+        values[m.name] = null;
+      }
+    });
+    out.set(key(r), {
+      checkId: String(r.check_id), bucketStart: new Date(Number(r.bucket)).toISOString(), group: (r.grp as string | null) ?? null,
+      count: Number(r.n), failures: Number(r.failures), values,
+    });
+  }
+  for (const [i, m] of query.measures.entries()) {
+    const p = PERCENTILE[m.fn];
+    if (p === undefined) continue;
+    const v = sqliteValue(m.field);
+    const inner = scoped(knex, table, accountId, query).whereRaw(`${v} IS NOT NULL`).select(
+      knex.raw('check_id'), knex.raw(`${bucket} AS bucket`), knex.raw(`${group} AS grp`), knex.raw(`${v} AS v`),
+      knex.raw(`row_number() OVER (PARTITION BY check_id, ${bucket}, ${group} ORDER BY ${v}) - 1 AS rn`),
+      knex.raw(`count(*) OVER (PARTITION BY check_id, ${bucket}, ${group}) AS n`),
+    );
+    const pos = `(${p} * (n - 1))`;
+    const lo = `CAST(${pos} AS INTEGER)`;
+    const picked = (await knex.select(
+      'check_id', 'bucket', 'grp',
+      knex.raw(`max(CASE WHEN rn = ${lo} THEN v END) AS lo`),
+      knex.raw(`max(CASE WHEN rn = ${lo} + (${pos} > ${lo}) THEN v END) AS hi`),
+      knex.raw(`max(${pos} - ${lo}) AS frac`),
+    ).from(inner.as('ranked')).whereRaw(`rn BETWEEN ${lo} AND ${lo} + 1`).groupBy('check_id', 'bucket', 'grp')) as Record<string, unknown>[];
+    for (const r of picked) {
+      const row = out.get(key(r));
+      if (!row) continue;
+      const lower = Number(r.lo);
+      row.values[m.name] = lower + (Number(r.hi) - lower) * Number(r.frac);
+    }
+    void i;
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...out.values()].sort((a, b) => cmp(a.checkId, b.checkId) || Date.parse(a.bucketStart) - Date.parse(b.bucketStart) || cmp(a.group ?? '', b.group ?? ''));
 }

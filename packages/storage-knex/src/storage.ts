@@ -85,7 +85,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   }));
   const base: VigilStorage = {
     name: pg ? 'knex-pg' : 'knex-sqlite',
-    capabilities: { multiProcess: pg, nativePercentiles: pg },
+    capabilities: { multiProcess: pg, nativePercentiles: true },
     accounts: accountRepository(ctx),
     apiKeys: apiKeyRepository(ctx),
     checks: checkRepository(ctx),
