@@ -16,3 +16,14 @@ export function mapDbError(err: unknown, database: string): unknown {
   }
   return err;
 }
+
+/** Runs a database call with its errors mapped to Vigil's domain errors. */
+export function dbCall(database: string) {
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw mapDbError(err, database);
+    }
+  };
+}

@@ -1,6 +1,6 @@
 import { isPrivateLocation, type Outbox, type OutboxMessage, type ScheduledJob, type ScheduleStore, type ServedLocations } from '@vigil/core';
 import type { Knex } from 'knex';
-import { mapDbError } from './errors.js';
+import { dbCall } from './errors.js';
 import type { TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
@@ -24,13 +24,7 @@ function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
 
 export function scheduleStore(ctx: TableContext): ScheduleStore {
   const table = `${ctx.prefix}schedule`;
-  const run = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapDbError(err, ctx.database);
-    }
-  };
+  const run = dbCall(ctx.database);
   return {
     upsert: (entry) =>
       run(async () => {
@@ -94,13 +88,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
 export function outbox(ctx: TableContext): Outbox {
   const table = `${ctx.prefix}outbox`;
   const attempts = `${ctx.prefix}delivery_attempts`;
-  const run = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapDbError(err, ctx.database);
-    }
-  };
+  const run = dbCall(ctx.database);
   const fromRow = (r: Row): OutboxMessage => ({
     ...(JSON.parse(String(r.data)) as Omit<OutboxMessage, 'attempts' | 'nextAttemptAt' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>),
     attempts: Number(r.attempts),

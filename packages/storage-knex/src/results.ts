@@ -1,6 +1,6 @@
 import { type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
 import type { Knex } from 'knex';
-import { mapDbError } from './errors.js';
+import { dbCall } from './errors.js';
 import type { TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
@@ -48,13 +48,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
       phases: JSON.parse(String(row.phases)),
     } as CheckResult;
   };
-  const run = async <T>(fn: () => Promise<T>) => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapDbError(err, ctx.database);
-    }
-  };
+  const run = dbCall(ctx.database);
   return {
     insertMany: (accountId, results) =>
       run(async () => {

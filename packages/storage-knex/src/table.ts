@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { mapDbError } from './errors.js';
+import { dbCall } from './errors.js';
 
 type Row = Record<string, unknown>;
 type Extra<T> = Record<string, (row: T) => string | number | boolean | null>;
@@ -39,12 +39,8 @@ export class DocTable<T extends { id: string | number }> {
     return this.ctx.knex;
   }
 
-  async run<R>(fn: () => Promise<R>): Promise<R> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw mapDbError(err, this.ctx.database);
-    }
+  run<R>(fn: () => Promise<R>): Promise<R> {
+    return dbCall(this.ctx.database)(fn);
   }
 
   private toRow(accountId: string | null, record: T): Row {
