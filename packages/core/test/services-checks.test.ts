@@ -221,3 +221,11 @@ describe('host-chosen API keys', () => {
     expect(await vigil.apiKeys.list(a)).toHaveLength(1);
   });
 });
+
+describe('variables that only look sealed', () => {
+  it('a plain variable whose value has the sealed format is passed to a run as it is', async () => {
+    const { vigil, a } = await setup();
+    const c = await vigil.checks.create(a, 'BROWSER', { name: 'x', script: 'x()', environmentVariables: [{ key: 'TOKEN', value: 'vgl1:a:b:c' }] });
+    expect((await vigil.checks.getForRun(a, c.id)).environment.TOKEN).toBe('vgl1:a:b:c');
+  });
+});

@@ -29,7 +29,7 @@ export function sealVariables(
   });
 }
 
-/** Opened copies for a run; a value that is not sealed is taken as it is. */
+/** Opened copies for a run. Only secret variables were sealed; any other value is taken as it is. */
 export function openVariables(vars: readonly EnvironmentVariable[] | null, box: SecretBox): EnvironmentVariable[] {
-  return (vars ?? []).map((x) => (box.isSealed(x.value) ? { ...x, value: box.decrypt(x.value) } : { ...x }));
+  return (vars ?? []).map((x) => (isSecretVariable(x) && box.isSealed(x.value) ? { ...x, value: box.decrypt(x.value) } : { ...x }));
 }
