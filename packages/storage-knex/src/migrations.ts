@@ -1,4 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+
+/**
+ * An index name that stays unique within PostgreSQL's 63-character limit, whatever the table
+ * prefix: a long name keeps its start and ends in a hash of the whole.
+ */
+export function indexName(table: string, columns: string[], kind: 'index' | 'unique' = 'index'): string {
+  const full = `${table}_${columns.join('_')}_${kind}`;
+  if (full.length <= 63) return full;
+  return `${full.slice(0, 50)}_${createHash('sha256').update(full).digest('hex').slice(0, 12)}`;
+}
 
 type ColumnType = 'string' | 'integer' | 'bigint' | 'boolean' | 'float';
 interface Column {
@@ -75,7 +86,7 @@ export const DOC_TABLES: DocTableDef[] = [
   { name: 'alert_states', numericId: false },
 ];
 
-function addColumn(t: Knex.CreateTableBuilder, c: Column) {
+function addColumn(t: Knex.CreateTableBuilder, table: string, c: Column) {
   const col =
     c.type === 'string' ? t.string(c.name, 255)
     : c.type === 'integer' ? t.integer(c.name)
@@ -83,7 +94,7 @@ function addColumn(t: Knex.CreateTableBuilder, c: Column) {
     : c.type === 'float' ? t.double(c.name)
     : t.boolean(c.name);
   col.nullable();
-  if (c.unique) t.unique([c.name]);
+  if (c.unique) t.unique([c.name], { indexName: indexName(table, [c.name], 'unique') });
 }
 
 const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
@@ -91,16 +102,24 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     name: '001_documents',
     async up(knex, prefix) {
       for (const def of DOC_TABLES) {
-        await knex.schema.createTable(`${prefix}${def.name}`, (t) => {
+        const table = `${prefix}${def.name}`;
+        await knex.schema.createTable(table, (t) => {
           if (def.numericId) t.increments('id').primary();
           else {
             t.increments('seq').primary();
-            t.string('id', 255).notNullable().unique();
+            t.string('id', 255).notNullable();
+            t.unique(['id'], { indexName: indexName(table, ['id'], 'unique') });
           }
-          if (!def.global) t.string('account_id', 64).notNullable().index();
+          if (!def.global) {
+            t.string('account_id', 64).notNullable();
+            t.index(['account_id'], indexName(table, ['account_id']));
+          }
           t.text('data').notNullable();
-          for (const c of def.columns ?? []) addColumn(t, c);
-          for (const c of def.columns ?? []) if (c.index) t.index(def.global ? [c.name] : ['account_id', c.name]);
+          for (const c of def.columns ?? []) addColumn(t, table, c);
+          for (const c of def.columns ?? []) {
+            const cols = def.global ? [c.name] : ['account_id', c.name];
+            if (c.index) t.index(cols, indexName(table, cols));
+          }
         });
       }
     },
@@ -108,9 +127,11 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
   {
     name: '002_runs',
     async up(knex, prefix) {
-      await knex.schema.createTable(`${prefix}check_results`, (t) => {
+      const results = `${prefix}check_results`;
+      await knex.schema.createTable(results, (t) => {
         t.increments('seq').primary();
-        t.string('id', 64).notNullable().unique();
+        t.string('id', 64).notNullable();
+        t.unique(['id'], { indexName: indexName(results, ['id'], 'unique') });
         t.string('account_id', 64).notNullable();
         t.string('check_id', 64).notNullable();
         t.bigInteger('started_ms').notNullable();
@@ -123,8 +144,8 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.string('check_session_id', 64).nullable();
         t.text('phases').notNullable();
         t.text('data').notNullable();
-        t.index(['account_id', 'check_id', 'started_ms']);
-        t.index(['started_ms']);
+        t.index(['account_id', 'check_id', 'started_ms'], indexName(results, ['account_id', 'check_id', 'started_ms']));
+        t.index(['started_ms'], indexName(results, ['started_ms']));
       });
       // Hourly roll-ups outlive the raw results they summarise (see retention).
       await knex.schema.createTable(`${prefix}check_result_rollups`, (t) => {
@@ -142,7 +163,7 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.double('p90').notNullable();
         t.double('p95').notNullable();
         t.double('p99').notNullable();
-        t.primary(['account_id', 'check_id', 'hour_ms', 'run_location']);
+        t.primary(['account_id', 'check_id', 'hour_ms', 'run_location'], indexName(`${prefix}check_result_rollups`, ['pk'], 'index'));
       });
       await knex.schema.createTable(`${prefix}heartbeat_pings`, (t) => {
         t.increments('seq').primary();
@@ -151,7 +172,7 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.bigInteger('at_ms').notNullable();
         t.string('at', 40).notNullable();
         t.string('source', 255).nullable();
-        t.index(['account_id', 'check_id', 'at_ms']);
+        t.index(['account_id', 'check_id', 'at_ms'], indexName(`${prefix}heartbeat_pings`, ['account_id', 'check_id', 'at_ms']));
       });
       await knex.schema.createTable(`${prefix}schedule`, (t) => {
         t.string('account_id', 64).notNullable();
@@ -161,12 +182,12 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.bigInteger('due_ms').notNullable();
         t.string('lease_owner', 128).nullable();
         t.bigInteger('lease_until_ms').nullable();
-        t.primary(['check_id', 'location']);
-        t.index(['due_ms']);
+        t.primary(['check_id', 'location'], indexName(`${prefix}schedule`, ['pk'], 'index'));
+        t.index(['due_ms'], indexName(`${prefix}schedule`, ['due_ms']));
       });
       await knex.schema.createTable(`${prefix}outbox`, (t) => {
-        t.string('id', 64).primary();
-        t.increments('seq');
+        t.string('id', 64).primary(indexName(`${prefix}outbox`, ['pk'], 'index'));
+        t.increments('seq', { primaryKey: false });
         t.string('account_id', 64).notNullable();
         t.string('check_id', 64).nullable();
         t.bigInteger('created_ms').notNullable();
@@ -178,8 +199,8 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.integer('attempts').notNullable().defaultTo(0);
         t.text('last_error').nullable();
         t.text('data').notNullable();
-        t.index(['delivered_ms', 'next_attempt_ms']);
-        t.index(['check_id', 'delivered_ms']);
+        t.index(['delivered_ms', 'next_attempt_ms'], indexName(`${prefix}outbox`, ['delivered_ms', 'next_attempt_ms']));
+        t.index(['check_id', 'delivered_ms'], indexName(`${prefix}outbox`, ['check_id', 'delivered_ms']));
       });
       await knex.schema.createTable(`${prefix}delivery_attempts`, (t) => {
         t.increments('seq').primary();
@@ -189,7 +210,7 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.string('at', 40).notNullable();
         t.boolean('ok').notNullable();
         t.text('detail').nullable();
-        t.index(['account_id', 'alert_channel_id', 'seq']);
+        t.index(['account_id', 'alert_channel_id', 'seq'], indexName(`${prefix}delivery_attempts`, ['account_id', 'alert_channel_id', 'seq']));
       });
     },
   },
@@ -206,7 +227,7 @@ export async function migrate(knex: Knex, prefix: string): Promise<void> {
     if (isPg) await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`vigil-migrate:${prefix}`]);
     if (!(await trx.schema.hasTable(log))) {
       await trx.schema.createTable(log, (t) => {
-        t.string('name', 128).primary();
+        t.string('name', 128).primary(indexName(log, ['pk'], 'index'));
         t.string('applied_at', 40).notNullable();
       });
     }
