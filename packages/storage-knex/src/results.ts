@@ -85,6 +85,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
   };
 }
 
+const WORK_MEM = '128MB';
 const PERCENTILE: Record<string, number> = { median: 0.5, p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
 
 function valueSql(knex: Knex, field: string): Knex.Raw {
@@ -112,18 +113,25 @@ async function aggregateInPostgres(knex: Knex, table: string, accountId: string,
     knex.raw('count(*) as n'), knex.raw('sum(case when failed then 1 else 0 end) as failures'),
     ...query.measures.map((m, i) => knex.raw(`? as m${i}`, [measureSql(knex, m)])),
   ];
-  const q = knex(table)
-    .select(selects)
-    .where('account_id', accountId)
-    .whereIn('check_id', query.checkIds)
-    .where('started_ms', '>=', from)
-    .where('started_ms', '<', query.to.getTime())
-    .groupByRaw('1, 2, 3')
-    .orderByRaw('check_id collate "C", 2, coalesce(?, \'\') collate "C"', [group]);
-  if (!query.includeAttempts) q.where('result_type', 'FINAL');
-  const statuses = query.filterByStatus ?? [];
-  if (statuses.length === 1) q.where('failed', statuses[0] === 'failure');
-  const rows = (await q) as Record<string, unknown>[];
+  const build = (db: Knex | Knex.Transaction) => {
+    const q = db(table)
+      .select(selects)
+      .where('account_id', accountId)
+      .whereIn('check_id', query.checkIds)
+      .where('started_ms', '>=', from)
+      .where('started_ms', '<', query.to.getTime())
+      .groupByRaw('1, 2, 3')
+      .orderByRaw('check_id collate "C", 2, coalesce(?, \'\') collate "C"', [group]);
+    if (!query.includeAttempts) q.where('result_type', 'FINAL');
+    const statuses = query.filterByStatus ?? [];
+    if (statuses.length === 1) q.where('failed', statuses[0] === 'failure');
+    return q;
+  };
+  // Percentiles sort every value; enough work memory keeps a million of them off the disk.
+  const rows = (await knex.transaction(async (trx) => {
+    await trx.raw(`set local work_mem = '${WORK_MEM}'`);
+    return build(trx);
+  })) as Record<string, unknown>[];
   const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
   return rows.map((r) => ({
     checkId: String(r.check_id),
