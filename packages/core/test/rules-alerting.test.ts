@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
 import {
+  ALERT_TYPES,
   channelWantsAlert,
   classifyRound,
   evaluateRun,
@@ -22,8 +22,16 @@ const FAIL: RunOutcomeInput = { hasFailures: true, hasErrors: false, isDegraded:
 const ERROR: RunOutcomeInput = { hasFailures: false, hasErrors: true, isDegraded: false };
 const DEGRADED: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: true };
 
+// The defaults of DECISIONS.md "alertSettings".
 function settings(overrides: Partial<AlertSettingsInput> = {}): AlertSettingsInput {
-  return { ...structuredClone(DEFAULT_ALERT_SETTINGS), ...overrides };
+  return {
+    escalationType: 'RUN_BASED',
+    runBasedEscalation: { failedRunThreshold: 1 },
+    timeBasedEscalation: { minutesFailingThreshold: 5 },
+    reminders: { amount: 0, interval: 5 },
+    parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+    ...overrides,
+  };
 }
 
 /** Drives one check through the rules, a run per `runs` entry, `everyMs` apart on a fake clock. */
@@ -103,6 +111,16 @@ describe('alert escalation: the scenario of a failing check', () => {
     expect(m.run(PASS)).toEqual([]);
   });
 
+  it('a muted improvement from failing to degraded is not counted as notified', () => {
+    const d = new Driver(settings());
+    expect(d.run(FAIL)).toEqual(['ALERT_FAILURE']);
+    d.muted = true;
+    expect(d.run(DEGRADED)).toEqual([]);
+    expect(d.state).toMatchObject({ status: 'DEGRADED', alerted: 'FAILURE' });
+    d.muted = false;
+    expect(d.run(PASS)).toEqual(['ALERT_RECOVERY']);
+  });
+
   it('a muted recovery is not sent but still resets the episode', () => {
     const d = new Driver(settings());
     expect(d.run(FAIL)).toEqual(['ALERT_FAILURE']);
@@ -117,6 +135,36 @@ describe('alert escalation: thresholds and transitions', () => {
     const d = new Driver(settings({ runBasedEscalation: { failedRunThreshold: threshold } }));
     for (let i = 1; i < threshold; i++) expect(d.run(FAIL)).toEqual([]);
     expect(d.run(FAIL)).toEqual(['ALERT_FAILURE']);
+    expect(d.run(FAIL)).toEqual([]);
+  });
+
+  it.each([5, 10, 15, 30])('TIME_BASED minutesFailingThreshold %i: not a second before, at the minute', (minutes) => {
+    const d = new Driver(settings({ escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: minutes } }));
+    expect(d.run(FAIL, minutes * 60_000 - 1_000)).toEqual([]);
+    expect(d.run(FAIL, 1_000)).toEqual([]);
+    expect(d.run(FAIL)).toEqual(['ALERT_FAILURE']);
+  });
+
+  it('TIME_BASED degraded: ALERT_DEGRADED once degraded for the threshold, by run or by tick', () => {
+    const s = settings({ escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: 5 } });
+    const d = new Driver(s);
+    expect(d.run(DEGRADED, 4 * 60_000)).toEqual([]);
+    expect(d.run(DEGRADED, 60_000)).toEqual([]);
+    expect(d.run(DEGRADED)).toEqual(['ALERT_DEGRADED']);
+    const t = new Driver(s);
+    t.run(DEGRADED, 5 * 60_000 - 1);
+    expect(evaluateTick(t.state, t.ctx()).alerts).toEqual([]);
+    t.clock.advance(1);
+    const step = evaluateTick(t.state, t.ctx());
+    expect(step.alerts).toEqual(['ALERT_DEGRADED']);
+    expect(evaluateTick(step.state, t.ctx()).alerts).toEqual([]);
+  });
+
+  it('exports every alert type', () => {
+    expect(ALERT_TYPES).toEqual([
+      'ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_DEGRADED', 'ALERT_DEGRADED_RECOVERY',
+      'ALERT_FAILURE_REMAIN', 'ALERT_DEGRADED_FAILURE', 'ALERT_FAILURE_DEGRADED', 'ALERT_SSL',
+    ]);
   });
 
   it('errors count as failures', () => {
@@ -205,21 +253,26 @@ describe('parallel rounds', () => {
   const pct = (percentage: number) => settings({ parallelRunFailureThreshold: { enabled: true, percentage } });
 
   it('with the threshold enabled the round fails at the percentage, not below', () => {
-    expect(classifyRound(round(3), pct(30))).toBe('FAILING');
-    expect(classifyRound(round(2), pct(30))).toBe('PASSING');
-    expect(classifyRound(round(10), pct(100))).toBe('FAILING');
-    expect(classifyRound(round(9), pct(100))).toBe('PASSING');
+    expect(classifyRound(round(3), pct(30), true)).toBe('FAILING');
+    expect(classifyRound(round(2), pct(30), true)).toBe('PASSING');
+    expect(classifyRound(round(10), pct(100), true)).toBe('FAILING');
+    expect(classifyRound(round(9), pct(100), true)).toBe('PASSING');
   });
 
   it('without the threshold one failed location fails the round', () => {
-    expect(classifyRound(round(1), settings())).toBe('FAILING');
-    expect(classifyRound(round(0), settings())).toBe('PASSING');
+    expect(classifyRound(round(1), settings(), true)).toBe('FAILING');
+    expect(classifyRound(round(0), settings(), true)).toBe('PASSING');
   });
 
   it('a round that is not failed but has a degraded location is degraded; an empty round passes', () => {
-    expect(classifyRound([PASS, DEGRADED], pct(50))).toBe('DEGRADED');
-    expect(classifyRound([FAIL, DEGRADED, PASS, PASS], pct(50))).toBe('DEGRADED');
-    expect(classifyRound([], settings())).toBe('PASSING');
+    expect(classifyRound([PASS, DEGRADED], pct(50), true)).toBe('DEGRADED');
+    expect(classifyRound([FAIL, DEGRADED, PASS, PASS], pct(50), true)).toBe('DEGRADED');
+    expect(classifyRound([], settings(), true)).toBe('PASSING');
+  });
+
+  it('the percentage counts only for a runParallel check', () => {
+    expect(classifyRound(round(1), pct(30), false)).toBe('FAILING');
+    expect(classifyRound(round(1), pct(30), true)).toBe('PASSING');
   });
 
   it('evaluateRun takes a round', () => {

@@ -11,10 +11,24 @@ describe('error message cleaning', () => {
     ['expected "foo" but got \'bar\'', 'expected "something else" but got \'x\'', 'expected "<value>" but got \'<value>\''],
     ['segfault at 0x7ffde4a0 in deadbeefcafe12', 'segfault at 0x1 in 0123456789abcdef', 'segfault at <hex> in <hex>'],
     ['peer [2001:db8::1]:443 reset', 'peer [fe80::1:2]:8443 reset', 'peer <ip> reset'],
+    ['reset by 2001:db8:0:0:0:0:0:1', 'reset by ::1', 'reset by <ip>'],
+    ['on 2026-05-01 at 12:30:05', 'on 2025-01-31 at 01:02:03', 'on <timestamp> at <number>:<number>:<number>'],
+    ['id abcdef12 not found', 'id 9f8e7d6c5b4a not found', 'id <hex> not found'],
+    ['id 12345678 gone', 'id 7 gone', 'id <number> gone'],
   ])('"%s" and "%s" clean to the same text', (a, b, cleaned) => {
     expect(cleanErrorMessage(a)).toBe(cleaned);
     expect(cleanErrorMessage(b)).toBe(cleaned);
     expect(hashErrorMessage(cleanErrorMessage(a))).toBe(hashErrorMessage(cleanErrorMessage(b)));
+  });
+
+  it('keeps words, apostrophes and version-like names', () => {
+    expect(cleanErrorMessage("can't reach 'db' on host's port 5432")).toBe("can't reach '<value>' on host's port <number>");
+    expect(cleanErrorMessage('IPv4 only in v2, see std::vector')).toBe('IPv4 only in v2, see std::vector');
+    expect(cleanErrorMessage('deadbeef is a word')).toBe('deadbeef is a word');
+  });
+
+  it('replaces a UUID whole, before hex ids and numbers eat its parts', () => {
+    expect(cleanErrorMessage('0d6c1f2e-1111-4a1b-8c1d-000000000001')).toBe('<uuid>');
   });
 
   it('keeps different errors apart and folds white space', () => {
@@ -24,6 +38,8 @@ describe('error message cleaning', () => {
 
   it('caps the cleaned message', () => {
     expect(cleanErrorMessage('x'.repeat(5000))).toHaveLength(MAX_CLEANED_LENGTH);
+    expect(cleanErrorMessage('x'.repeat(MAX_CLEANED_LENGTH))).toHaveLength(MAX_CLEANED_LENGTH);
+    expect(cleanErrorMessage('x'.repeat(MAX_CLEANED_LENGTH - 1))).toHaveLength(MAX_CLEANED_LENGTH - 1);
   });
 
   it('hashes with SHA-256', () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
+import type { AlertSettingsInput } from '../src/rules/alerting.js';
 import { effectiveCheckSettings, type GroupInput, type MemberCheckInput } from '../src/rules/group-defaults.js';
 
+const DEFAULT_ALERT_SETTINGS: AlertSettingsInput = {
+  escalationType: 'RUN_BASED',
+  runBasedEscalation: { failedRunThreshold: 1 },
+  timeBasedEscalation: { minutesFailingThreshold: 5 },
+  reminders: { amount: 0, interval: 5 },
+  parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+};
 const own = { ...structuredClone(DEFAULT_ALERT_SETTINGS), runBasedEscalation: { failedRunThreshold: 4 } };
 const groupSettings = { ...structuredClone(DEFAULT_ALERT_SETTINGS), runBasedEscalation: { failedRunThreshold: 3 } };
 const accountSettings = { ...structuredClone(DEFAULT_ALERT_SETTINGS), runBasedEscalation: { failedRunThreshold: 2 } };

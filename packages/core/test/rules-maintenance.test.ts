@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { activeWindows, isWindowActive, maintenanceEffect, nextMaintenanceChange, type MaintenanceWindowInput } from '../src/rules/maintenance.js';
-import { addToWallTime, fromWallTime, toWallTime, zoneOffsetMs } from '../src/rules/timezone.js';
 
 const w = (o: Partial<MaintenanceWindowInput> = {}): MaintenanceWindowInput => ({
   id: 1, startsAt: '2026-01-05T02:00:00.000Z', endsAt: '2026-01-05T04:00:00.000Z', repeatUnit: 'DAY', repeatInterval: null,
@@ -68,6 +67,81 @@ describe('maintenance windows: when active', () => {
     expect(active(ny, '2026-07-01T14:30:00Z')).toBe(false);
   });
 
+  it('interval > 1 at the edges of a later occurrence', () => {
+    const every3 = w({ repeatInterval: 3 });
+    expect(active(every3, '2026-01-08T01:59:59.999Z')).toBe(false);
+    expect(active(every3, '2026-01-08T02:00:00.000Z')).toBe(true);
+    expect(active(every3, '2026-01-08T04:00:00.000Z')).toBe(false);
+    const fortnight = w({ repeatUnit: 'WEEK', repeatInterval: 2 });
+    expect(active(fortnight, '2026-01-19T02:00:00.000Z')).toBe(true);
+    expect(active(fortnight, '2026-01-19T03:59:59.999Z')).toBe(true);
+    expect(active(fortnight, '2026-01-19T04:00:00.000Z')).toBe(false);
+    const halfYear = w({ repeatUnit: 'MONTH', repeatInterval: 6 });
+    expect(active(halfYear, '2026-07-05T01:59:59.999Z')).toBe(false);
+    expect(active(halfYear, '2026-07-05T02:00:00.000Z')).toBe(true);
+    expect(active(halfYear, '2026-07-05T04:00:00.000Z')).toBe(false);
+  });
+
+  it('finds occurrences years after the first without walking to them', () => {
+    expect(active(w({ repeatUnit: 'MONTH' }), '2031-08-05T02:00:00Z')).toBe(true);
+    expect(active(w({ repeatUnit: 'MONTH' }), '2031-08-04T02:00:00Z')).toBe(false);
+    expect(active(w({ repeatUnit: 'MONTH', repeatInterval: 5 }), '2031-01-05T03:00:00Z')).toBe(true);
+    expect(active(w({ repeatUnit: 'WEEK' }), '2030-12-30T03:00:00Z')).toBe(true);
+    expect(nextMaintenanceChange(w({ repeatUnit: 'MONTH' }), new Date('2031-08-05T04:00:00Z'))?.toISOString()).toBe('2031-09-05T02:00:00.000Z');
+  });
+
+  it('a window longer than its period is active through the overlap', () => {
+    const long = w({ endsAt: '2026-01-07T03:00:00Z' }); // 49 h, repeating daily
+    expect(active(long, '2026-01-20T01:00:00Z')).toBe(true);
+    const twoDaysEvery3 = w({ endsAt: '2026-01-07T02:00:00Z', repeatInterval: 3 });
+    expect(active(twoDaysEvery3, '2026-01-10T01:59:59.999Z')).toBe(true);
+    expect(active(twoDaysEvery3, '2026-01-10T02:00:00.000Z')).toBe(false);
+    expect(active(twoDaysEvery3, '2026-01-11T02:00:00.000Z')).toBe(true);
+  });
+
+  it('an occurrence starting exactly at repeatEndsAt still happens; a later one does not', () => {
+    const until = w({ repeatEndsAt: '2026-01-07T02:00:00.000Z' });
+    expect(active(until, '2026-01-07T02:00:00.000Z')).toBe(true);
+    expect(active(until, '2026-01-08T02:00:00.000Z')).toBe(false);
+    const justBefore = w({ repeatEndsAt: '2026-01-07T01:59:59.999Z' });
+    expect(active(justBefore, '2026-01-07T02:00:00.000Z')).toBe(false);
+    expect(nextMaintenanceChange(justBefore, new Date('2026-01-06T04:00:00Z'))).toBeNull();
+  });
+
+  it('on the DST days themselves: a missing start moves past the gap, a repeated one takes the first', () => {
+    const berlin = w({ startsAt: '2026-03-20T01:00:00Z', endsAt: '2026-03-20T03:00:00Z', timezone: 'Europe/Berlin' });
+    // 29 March: 02:00 local does not exist, the window opens at 03:00 CEST (01:00Z) and closes at 04:00 CEST.
+    expect(active(berlin, '2026-03-29T00:59:59.999Z')).toBe(false);
+    expect(active(berlin, '2026-03-29T01:00:00.000Z')).toBe(true);
+    expect(active(berlin, '2026-03-29T02:00:00.000Z')).toBe(false);
+    // 25 October: 02:00 local happens twice, the window opens at the first (CEST, 00:00Z) and closes at 04:00 CET.
+    expect(active(berlin, '2026-10-24T23:59:59.999Z')).toBe(false);
+    expect(active(berlin, '2026-10-25T00:00:00.000Z')).toBe(true);
+    expect(active(berlin, '2026-10-25T02:59:59.999Z')).toBe(true);
+    expect(active(berlin, '2026-10-25T03:00:00.000Z')).toBe(false);
+    expect(nextMaintenanceChange(berlin, new Date('2026-03-28T12:00:00Z'))?.toISOString()).toBe('2026-03-29T01:00:00.000Z');
+  });
+
+  it('America/New_York across its March and November changes', () => {
+    const ny = w({ startsAt: '2026-03-01T06:30:00Z', endsAt: '2026-03-01T07:30:00Z', timezone: 'America/New_York' }); // 01:30-02:30 EST
+    expect(active(ny, '2026-03-07T06:30:00Z')).toBe(true);
+    // 8 March: 02:00-03:00 does not exist; 01:30 EST opens, 02:30 local becomes 03:00 EDT (07:00Z).
+    expect(active(ny, '2026-03-08T06:30:00Z')).toBe(true);
+    expect(active(ny, '2026-03-08T06:59:59.999Z')).toBe(true);
+    expect(active(ny, '2026-03-08T07:00:00Z')).toBe(false);
+    expect(active(ny, '2026-03-09T05:30:00Z')).toBe(true); // 01:30 EDT
+    // 1 November: 01:30 happens twice; the window runs from the first 01:30 (EDT) to 02:30 EST.
+    expect(active(ny, '2026-11-01T05:30:00Z')).toBe(true);
+    expect(active(ny, '2026-11-01T07:29:59.999Z')).toBe(true);
+    expect(active(ny, '2026-11-01T07:30:00Z')).toBe(false);
+  });
+
+  it('a repeat end at or before the start leaves the first occurrence only', () => {
+    const before = w({ repeatEndsAt: '2025-12-01T00:00:00Z', repeatUnit: 'WEEK' });
+    expect(active(before, '2026-01-05T02:00:00Z')).toBe(true);
+    expect(active(before, '2026-01-12T02:00:00Z')).toBe(false);
+  });
+
   it('the next change is the next start or end', () => {
     expect(nextMaintenanceChange(w(), new Date('2026-01-01T00:00:00Z'))?.toISOString()).toBe('2026-01-05T02:00:00.000Z');
     expect(nextMaintenanceChange(w(), new Date('2026-01-05T02:00:00Z'))?.toISOString()).toBe('2026-01-05T04:00:00.000Z');
@@ -96,22 +170,5 @@ describe('maintenance windows: effect on a check', () => {
   it('only active windows count', () => {
     expect(maintenanceEffect([w({ pauseAllChecks: true })], { tags: [] }, new Date('2026-01-05T05:00:00Z')).paused).toBe(false);
     expect(activeWindows([w(), w({ id: 2, startsAt: '2026-01-05T05:00:00Z', endsAt: '2026-01-05T06:00:00Z' })], at).map((x) => x.id)).toEqual([1]);
-  });
-});
-
-describe('time zones', () => {
-  it('converts wall time both ways, with gaps moved forward and overlaps taking the first instant', () => {
-    expect(zoneOffsetMs(Date.parse('2026-07-01T00:00:00Z'), 'Europe/Berlin')).toBe(2 * 3_600_000);
-    const wall = toWallTime(Date.parse('2026-01-05T02:00:00Z'), 'Europe/Berlin');
-    expect(wall).toMatchObject({ year: 2026, month: 1, day: 5, hour: 3, minute: 0 });
-    expect(fromWallTime(wall, 'Europe/Berlin')).toBe(Date.parse('2026-01-05T02:00:00Z'));
-    // 02:30 on 29 March 2026 does not exist in Berlin: it becomes 03:30 CEST.
-    const gap = { year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0, millisecond: 0 };
-    expect(new Date(fromWallTime(gap, 'Europe/Berlin')).toISOString()).toBe('2026-03-29T01:30:00.000Z');
-    // 02:30 on 25 October 2026 happens twice: the first is 02:30 CEST.
-    const twice = { ...gap, month: 10, day: 25 };
-    expect(new Date(fromWallTime(twice, 'Europe/Berlin')).toISOString()).toBe('2026-10-25T00:30:00.000Z');
-    expect(addToWallTime({ ...gap, month: 12, day: 31 }, 'MONTH', 2)).toMatchObject({ year: 2027, month: 2, day: 28 });
-    expect(addToWallTime({ ...gap, month: 12, day: 31 }, 'WEEK', 1)).toMatchObject({ year: 2027, month: 1, day: 7 });
   });
 });

@@ -1,40 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  frequencyOffsetError, isValidFrequencyOffset, maxFrequencyOffset, offsetToPhaseMs, periodMs,
-} from '../src/rules/frequency-offset.js';
-import {
   candidateLocations, checkPhaseMs, defaultPhaseMs, isPrivateLocation, nextRunAt, previousRunAt,
   selectRunLocations, servedLocations, servesLocation, slotIndex,
 } from '../src/rules/schedule.js';
-
-describe('frequencyOffset rules', () => {
-  it.each([
-    [0, 9, false], [0, 10, true], [0, 15, false], [0, 20, true], [0, 30, true], [0, 31, false],
-    [1, 0, false], [1, 1, true], [1, 10, true], [1, 11, false],
-    [5, 50, true], [5, 51, false], [60, 600, true], [60, 601, false],
-    [120, 2, true], [120, 3, false], [720, 12, true], [720, 13, false], [1440, 24, true], [1440, 25, false],
-    [10, 1.5, false],
-  ])('frequency %i with offset %s: valid %s', (frequency, offset, valid) => {
-    expect(isValidFrequencyOffset(frequency, offset)).toBe(valid);
-    expect(frequencyOffsetError(frequency, offset) === null).toBe(valid);
-  });
-
-  it('names the allowed range in its message', () => {
-    expect(frequencyOffsetError(720, 13)).toBe('must be between 1 and 12 when frequency is 720');
-    expect(frequencyOffsetError(0, 15)).toBe('must be 10, 20 or 30 when frequency is 0');
-    expect(frequencyOffsetError(5, 2.5)).toBe('must be an integer');
-    expect([0, 5, 60, 180].map(maxFrequencyOffset)).toEqual([30, 50, 600, 3]);
-  });
-
-  it('offsets are 6-second units up to 60 minutes and hours above; frequency 0 runs every offset seconds', () => {
-    expect(offsetToPhaseMs(5, 10)).toBe(60_000);
-    expect(offsetToPhaseMs(720, 3)).toBe(3 * 3_600_000);
-    expect(offsetToPhaseMs(0, 20)).toBe(0);
-    expect(periodMs(0, 20)).toBe(20_000);
-    expect(periodMs(0, null)).toBe(10_000);
-    expect(periodMs(15)).toBe(900_000);
-  });
-});
 
 describe('next run time', () => {
   const id = '3f2b8a3c-1d4e-4f5a-9b6c-7d8e9f0a1b2c';
@@ -60,6 +28,29 @@ describe('next run time', () => {
     expect(checkPhaseMs(check)).toBeGreaterThanOrEqual(0);
     expect(checkPhaseMs(check)).toBeLessThan(600_000);
     expect(defaultPhaseMs('a', 60_000)).not.toBe(defaultPhaseMs('b', 60_000));
+  });
+
+  it('a set offset wins over the id; without one, frequency 0 runs every 10 s at a phase from the id', () => {
+    expect(checkPhaseMs({ id: 'a', frequency: 10, frequencyOffset: 5 })).toBe(30_000);
+    expect(checkPhaseMs({ id: 'b', frequency: 10, frequencyOffset: 5 })).toBe(30_000);
+    expect(checkPhaseMs({ id: 'a', frequency: 1, frequencyOffset: 10 })).toBe(0);
+    const fast = { id, frequency: 0, frequencyOffset: null };
+    expect(checkPhaseMs(fast)).toBe(defaultPhaseMs(id, 10_000));
+    expect(checkPhaseMs(fast)).toBeLessThan(10_000);
+    const first = nextRunAt(fast, new Date('2026-05-01T12:00:00Z'));
+    expect(nextRunAt(fast, first).getTime() - first.getTime()).toBe(10_000);
+    expect(first.getTime() % 10_000).toBe(checkPhaseMs(fast));
+  });
+
+  it('an instant 1 ms before a run gets that run; the run itself gets the next', () => {
+    const check = { id, frequency: 1, frequencyOffset: 5 }; // 30 s into each minute
+    expect(nextRunAt(check, new Date('2026-05-01T12:00:29.999Z')).toISOString()).toBe('2026-05-01T12:00:30.000Z');
+    expect(nextRunAt(check, new Date('2026-05-01T12:00:30.000Z')).toISOString()).toBe('2026-05-01T12:01:30.000Z');
+    expect(previousRunAt(check, new Date('2026-05-01T12:00:30.000Z')).toISOString()).toBe('2026-05-01T12:00:30.000Z');
+    expect(previousRunAt(check, new Date('2026-05-01T12:00:29.999Z')).toISOString()).toBe('2026-05-01T11:59:30.000Z');
+    const at = new Date('2026-05-01T12:00:30.000Z');
+    expect(slotIndex(check, at)).toBe((at.getTime() - 30_000) / 60_000);
+    expect(slotIndex(check, new Date(at.getTime() - 1))).toBe(slotIndex(check, at) - 1);
   });
 
   it('10,000 checks of one frequency spread over the period', () => {

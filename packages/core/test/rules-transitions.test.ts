@@ -7,6 +7,7 @@ import {
   deriveSessionStatus,
   isCheckActive,
   isCheckMuted,
+  isFinalSessionStatus,
   isFinalStatus,
   recordErrorOccurrence,
   startSequence,
@@ -61,8 +62,9 @@ describe('check sessions', () => {
     expect(deriveSessionStatus([{ status: 'FAILED' }, { status: 'TIMED_OUT' }])).toBe('TIMED_OUT');
     expect(deriveSessionStatus([{ status: 'TIMED_OUT' }, { status: 'CANCELLED' }])).toBe('CANCELLED');
     expect(deriveSessionStatus([{ status: 'PASSED' }])).toBe('PASSED');
-    expect(['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED'].every(isFinalStatus)).toBe(true);
-    expect(isFinalStatus('PROGRESS') || isFinalStatus('STARTED')).toBe(false);
+    expect(['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED'].every(isFinalSessionStatus)).toBe(true);
+    expect(isFinalSessionStatus('PROGRESS') || isFinalSessionStatus('STARTED')).toBe(false);
+    expect(isFinalStatus).toBe(isFinalSessionStatus);
   });
 
   it('completing every sequence finishes the session with stoppedAt and timeElapsed', () => {

@@ -4,7 +4,9 @@
  */
 import type { AlertType } from '../model/alert-channel.js';
 
-export type { AlertType };
+// The list lives in the alert channel model (channels and webhooks name these types too); it is
+// re-exported, not redeclared, because the package entry re-exports both modules with `export *`.
+export { ALERT_TYPES, type AlertType } from '../model/alert-channel.js';
 
 export const UNLIMITED_REMINDER_AMOUNT = 100000;
 
@@ -67,13 +69,20 @@ const MINUTE = 60_000;
 
 const failed = (r: RunOutcomeInput) => r.hasFailures || r.hasErrors;
 
-/** The health of one run or of a round of parallel runs (one per location). */
-export function classifyRound(run: RunOutcomeInput | RunOutcomeInput[], settings: AlertSettingsInput): CheckHealth {
+/**
+ * The health of one run or of a round of parallel runs (one per location). The percentage threshold
+ * counts only for a runParallel check (DECISIONS.md); otherwise any failed location fails the round.
+ */
+export function classifyRound(
+  run: RunOutcomeInput | RunOutcomeInput[],
+  settings: AlertSettingsInput,
+  runParallel: boolean,
+): CheckHealth {
   const runs = Array.isArray(run) ? run : [run];
   if (runs.length === 0) return 'PASSING';
   const failedCount = runs.filter(failed).length;
   const threshold = settings.parallelRunFailureThreshold;
-  const isFailed = runs.length > 1 && threshold.enabled
+  const isFailed = runParallel && threshold.enabled
     ? (failedCount / runs.length) * 100 >= threshold.percentage
     : failedCount > 0;
   if (isFailed) return 'FAILING';
@@ -135,7 +144,7 @@ function stepDegraded(state: AlertState, ctx: AlertContext): AlertStep {
 
 /** Feeds one finished run (or a round of parallel runs) through the state machine. */
 export function evaluateRun(previous: AlertState, run: RunOutcomeInput | RunOutcomeInput[], ctx: AlertContext): AlertStep {
-  const health = classifyRound(run, ctx.settings);
+  const health = classifyRound(run, ctx.settings, ctx.runParallel);
   const nowIso = ctx.now.toISOString();
 
   if (health === 'PASSING') {
@@ -174,13 +183,19 @@ export function evaluateRun(previous: AlertState, run: RunOutcomeInput | RunOutc
 
 /**
  * Re-evaluates a check with no new run (its runs are far apart, or paused): time-based escalation
- * and reminders still fire on time.
+ * and reminders still fire on time. Run counts do not move here, so RUN_BASED escalation waits for a run.
  */
 export function evaluateTick(state: AlertState, ctx: AlertContext): AlertStep {
-  if (state.status !== 'FAILING') return { state, alerts: [] };
-  if (ctx.settings.escalationType === 'RUN_BASED' && state.alerted !== 'FAILURE') return { state, alerts: [] };
-  const step = stepFailing(state, ctx);
-  return emit(state, step.state, step.alerts, ctx);
+  const timeBased = ctx.settings.escalationType === 'TIME_BASED';
+  if (state.status === 'FAILING' && (timeBased || state.alerted === 'FAILURE')) {
+    const step = stepFailing(state, ctx);
+    return emit(state, step.state, step.alerts, ctx);
+  }
+  if (state.status === 'DEGRADED' && timeBased && state.alerted === 'NONE') {
+    const step = stepDegraded(state, ctx);
+    return emit(state, step.state, step.alerts, ctx);
+  }
+  return { state, alerts: [] };
 }
 
 /** The largest sslExpiryThreshold a channel may set. */

@@ -4,16 +4,17 @@ import { createHash } from 'node:crypto';
 export const MAX_CLEANED_LENGTH = 1000;
 
 // Order matters: the most specific shapes first, so a UUID is not eaten as hex and then numbers.
-const RULES: [RegExp, string][] = [
-  [/\bhttps?:\/\/[^\s?#'"]*\?[^\s#'"]*/gi, '$URL'],
+const RULES: [RegExp, string | ((match: string) => string)][] = [
+  [/\bhttps?:\/\/[^\s?#'"]*\?[^\s#'"]*/gi, (url) => `${url.slice(0, url.indexOf('?'))}?<query>`],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   [/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '<timestamp>'],
   [/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, '<ip>'],
-  [/\[[0-9a-f]*:[0-9a-f:.]*\](?::\d{1,5})?|\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:)+:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?/gi, '<ip>'],
+  [/\[[0-9a-f]*:[0-9a-f:.]*\](?::\d{1,5})?|\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:)+:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?|(?<![\w:])::[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*\b/gi, '<ip>'],
   [/\b0x[0-9a-f]+\b/gi, '<hex>'],
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],
   [/"[^"\n]*"/g, '"<value>"'],
-  [/'[^'\n]*'/g, "'<value>'"],
+  // An apostrophe inside a word (`can't`) does not open a quoted value.
+  [/(?<!\w)'[^'\n]*'(?!\w)/g, "'<value>'"],
   // Digits glued to a word's start stay (`v2`, `IPv4`); units after a number do not stop it (`5000ms`).
   [/(?<![A-Za-z_\d.])\d+(?:\.\d+)?/g, '<number>'],
 ];
@@ -25,9 +26,7 @@ const RULES: [RegExp, string][] = [
 export function cleanErrorMessage(raw: string): string {
   let out = raw;
   for (const [pattern, replacement] of RULES) {
-    out = replacement === '$URL'
-      ? out.replace(pattern, (url) => `${url.slice(0, url.indexOf('?'))}?<query>`)
-      : out.replace(pattern, replacement);
+    out = out.replace(pattern, typeof replacement === 'string' ? () => replacement : replacement);
   }
   out = out.replace(/\s+/g, ' ').trim();
   return out.length > MAX_CLEANED_LENGTH ? out.slice(0, MAX_CLEANED_LENGTH) : out;

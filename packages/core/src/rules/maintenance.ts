@@ -1,4 +1,4 @@
-import { addToWallTime, fromWallTime, toWallTime } from './timezone.js';
+import { addCalendar, fromLocalMs, monthsBetween, toLocalMs } from './timezone.js';
 
 export interface MaintenanceWindowInput {
   id: number;
@@ -15,54 +15,79 @@ export interface MaintenanceWindowInput {
   silenceAllAlerts: boolean;
 }
 
-const UNIT_MS = { DAY: 86_400_000, WEEK: 7 * 86_400_000, MONTH: 28 * 86_400_000 } as const;
+const DAY_MS = 86_400_000;
+// The shortest a unit can be on the wall clock; months are estimated from calendar months.
+const SHORTEST_UNIT_MS = { DAY: DAY_MS, WEEK: 7 * DAY_MS, MONTH: 28 * DAY_MS } as const;
 
 interface Occurrence {
   start: number;
   end: number;
 }
 
-/**
- * Occurrence k of a window: the first one moved on by k * repeatInterval units on the wall clock
- * of the window's zone, so a 02:00-04:00 window stays 02:00-04:00 local across a DST change.
- */
-function occurrence(w: MaintenanceWindowInput, k: number): Occurrence {
+/** A window with its instants parsed and its first occurrence on the wall clock of its zone. */
+interface Series {
+  window: MaintenanceWindowInput;
+  zone: string;
+  start: number;
+  end: number;
+  startLocal: number;
+  durationLocal: number;
+  interval: number;
+  repeatEnds: number | null;
+}
+
+function series(w: MaintenanceWindowInput): Series {
   const zone = w.timezone || 'UTC';
-  const step = k * (w.repeatInterval ?? 1);
   const start = Date.parse(w.startsAt);
   const end = Date.parse(w.endsAt);
-  if (step === 0) return { start, end };
+  const startLocal = toLocalMs(start, zone);
+  const repeatEnds = w.repeatEndsAt === null ? null : Date.parse(w.repeatEndsAt);
   return {
-    start: fromWallTime(addToWallTime(toWallTime(start, zone), w.repeatUnit, step), zone),
-    end: fromWallTime(addToWallTime(toWallTime(end, zone), w.repeatUnit, step), zone),
+    window: w, zone, start, end, startLocal,
+    durationLocal: toLocalMs(end, zone) - startLocal,
+    interval: w.repeatInterval ?? 1,
+    // A repeat end at or before the start leaves only the first occurrence.
+    repeatEnds: repeatEnds !== null && repeatEnds <= start ? start : repeatEnds,
   };
 }
 
-/** The occurrence numbers that may hold `at`, or follow it closely: a few around an estimate. */
-function candidateIndexes(w: MaintenanceWindowInput, at: number): number[] {
-  const start = Date.parse(w.startsAt);
-  const period = UNIT_MS[w.repeatUnit] * (w.repeatInterval ?? 1);
-  const repeatEnds = w.repeatEndsAt === null ? null : Date.parse(w.repeatEndsAt);
-  if (repeatEnds !== null && repeatEnds <= start) return [0];
-  // Months are estimated with 28 days, so the estimate is never past the real index.
-  const estimate = Math.floor((at - start) / period);
-  const back = Math.ceil((Date.parse(w.endsAt) - start) / period) + 2;
-  const out: number[] = [];
-  for (let k = Math.max(0, estimate - back); k <= Math.max(0, estimate) + 2; k++) {
-    if (k > 0 && repeatEnds !== null && occurrence(w, k).start > repeatEnds) break;
-    out.push(k);
+/**
+ * Occurrence k: the first one moved on by k * repeatInterval units on the wall clock of the
+ * window's zone, lasting as long on that wall clock, so 02:00-04:00 stays 02:00-04:00 local
+ * across a DST change.
+ */
+function occurrence(s: Series, k: number): Occurrence {
+  if (k === 0) return { start: s.start, end: s.end };
+  const startLocal = addCalendar(s.startLocal, s.window.repeatUnit, k * s.interval);
+  return { start: fromLocalMs(startLocal, s.zone), end: fromLocalMs(startLocal + s.durationLocal, s.zone) };
+}
+
+/**
+ * The occurrences that may hold `at` or follow it next: a few around an index computed from the
+ * wall clock, never a walk from the first occurrence.
+ */
+function nearbyOccurrences(s: Series, at: number): Occurrence[] {
+  const atLocal = toLocalMs(at, s.zone);
+  const estimate = s.window.repeatUnit === 'MONTH'
+    ? Math.floor(monthsBetween(s.startLocal, atLocal) / s.interval)
+    : Math.floor((atLocal - s.startLocal) / (SHORTEST_UNIT_MS[s.window.repeatUnit] * s.interval));
+  // Occurrences that began earlier may still be running when a window outlasts its period.
+  const back = Math.ceil(s.durationLocal / (SHORTEST_UNIT_MS[s.window.repeatUnit] * s.interval)) + 1;
+  const out: Occurrence[] = [];
+  for (let k = Math.max(0, estimate - back); k <= Math.max(0, estimate + 2); k++) {
+    const o = occurrence(s, k);
+    if (k > 0 && s.repeatEnds !== null && o.start > s.repeatEnds) break;
+    out.push(o);
   }
   return out;
 }
 
 /** Active on [start, end) of any occurrence. */
 export function isWindowActive(w: MaintenanceWindowInput, at: Date): boolean {
+  const s = series(w);
   const t = at.getTime();
-  if (t < Date.parse(w.startsAt)) return false;
-  return candidateIndexes(w, t).some((k) => {
-    const o = occurrence(w, k);
-    return o.start <= t && t < o.end;
-  });
+  if (t < s.start) return false;
+  return nearbyOccurrences(s, t).some((o) => o.start <= t && t < o.end);
 }
 
 export function activeWindows<T extends MaintenanceWindowInput>(windows: readonly T[], at: Date): T[] {
@@ -71,11 +96,10 @@ export function activeWindows<T extends MaintenanceWindowInput>(windows: readonl
 
 /** The next instant after `after` at which the window starts or stops; null when it never will. */
 export function nextMaintenanceChange(w: MaintenanceWindowInput, after: Date): Date | null {
+  const s = series(w);
   const t = after.getTime();
-  const from = Math.max(t, Date.parse(w.startsAt) - 1);
   let best: number | null = null;
-  for (const k of candidateIndexes(w, from)) {
-    const o = occurrence(w, k);
+  for (const o of nearbyOccurrences(s, Math.max(t, s.start))) {
     for (const edge of [o.start, o.end]) {
       if (edge > t && (best === null || edge < best)) best = edge;
     }
@@ -107,7 +131,7 @@ export function maintenanceEffect(windows: readonly MaintenanceWindowInput[], ta
   for (const w of activeWindows(windows, at)) {
     const pauses = w.pauseAllChecks || intersects(w.tags, tags);
     const silences = pauses || w.silenceAllAlerts || intersects(w.silenceAlertsTags, tags);
-    if (!pauses && !silences) continue;
+    if (!silences) continue;
     effect.paused ||= pauses;
     effect.silenced ||= silences;
     effect.windowIds.push(w.id);

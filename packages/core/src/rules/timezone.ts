@@ -1,14 +1,11 @@
-/** Wall-clock time in an IANA zone, converted with Intl alone (no time-zone library). */
-export interface WallTime {
-  year: number;
-  month: number; // 1..12
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  millisecond: number;
-}
+/**
+ * Wall-clock time in an IANA zone, converted with Intl alone (no time-zone library). A wall time
+ * is held as "local milliseconds": the wall clock's fields read as if they were UTC, so calendar
+ * arithmetic on it is plain UTC arithmetic.
+ */
+export type CalendarUnit = 'DAY' | 'WEEK' | 'MONTH';
 
+const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(zone: string): Intl.DateTimeFormat {
@@ -23,53 +20,62 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function toWallTime(instant: number, zone: string): WallTime {
+/** The zone's offset from UTC at an instant, in milliseconds (east positive). */
+export function zoneOffsetMs(instant: number, zone: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatter(zone).formatToParts(new Date(instant))) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
-  return {
-    year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!,
-    second: parts.second!, millisecond: ((instant % 1000) + 1000) % 1000,
-  };
+  const wholeSecond = instant - (((instant % 1000) + 1000) % 1000);
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - wholeSecond;
 }
 
-function wallAsUtc(w: WallTime): number {
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.millisecond);
-}
-
-/** The zone's offset from UTC at an instant, in milliseconds. */
-export function zoneOffsetMs(instant: number, zone: string): number {
-  return wallAsUtc(toWallTime(instant, zone)) - instant;
+/** The wall clock of the zone at an instant, as local milliseconds. */
+export function toLocalMs(instant: number, zone: string): number {
+  return instant + zoneOffsetMs(instant, zone);
 }
 
 /**
- * The instant of a wall-clock time. An ambiguous time (clocks turned back) takes the earlier
- * instant; a time that does not exist (clocks turned forward) moves forward by the gap, as
- * Temporal's "compatible" disambiguation does.
+ * The instant a wall-clock time names. An ambiguous one (clocks turned back) takes the earlier
+ * instant; one that does not exist (clocks turned forward) takes the first instant after the gap.
  */
-export function fromWallTime(w: WallTime, zone: string): number {
-  const guess = wallAsUtc(w);
-  const before = zoneOffsetMs(guess - 86_400_000, zone);
-  const after = zoneOffsetMs(guess + 86_400_000, zone);
-  const candidates = [guess - before, guess - after].filter((t) => wallAsUtc(toWallTime(t, zone)) === guess);
-  if (candidates.length > 0) return Math.min(...candidates);
-  return guess - before;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/** Adds whole days or months to a wall time; months clamp the day (Jan 31 + 1 month = Feb 28/29). */
-export function addToWallTime(w: WallTime, unit: 'DAY' | 'WEEK' | 'MONTH', amount: number): WallTime {
-  if (unit === 'MONTH') {
-    const index = w.year * 12 + (w.month - 1) + amount;
-    const year = Math.floor(index / 12);
-    const month = (index % 12) + 1;
-    return { ...w, year, month, day: Math.min(w.day, daysInMonth(year, month)) };
+export function fromLocalMs(local: number, zone: string): number {
+  // Offsets a day either side bracket any transition near this wall time.
+  const before = local - zoneOffsetMs(local - DAY_MS, zone);
+  const after = local - zoneOffsetMs(local + DAY_MS, zone);
+  const exact = [before, after].filter((t) => toLocalMs(t, zone) === local);
+  if (exact.length > 0) return Math.min(...exact);
+  // In a gap the wall clock at `after` is still short of `local` and at `before` already past it;
+  // the transition is the first instant whose wall clock is past it.
+  let lo = Math.min(before, after);
+  let hi = Math.max(before, after);
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (toLocalMs(mid, zone) > local) hi = mid;
+    else lo = mid;
   }
-  const days = unit === 'WEEK' ? amount * 7 : amount;
-  const d = new Date(Date.UTC(w.year, w.month - 1, w.day + days));
-  return { ...w, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+  return hi;
+}
+
+function daysInMonth(year: number, monthIndex: number): number {
+  return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+}
+
+/** Adds whole days, weeks or months to a wall time; months clamp the day (Jan 31 + 1 month = Feb 28/29). */
+export function addCalendar(local: number, unit: CalendarUnit, amount: number): number {
+  if (unit !== 'MONTH') return local + amount * (unit === 'WEEK' ? 7 : 1) * DAY_MS;
+  const d = new Date(local);
+  const index = d.getUTCFullYear() * 12 + d.getUTCMonth() + amount;
+  const year = Math.floor(index / 12);
+  const month = index - year * 12;
+  const timeOfDay = local - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return Date.UTC(year, month, Math.min(d.getUTCDate(), daysInMonth(year, month))) + timeOfDay;
+}
+
+/** Whole calendar months from one wall time's month to another's (the day of month ignored). */
+export function monthsBetween(fromLocal: number, toLocal: number): number {
+  const a = new Date(fromLocal);
+  const b = new Date(toLocal);
+  return (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth());
 }

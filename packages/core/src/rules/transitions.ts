@@ -1,4 +1,8 @@
 /** State transitions of error groups, check sessions, incidents, and checks' activation. */
+import { isFinalSessionStatus, type CheckSessionStatus } from '../model/check-session.js';
+
+// Declared once, with the session model's status list; re-exported so that the rules read whole.
+export { isFinalSessionStatus };
 
 export interface ErrorGroupState {
   rawErrorMessage: string | null;
@@ -39,7 +43,8 @@ export function recordErrorOccurrence<T extends ErrorGroupState>(group: T | null
     errorHash: group.errorHash,
     firstSeen: group.firstSeen,
     lastSeen: occurrence.at > group.lastSeen ? occurrence.at : group.lastSeen,
-    archivedUntilNextEvent: group.archivedForever ? true : false,
+    // Archived forever stays archived; archived until the next event: this is that event.
+    archivedUntilNextEvent: group.archivedForever,
     archivedForever: group.archivedForever,
   };
 }
@@ -63,22 +68,17 @@ export function applyErrorGroupPatch<T extends Pick<ErrorGroupState, 'archivedUn
   return next;
 }
 
-export const SESSION_STATUSES = ['STARTED', 'PROGRESS', 'PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
-const FINAL: readonly string[] = ['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED'];
-
-export function isFinalStatus(status: string): boolean {
-  return FINAL.includes(status);
-}
+/** The name the check-session service imports; the same function as isFinalSessionStatus. */
+export const isFinalStatus = isFinalSessionStatus;
 
 export interface SequenceState {
   sequenceId: string;
   runLocation: string;
-  status: SessionStatus;
+  status: CheckSessionStatus;
 }
 
 export interface SessionState {
-  status: SessionStatus;
+  status: CheckSessionStatus;
   startedAt: string;
   stoppedAt: string | null;
   timeElapsed: number | null;
@@ -86,10 +86,10 @@ export interface SessionState {
 }
 
 /** A session's status from its sequences: the worst outcome once all are final. */
-export function deriveSessionStatus(sequences: readonly Pick<SequenceState, 'status'>[]): SessionStatus {
+export function deriveSessionStatus(sequences: readonly Pick<SequenceState, 'status'>[]): CheckSessionStatus {
   const statuses = sequences.map((s) => s.status);
-  if (statuses.some((s) => !isFinalStatus(s))) {
-    return statuses.some((s) => isFinalStatus(s)) ? 'PROGRESS' : 'STARTED';
+  if (statuses.some((s) => !isFinalSessionStatus(s))) {
+    return statuses.some((s) => isFinalSessionStatus(s)) ? 'PROGRESS' : 'STARTED';
   }
   for (const s of ['CANCELLED', 'TIMED_OUT', 'FAILED', 'DEGRADED'] as const) {
     if (statuses.includes(s)) return s;
@@ -99,7 +99,7 @@ export function deriveSessionStatus(sequences: readonly Pick<SequenceState, 'sta
 
 function settle<T extends SessionState>(session: T, sequences: SequenceState[], now: Date): T {
   const status = deriveSessionStatus(sequences);
-  const final = isFinalStatus(status);
+  const final = isFinalSessionStatus(status);
   return {
     ...session,
     sequences,
@@ -116,10 +116,10 @@ export function completeSequence<T extends SessionState>(
   outcome: 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT',
   now: Date,
 ): T {
-  if (isFinalStatus(session.status)) return session;
+  if (isFinalSessionStatus(session.status)) return session;
   let changed = false;
   const sequences = session.sequences.map((s) => {
-    if (s.sequenceId !== sequenceId || isFinalStatus(s.status)) return s;
+    if (s.sequenceId !== sequenceId || isFinalSessionStatus(s.status)) return s;
     changed = true;
     return { ...s, status: outcome };
   });
@@ -128,7 +128,7 @@ export function completeSequence<T extends SessionState>(
 
 /** Marks a sequence as running (the session moves from STARTED to PROGRESS). */
 export function startSequence<T extends SessionState>(session: T, sequenceId: string): T {
-  if (isFinalStatus(session.status)) return session;
+  if (isFinalSessionStatus(session.status)) return session;
   const sequences = session.sequences.map((s) => (s.sequenceId === sequenceId && s.status === 'STARTED' ? { ...s, status: 'PROGRESS' as const } : s));
   return { ...session, sequences, status: 'PROGRESS' };
 }
@@ -138,11 +138,11 @@ export function startSequence<T extends SessionState>(session: T, sequenceId: st
  * session is left as it is; unknown ids are ignored.
  */
 export function cancelSession<T extends SessionState>(session: T, sequenceIds: readonly string[] | undefined, now: Date): T {
-  if (isFinalStatus(session.status)) return session;
+  if (isFinalSessionStatus(session.status)) return session;
   const chosen = sequenceIds ? new Set(sequenceIds) : null;
   let changed = false;
   const sequences = session.sequences.map((s) => {
-    if (isFinalStatus(s.status) || (chosen && !chosen.has(s.sequenceId))) return s;
+    if (isFinalSessionStatus(s.status) || (chosen && !chosen.has(s.sequenceId))) return s;
     changed = true;
     return { ...s, status: 'CANCELLED' as const };
   });
