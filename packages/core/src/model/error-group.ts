@@ -12,7 +12,7 @@ const groupEntries = {
   archivedUntilNextEvent: v.boolean(),
   /** Vigil's own: archived with archiveForEver, so a new occurrence does not unarchive it. */
   archivedForever: v.boolean(),
-  rootCauseAnalyses: v.array(v.record(v.string(), v.unknown())),
+  rootCauseAnalyses: v.optional(v.array(v.record(v.string(), v.unknown())), () => []),
 };
 
 export const ErrorGroupSchema = v.object({ ...groupEntries, checkId: v.string(), accountId: v.string() });
