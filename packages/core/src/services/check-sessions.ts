@@ -9,7 +9,7 @@ import {
 import { isUuid } from '../model/primitives.js';
 import { parse } from '../model/parse.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
-import { candidateLocations } from '../rules/schedule.js';
+import { selectRunLocations } from '../rules/schedule.js';
 import { selectSessionTargets } from '../rules/session-targets.js';
 import { cancelSession, completeSequence, isFinalStatus, startSequence } from '../rules/transitions.js';
 import { toResultResponse } from './check-results.js';
@@ -73,8 +73,8 @@ export class CheckSessionService {
     for (const check of targets) {
       const group = check.groupId === null ? null : groupById.get(check.groupId) ?? null;
       const effective = effectiveCheckSettings(check, group, { alertSettings: account?.alertSettings ?? check.alertSettings });
-      const candidates = candidateLocations(effective, this.deps.defaultLocation);
-      const runLocations = check.runParallel ? candidates : candidates.slice(0, 1);
+      // Slot 0: without runParallel an on-demand run goes to the first candidate location.
+      const runLocations = selectRunLocations({ ...effective, runParallel: check.runParallel }, 0, this.deps.defaultLocation);
       const session = await this.storage.checkSessions.insert(accountId, {
         checkSessionId: this.deps.ids.uuid(),
         checkId: check.id,

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConflictError } from '../errors.js';
 import {
   DashboardCreateSchema,
@@ -15,6 +15,8 @@ import { found, mapPage, mergeDefined, numericId, pageOptions, stringId } from '
 function maskKey(key: string): string {
   return `${key.slice(0, 4)}...${key.slice(-4)}`;
 }
+
+const digest = (key: string) => createHash('sha256').update(key).digest();
 
 export class DashboardService {
   constructor(private readonly deps: ServiceDeps) {}
@@ -115,15 +117,17 @@ export class DashboardService {
     return this.toResponse(found(updated, 'Dashboard'));
   }
 
-  /** Whether a viewer's key opens a private dashboard (compared in constant time). */
+  /**
+   * Whether a viewer's key opens a private dashboard. Digests of equal length are compared in
+   * constant time, against every key, so neither the key's length nor which key matched leaks.
+   */
   verifyKey(dashboard: Dashboard, presented: string | null | undefined): boolean {
     if (!dashboard.isPrivate) return true;
     if (!presented) return false;
-    const given = Buffer.from(presented);
-    return dashboard.keys.some((k) => {
-      const raw = Buffer.from(this.deps.secretBox.decrypt(k.encryptedKey));
-      return raw.length === given.length && timingSafeEqual(raw, given);
-    });
+    const given = digest(presented);
+    let match = false;
+    for (const k of dashboard.keys) match = timingSafeEqual(digest(this.deps.secretBox.decrypt(k.encryptedKey)), given) || match;
+    return match;
   }
 
   /** A dashboard by its customUrl or customDomain, for the public pages. */

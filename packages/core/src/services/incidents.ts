@@ -12,6 +12,13 @@ import { applyIncidentUpdate } from '../rules/transitions.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId, stripAccount } from './support.js';
 
+/** A client-given stop before the start is refused (the times come from the body, not from updates). */
+function assertOrder(times: { startedAt: string | null; stoppedAt: string | null }): void {
+  if (times.startedAt && times.stoppedAt && Date.parse(times.stoppedAt) < Date.parse(times.startedAt)) {
+    throw new ValidationError([{ path: 'stoppedAt', message: 'must not be before startedAt' }]);
+  }
+}
+
 export class IncidentService {
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -32,14 +39,17 @@ export class IncidentService {
     }
     const first = input.incidentUpdates[0]!;
     const now = this.deps.clock.now();
-    const times = applyIncidentUpdate({ startedAt: input.startedAt ?? null, stoppedAt: input.stoppedAt ?? null }, first.status, now);
+    const times = applyIncidentUpdate({ startedAt: input.startedAt ?? null, stoppedAt: null }, first.status, now);
+    // A stoppedAt the client gives wins over the one a RESOLVED first update would set.
+    const stoppedAt = input.stoppedAt ?? times.stoppedAt;
+    assertOrder({ startedAt: times.startedAt, stoppedAt });
     const incident = await this.storage.incidents.insert(accountId, {
       id: this.deps.ids.uuid(),
       name: input.name,
       impact: input.impact,
       dashboardId: input.dashboardId,
       startedAt: times.startedAt,
-      stoppedAt: first.status === 'RESOLVED' ? times.stoppedAt : input.stoppedAt ?? null,
+      stoppedAt,
       created_at: now.toISOString(),
       updated_at: null,
     });
@@ -66,7 +76,9 @@ export class IncidentService {
     const stored = await this.getRecord(accountId, rawId);
     const given = parse(IncidentUpdateSchema, body);
     const { accountId: _a, ...rest } = stored;
-    const updated = await this.storage.incidents.update(accountId, stored.id, { ...mergeDefined(rest, given), updated_at: nowIso(this.deps) });
+    const merged = mergeDefined(rest, given);
+    if (given.startedAt !== undefined || given.stoppedAt !== undefined) assertOrder(merged);
+    const updated = await this.storage.incidents.update(accountId, stored.id, { ...merged, updated_at: nowIso(this.deps) });
     return this.toResponse(accountId, found(updated, 'Incident'));
   }
 
