@@ -1,2 +1,9 @@
 /** @vigil/http-express-adapter: the public HTTP API of Vigil as an Express router. */
+export { vigilRouter, vigilFrom, type RateLimitOptions, type VigilRouterOptions } from './router.js';
+export { vigilAdminRouter, type AdminRouterOptions } from './admin.js';
+export { agentHealthServer, type AgentHealthOptions, type AgentHealthServer } from './agent-health.js';
+export { openApiDocument, type OpenApiOptions } from './openapi.js';
+export { API_ROUTES, type RouteDef } from './route-table.js';
+export { errorBody, type ErrorBody } from './errors.js';
+
 export const API_VERSIONS = ['v1', 'v2'] as const;

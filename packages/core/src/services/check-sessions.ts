@@ -108,7 +108,12 @@ export class CheckSessionService {
    * GET .../completion: waits up to maxWaitSeconds for the session to be final. `done` false means
    * it is still running (the HTTP layer answers 408).
    */
-  async completion(accountId: string, rawId: unknown, rawQuery: unknown): Promise<{ done: boolean; session: CheckSessionResponse }> {
+  async completion(
+    accountId: string,
+    rawId: unknown,
+    rawQuery: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ done: boolean; session: CheckSessionResponse }> {
     const id = sessionId(rawId);
     const { maxWaitSeconds } = parse(CompletionQuerySchema, rawQuery ?? {}, 'query');
     const deadline = this.deps.clock.now().getTime() + maxWaitSeconds * 1000;
@@ -116,8 +121,20 @@ export class CheckSessionService {
       const session = found(await this.storage.checkSessions.get(accountId, id), 'Check session');
       if (isFinalStatus(session.status)) return { done: true, session: await this.toResponse(session) };
       const now = this.deps.clock.now().getTime();
-      if (now >= deadline) return { done: false, session: await this.toResponse(session) };
-      await new Promise<void>((resolve) => this.deps.clock.setTimer(new Date(Math.min(deadline, now + POLL_MS)), resolve));
+      // A caller that went away (the HTTP client hung up) stops the poll early.
+      if (now >= deadline || signal?.aborted) return { done: false, session: await this.toResponse(session) };
+      await new Promise<void>((resolve) => {
+        const cancel = this.deps.clock.setTimer(new Date(Math.min(deadline, now + POLL_MS)), done);
+        function done() {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }
+        function onAbort() {
+          cancel();
+          done();
+        }
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
     }
   }
 

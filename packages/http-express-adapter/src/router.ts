@@ -1,0 +1,186 @@
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { rateLimit, type Store } from 'express-rate-limit';
+import type { DependencyContainer } from 'tsyringe';
+import { resolve, ValidationError, VIGIL, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
+import { errorBody, errorHandler, sendError } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { API_ROUTES, Reply, type RouteDef } from './route-table.js';
+
+export interface RateLimitOptions {
+  /** Requests per window per API key. Default 600. */
+  limit?: number;
+  /** Window length in milliseconds. Default 60,000. */
+  windowMs?: number;
+  /**
+   * Where counts are kept. Default: this process's memory. Several processes behind one balancer
+   * each count on their own unless they share a store (any express-rate-limit store).
+   */
+  store?: Store;
+}
+
+export interface VigilRouterOptions {
+  /** Largest accepted JSON body (browser scripts and their dependencies count). Default `1mb`. */
+  bodyLimit?: string | number;
+  /** Per-key rate limit; `false` turns it off. */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * By default every request that reaches the router and matches no route answers the API's 404.
+   * With `fallthrough: true` only unknown paths under /v1 and /v2 do; others go on to the host's
+   * routes (for a router mounted at the host's root).
+   */
+  fallthrough?: boolean;
+  /** Serve `GET /openapi.json`. Default true. */
+  openapi?: boolean;
+  /** Serve the heartbeat ping endpoints `GET|POST /ping/{token}`. Default true. */
+  pings?: boolean;
+  /** Where the router logs internal errors. Default: Vigil's logger. */
+  logger?: Logger;
+}
+
+/** The Vigil instance from a container (VIGIL token) or the instance itself. */
+export function vigilFrom(source: Vigil | DependencyContainer): Vigil {
+  const maybe = source as Partial<DependencyContainer>;
+  if (typeof maybe.resolve === 'function' && typeof maybe.isRegistered === 'function') {
+    return resolve(source as DependencyContainer, VIGIL);
+  }
+  return source as Vigil;
+}
+
+/** Wraps an async handler so a rejection reaches the router's error handler. */
+export function asyncHandler(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+}
+
+/** Authenticates the request and passes on; a failure answers 401 or 403 through the error handler. */
+function authenticate(vigil: Vigil): RequestHandler {
+  return (req, res, next) => {
+    vigil.authenticator
+      .authenticate({ authorization: req.get('authorization'), account: req.get('x-service-account') })
+      .then((ctx) => {
+        res.locals.vigilAuth = ctx;
+        next();
+      }, next);
+  };
+}
+
+function limiter(options: RateLimitOptions, key: (req: Request, res: Response) => string): RequestHandler {
+  return rateLimit({
+    windowMs: options.windowMs ?? 60_000,
+    limit: options.limit ?? 600,
+    standardHeaders: 'draft-6',
+    legacyHeaders: false,
+    // Vigil keys on the API key, never on addresses, so the proxy checks do not apply.
+    validate: false,
+    keyGenerator: key,
+    ...(options.store ? { store: options.store } : {}),
+    handler: (_req, res, _next, opts) => {
+      sendError(res, 429, errorBody(429, `Rate limit of ${opts.limit} requests per ${Math.round(opts.windowMs / 1000)} s exceeded; retry after the time in Retry-After`));
+    },
+  });
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function sendResult(route: RouteDef, res: Response, result: unknown): void {
+  if (result instanceof Reply) {
+    if (result.body === undefined) res.status(result.status).end();
+    else res.status(result.status).json(result.body);
+    return;
+  }
+  const status = route.status ?? 200;
+  switch (route.response.kind) {
+    case 'empty':
+      res.status(status).end();
+      return;
+    case 'page': {
+      const page = result as Page<unknown>;
+      const last = page.offset + page.items.length - 1;
+      res.setHeader('Content-Range', page.items.length > 0 ? `${page.offset}-${last}/${page.total}` : `*/${page.total}`);
+      res.status(status).json(page.items);
+      return;
+    }
+    default:
+      res.status(status).json(result);
+  }
+}
+
+function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
+  return asyncHandler(async (req, res) => {
+    const auth = res.locals.vigilAuth as AuthContext;
+    if (route.body && req.body === undefined && hasBody(req)) {
+      throw new ValidationError([{ path: '', message: 'must be a JSON object sent with Content-Type: application/json' }]);
+    }
+    // A long poll stops when its client hangs up.
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const result = await route.handle({
+      vigil,
+      accountId: auth.accountId,
+      params: req.params as Record<string, string>,
+      query: req.query,
+      body: req.body ?? {},
+      signal: abort.signal,
+    });
+    sendResult(route, res, result);
+  });
+}
+
+/**
+ * The public HTTP API of Vigil as an Express router: `app.use('/api', vigilRouter(vigil))`.
+ * It sets nothing on the host app: its body parser, rate limiter and error handler apply only to
+ * requests that reach it.
+ */
+export function vigilRouter(source: Vigil | DependencyContainer, options: VigilRouterOptions = {}): Router {
+  const vigil = vigilFrom(source);
+  const logger = options.logger ?? vigil.deps.logger;
+  const router = express.Router();
+  const json = express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] });
+  const auth = authenticate(vigil);
+  const rate = options.rateLimit === false
+    ? null
+    : limiter(options.rateLimit ?? {}, (_req, res) => {
+      const ctx = res.locals.vigilAuth as AuthContext;
+      return `key:${ctx.apiKeyId ?? `account:${ctx.accountId}`}`;
+    });
+
+  if (options.openapi !== false) {
+    let doc: object | undefined;
+    router.get('/openapi.json', (_req, res) => {
+      doc ??= openApiDocument({ pings: options.pings !== false });
+      res.json(doc);
+    });
+  }
+
+  if (options.pings !== false) {
+    const pingRate = options.rateLimit === false ? null : limiter(options.rateLimit ?? {}, (req) => `ping:${String(req.params.token)}`);
+    const ping = asyncHandler(async (req, res) => {
+      const { at } = await vigil.heartbeats.ping(req.params.token, req.get('user-agent') ?? null);
+      res.status(200).json({ ok: true, at });
+    });
+    for (const method of ['get', 'post'] as const) {
+      router[method]('/ping/:token', ...(pingRate ? [pingRate] : []), ping);
+    }
+  }
+
+  for (const route of API_ROUTES) {
+    const handlers: RequestHandler[] = [auth];
+    if (rate) handlers.push(rate);
+    if (route.body) handlers.push(json);
+    handlers.push(routeHandler(vigil, route));
+    router[route.method](route.path, ...handlers);
+  }
+
+  const notFound: RequestHandler = (req, res) => {
+    sendError(res, 404, errorBody(404, `No route ${req.method} ${req.baseUrl}${req.path}`));
+  };
+  if (options.fallthrough) router.use(['/v1', '/v2'], notFound);
+  else router.use(notFound);
+
+  router.use(errorHandler(logger));
+  return router;
+}
+
