@@ -2,100 +2,74 @@
 // SQLite (a file) by default or PostgreSQL when VIGIL_DB is a postgres:// URL.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import express from 'express';
-import { consoleLogger, createVigil, isVigilError } from '@vigil/core';
+import { consoleLogger, createVigil } from '@vigil/core';
+import { vigilRouter } from '@vigil/http-express-adapter';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
 const port = Number(process.env.PORT ?? 3000);
 const db = process.env.VIGIL_DB ?? '.vigil/vigil.sqlite';
+const stateDir = process.env.VIGIL_STATE_DIR ?? '.vigil';
 
-// The key that seals secrets at rest must outlive restarts: from the environment, or a file kept
-// beside the database (never inside it).
-function secretKey() {
-  if (process.env.VIGIL_SECRET_KEY) return process.env.VIGIL_SECRET_KEY;
-  const file = '.vigil/secret.key';
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
-  }
-  return readFileSync(file, 'utf8').trim();
+/** A value from the environment, else one kept in a file of the state directory (made once). */
+function persisted(envName, file, make) {
+  if (process.env[envName]) return { value: process.env[envName], made: false };
+  const path = join(stateDir, file);
+  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), made: false };
+  mkdirSync(stateDir, { recursive: true });
+  const value = make();
+  writeFileSync(path, value, { mode: 0o600 });
+  return { value, made: true };
 }
+
+// The key that seals secrets at rest must outlive restarts and stays outside the database.
+const secretKey = persisted('VIGIL_SECRET_KEY', 'secret.key', () => randomBytes(32).toString('hex')).value;
 
 const postgres = /^postgres(ql)?:\/\//.test(db);
 if (!postgres) mkdirSync(dirname(db), { recursive: true });
-const vigil = createVigil({ secretKey: secretKey(), logger: consoleLogger('info') }, (container) => {
+const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
   registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
 });
 
-// The account: VIGIL_ACCOUNT_ID, else the one this database already has, else a new one.
-const known = await vigil.storage.accounts.listIds();
-const account = await vigil.accounts.ensure(process.env.VIGIL_ACCOUNT_ID ?? known[0]);
-let apiKey = process.env.VIGIL_API_KEY;
-if (apiKey) {
-  await vigil.apiKeys.ensure(account.id, apiKey, 'example host (VIGIL_API_KEY)');
-} else {
-  apiKey = (await vigil.apiKeys.create(account.id, { name: 'example host' })).key;
-  console.log(`Vigil account: ${account.id}\nVigil API key: ${apiKey}  (shown once; set VIGIL_API_KEY to keep using it)`);
+// The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made
+// on the first start, printed once, and kept in the state directory for the next start.
+const account = await vigil.accounts.ensure(
+  persisted('VIGIL_ACCOUNT_ID', 'account-id', () => (globalThis.crypto.randomUUID())).value,
+);
+const apiKey = persisted('VIGIL_API_KEY', 'api-key', () => `vgl_${randomBytes(32).toString('base64url')}`);
+await vigil.apiKeys.ensure(account.id, apiKey.value, 'example host');
+if (apiKey.made) {
+  console.log(`Vigil account: ${account.id}`);
+  console.log(`Vigil API key: ${apiKey.value}  (shown once; kept in ${join(stateDir, 'api-key')})`);
 }
 
 const app = express();
-app.use(express.json({ limit: '1mb' }));
 
-// The host's own route.
+// Vigil's API: its own body parser, rate limit and error handler apply only under /api.
+app.use('/api', vigilRouter(vigil));
+
+// The host's own routes, parser and error handler.
+app.use(express.json({ limit: '100kb' }));
 app.get('/', (_req, res) => {
-  res.type('text').send('Example host: its own routes, with Vigil embedded under /vigil\n');
+  res.type('text').send('Example host: its own routes, with the Vigil API under /api\n');
 });
-
-// A few of Vigil's services exposed by the host itself, authenticated as the public API is.
-const vigilRoutes = express.Router();
-vigilRoutes.use(async (req, _res, next) => {
-  try {
-    req.vigilAuth = await vigil.authenticator.authenticate({
-      authorization: req.get('authorization'),
-      account: req.get('x-service-account'),
-    });
-    next();
-  } catch (err) {
-    next(err);
-  }
+app.get('/orders', (_req, res) => {
+  res.json([{ id: 1, item: 'coffee' }]);
 });
-vigilRoutes.get('/checks', async (req, res, next) => {
-  try {
-    res.json((await vigil.checks.list(req.vigilAuth.accountId, req.query)).items);
-  } catch (err) {
-    next(err);
-  }
+app.post('/orders', (req, res) => {
+  res.status(201).json({ id: 2, ...req.body });
 });
-vigilRoutes.post('/checks/tcp', async (req, res, next) => {
-  try {
-    res.status(201).json(await vigil.checks.create(req.vigilAuth.accountId, 'TCP', req.body));
-  } catch (err) {
-    next(err);
-  }
-});
-vigilRoutes.get('/check-statuses', async (req, res, next) => {
-  try {
-    res.json(await vigil.checkStatuses.list(req.vigilAuth.accountId));
-  } catch (err) {
-    next(err);
-  }
-});
-app.use('/vigil', vigilRoutes);
-
-// The host's own error handler; Vigil's domain errors carry the spec's error body.
 app.use((err, _req, res, _next) => {
-  if (isVigilError(err)) return res.status(err.statusCode).json(err.toJSON());
-  if (err?.type === 'entity.parse.failed') {
-    return res.status(400).json({ statusCode: 400, error: 'Bad Request', message: 'Malformed JSON body' });
-  }
   console.error(err);
-  res.status(500).json({ statusCode: 500, error: 'Internal Server Error', message: 'Internal error' });
+  res.status(err.status ?? 500).json({ error: 'The host app could not handle this request' });
 });
 
 const server = app.listen(port, () => {
-  console.log(`Example host listening on http://localhost:${port}`);
-  console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" -H "x-service-account: ${account.id}" http://localhost:${port}/vigil/checks`);
+  const { port: actual } = server.address();
+  const key = process.env.VIGIL_API_KEY ? '$VIGIL_API_KEY' : `$(cat ${join(stateDir, 'api-key')})`;
+  console.log(`Example host listening on http://localhost:${actual}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${key}" -H "x-service-account: ${account.id}" http://localhost:${actual}/api/v1/checks`);
 });
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -44,6 +44,8 @@ export interface VigilOptions {
   ids?: IdGenerator;
   /** Replaces API-key authentication (e.g. with the host's own sessions). */
   authenticator?: Authenticator;
+  /** Seconds a verified API key is trusted before it is read again (default 5; 0 = every request). */
+  apiKeyCacheSeconds?: number;
   /** Where a check with no locations runs. Default `us-east-1`. */
   defaultLocation?: string;
   /** The locations this process runs. Default: every location. */
@@ -130,7 +132,7 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
     }),
   });
   container.register(AUTHENTICATOR, {
-    useFactory: instanceCachingFactory((c) => options.authenticator ?? new ApiKeyAuthenticator(resolve(c, SERVICE_DEPS))),
+    useFactory: instanceCachingFactory((c) => options.authenticator ?? new ApiKeyAuthenticator(resolve(c, SERVICE_DEPS), { cacheSeconds: options.apiKeyCacheSeconds })),
   });
   container.register(VIGIL, { useFactory: instanceCachingFactory((c) => buildVigil(c, options)) });
   return container;

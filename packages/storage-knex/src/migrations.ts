@@ -214,6 +214,28 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       });
     },
   },
+  {
+    // Lists of thousands of checks (check statuses) read these columns instead of every document.
+    name: '003_check_summaries',
+    async up(knex, prefix) {
+      const table = `${prefix}checks`;
+      await knex.schema.alterTable(table, (t) => {
+        t.text('name').nullable();
+        t.string('check_type', 64).nullable();
+        t.string('created_at', 40).nullable();
+      });
+      let after = 0;
+      for (;;) {
+        const rows = (await knex(table).select('seq', 'data').where('seq', '>', after).orderBy('seq').limit(500)) as { seq: number; data: string }[];
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const doc = JSON.parse(row.data) as { name?: string; checkType?: string; created_at?: string };
+          await knex(table).where('seq', row.seq).update({ name: doc.name ?? null, check_type: doc.checkType ?? null, created_at: doc.created_at ?? null });
+        }
+        after = rows[rows.length - 1]!.seq;
+      }
+    },
+  },
 ];
 
 /**

@@ -90,6 +90,9 @@ export function checkRepository(ctx: TableContext): CheckRepository {
     columns: {
       group_id: (c) => c.groupId,
       ping_token: (c) => (c.checkType === 'HEARTBEAT' ? c.heartbeat.pingToken : null),
+      name: (c) => c.name,
+      check_type: (c) => c.checkType,
+      created_at: (c) => c.created_at,
     },
   });
   return {
@@ -97,6 +100,17 @@ export function checkRepository(ctx: TableContext): CheckRepository {
     listByGroup: (accountId, groupId) => table.where(accountId, { group_id: groupId }),
     listByIds: (accountId, ids) => (ids.length ? table.where(accountId, { id: ids }) : Promise.resolve([])),
     listAll: (accountId) => table.where(accountId),
+    async listSummaries(accountId) {
+      // Columns of their own, so thousands of documents are neither read nor parsed.
+      return table.run(async () => {
+        const rows = await table.query(accountId)
+          .select('id', 'name', { checkType: 'check_type' }, 'created_at')
+          .orderBy('seq', 'asc');
+        return rows.map((r: Record<string, unknown>) => ({
+          id: String(r.id), name: String(r.name), checkType: String(r.checkType), created_at: String(r.created_at),
+        }));
+      });
+    },
     async scan(afterId, limit) {
       return table.run(async () => {
         const q = table.knex(table.table).orderBy('id', 'asc').limit(limit);

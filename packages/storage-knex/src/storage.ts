@@ -61,6 +61,15 @@ function describe(knex: Knex): string {
   return conn?.filename ?? (conn?.host ? `${conn.host}:${conn.port ?? 5432}/${conn.database ?? ''}` : 'the configured database');
 }
 
+/**
+ * Write-ahead logging lets readers go on while a write commits, and NORMAL sync under WAL stays
+ * durable across a crash of the process (a power loss may lose the last commits). A writer waits
+ * up to 5 s for another process's lock instead of failing at once.
+ */
+function sqliteSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void): void {
+  conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;', (err) => done(err, conn));
+}
+
 /** Vigil's storage on knex: SQLite by default, PostgreSQL for several processes. */
 export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const client = options.client ?? 'sqlite3';
@@ -69,7 +78,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     client,
     connection: options.connection ?? (client === 'sqlite3' ? { filename: 'vigil.sqlite' } : undefined),
     useNullAsDefault: client === 'sqlite3',
-    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1 } : { min: 0, max: 10 }),
+    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1, afterCreate: sqliteSettings } : { min: 0, max: 10 }),
   } as Knex.Config);
   if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
     knex.client.config.connection = { filename: knex.client.config.connection };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storageSuite } from '@vigil/core/testing';
+import { storageSuite, tcpCheckFixture } from '@vigil/core/testing';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexStorage } from '../src/index.js';
@@ -67,7 +67,30 @@ describe('migrations', () => {
     expect(names).toContain('orders');
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 2 }]);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 3 }]);
     await storage.close();
+  });
+});
+
+describe('migration 003', () => {
+  it('fills the summary columns of checks stored before it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-m3-'));
+    try {
+      const file = join(dir, 'old.sqlite');
+      const before = knexStorage({ client: 'sqlite3', connection: file });
+      const check = await before.checks.insert('acc', tcpCheckFixture({ name: 'from before' }));
+      // Back to the state of a database that stopped at migration 002.
+      await before.knex.schema.alterTable('vigil_checks', (t) => t.dropColumns('name', 'check_type', 'created_at'));
+      await before.knex('vigil_migrations').where('name', '003_check_summaries').delete();
+      await before.close();
+
+      const after = knexStorage({ client: 'sqlite3', connection: file });
+      expect(await after.checks.listSummaries('acc')).toEqual([
+        { id: check.id, name: 'from before', checkType: 'TCP', created_at: check.created_at },
+      ]);
+      await after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

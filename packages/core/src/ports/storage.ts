@@ -63,11 +63,21 @@ export interface ApiKeyRepository {
   touch(id: string, at: string): Promise<void>;
 }
 
+/** What lists of many checks need of each (check statuses). */
+export interface CheckSummary {
+  id: string;
+  name: string;
+  checkType: string;
+  created_at: string;
+}
+
 export interface CheckRepository extends Repository<Check, string> {
   listByGroup(accountId: string, groupId: number): Promise<Check[]>;
   listByIds(accountId: string, ids: string[]): Promise<Check[]>;
   /** All checks of an account (sessions, statuses, reporting). */
   listAll(accountId: string): Promise<Check[]>;
+  /** Id, name, type and creation time of every check of an account, in creation order, without reading whole documents. */
+  listSummaries(accountId: string): Promise<CheckSummary[]>;
   /** Checks of every account in ascending id order, those after `afterId`, a page at a time. */
   scan(afterId: string | null, limit: number): Promise<Check[]>;
   /** The heartbeat check that owns a ping token, in whatever account. */

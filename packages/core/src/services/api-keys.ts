@@ -63,31 +63,92 @@ export class ApiKeyService {
   async revoke(accountId: string, rawId: unknown): Promise<void> {
     const id = stringId(rawId);
     if (!(await this.deps.storage.apiKeys.revoke(accountId, id, nowIso(this.deps)))) found(null, 'API key');
+    const cache = keyCache(this.deps);
+    for (const [hash, entry] of cache) if (entry.key.id === id) cache.delete(hash);
   }
+}
+
+interface CachedKey {
+  key: ApiKey;
+  /** Until when (ms) the key is trusted without reading it again. */
+  until: number;
+  /** When lastUsedAt was last written (ms). */
+  touched: number;
+}
+
+const MAX_CACHED_KEYS = 10_000;
+const TOUCH_EVERY_MS = 60_000;
+
+// Verified keys by hash, per Vigil instance, shared by the authenticator and the key service so
+// that a revoke in this process takes effect at once.
+const caches = new WeakMap<ServiceDeps, Map<string, CachedKey>>();
+function keyCache(deps: ServiceDeps): Map<string, CachedKey> {
+  let cache = caches.get(deps);
+  if (!cache) caches.set(deps, (cache = new Map()));
+  return cache;
+}
+
+export interface ApiKeyAuthenticatorOptions {
+  /**
+   * How long a verified key is trusted before it is read again (default 5). A key revoked by
+   * another process stops working within this time; one revoked by this process at once. 0 reads
+   * the key on every request.
+   */
+  cacheSeconds?: number;
 }
 
 /**
  * `Authorization: Bearer <key>` plus `x-service-account`, checked against stored key hashes in
- * constant time. The key is never logged.
+ * constant time. The key is never logged; lastUsedAt is written at most once a minute.
  */
 export class ApiKeyAuthenticator implements Authenticator {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly cacheMs: number;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    options: ApiKeyAuthenticatorOptions = {},
+  ) {
+    this.cacheMs = Math.max(0, options.cacheSeconds ?? 5) * 1000;
+  }
 
   async authenticate(request: AuthRequest): Promise<AuthContext> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.authorization ?? '');
     if (!match) throw new UnauthorizedError('Missing or malformed Authorization header (Bearer <API key>)');
     const key = match[1]!;
-    const digest = Buffer.from(hashKey(key), 'hex');
-    const candidates = key.length >= PREFIX_LENGTH ? await this.deps.storage.apiKeys.findByPrefix(key.slice(0, PREFIX_LENGTH)) : [];
-    const stored = candidates.find((c) => {
-      const h = Buffer.from(c.hash, 'hex');
-      return h.length === digest.length && timingSafeEqual(h, digest);
-    });
-    if (!stored || stored.revokedAt !== null) throw new UnauthorizedError('Invalid API key');
+    const hash = hashKey(key);
+    const now = this.deps.clock.now().getTime();
+    const cache = keyCache(this.deps);
+    let entry = cache.get(hash);
+    if (!entry || entry.until <= now) {
+      const stored = await this.lookup(key, hash);
+      if (!stored || stored.revokedAt !== null) {
+        cache.delete(hash);
+        throw new UnauthorizedError('Invalid API key');
+      }
+      entry = { key: stored, until: now + this.cacheMs, touched: entry?.touched ?? 0 };
+      if (this.cacheMs > 0) {
+        cache.delete(hash);
+        cache.set(hash, entry);
+        if (cache.size > MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+      }
+    }
+    const stored = entry.key;
     const account = request.account?.trim();
     if (!account) throw new UnauthorizedError('x-service-account header is required');
     if (account !== stored.accountId) throw new ForbiddenError('The API key does not belong to this account');
-    await this.deps.storage.apiKeys.touch(stored.id, nowIso(this.deps));
+    if (now - entry.touched >= TOUCH_EVERY_MS) {
+      entry.touched = now;
+      await this.deps.storage.apiKeys.touch(stored.id, new Date(now).toISOString());
+    }
     return { accountId: stored.accountId, apiKeyId: stored.id };
+  }
+
+  private async lookup(key: string, hash: string): Promise<ApiKey | undefined> {
+    const digest = Buffer.from(hash, 'hex');
+    const candidates = key.length >= PREFIX_LENGTH ? await this.deps.storage.apiKeys.findByPrefix(key.slice(0, PREFIX_LENGTH)) : [];
+    return candidates.find((c) => {
+      const h = Buffer.from(c.hash, 'hex');
+      return h.length === digest.length && timingSafeEqual(h, digest);
+    });
   }
 }

@@ -38,7 +38,7 @@ export class CheckStatusService {
   /** Every check of the account: its status, or a "no runs yet" one. */
   async list(accountId: string): Promise<CheckStatusResponse[]> {
     const [checks, statuses] = await Promise.all([
-      this.deps.storage.checks.listAll(accountId),
+      this.deps.storage.checks.listSummaries(accountId),
       this.deps.storage.checkStatuses.list(accountId),
     ]);
     const byCheck = new Map(statuses.map((s) => [s.checkId, s]));

@@ -152,10 +152,9 @@ export class CheckService {
   async get(accountId: string, rawId: unknown, checkType?: string): Promise<CheckResponse> {
     const check = await this.getRecord(accountId, rawId);
     if (checkType && check.checkType !== checkType) found(null, 'Check');
-    const [channels, subs] = await Promise.all([
-      this.storage.alertChannels.listAll(accountId),
-      this.storage.alertSubscriptions.listByCheck(accountId, check.id),
-    ]);
+    const subs = await this.storage.alertSubscriptions.listByCheck(accountId, check.id);
+    // The channels are read only when the check notifies one.
+    const channels = subs.some((s) => s.activated) ? await this.storage.alertChannels.listAll(accountId) : [];
     return toCheckResponse(check, channels, subs);
   }
 

@@ -1,7 +1,7 @@
 export * from './deps.js';
 export { MASKED, maskVariables, openVariables, sealVariables } from './masking.js';
 export { AccountService } from './accounts.js';
-export { ApiKeyAuthenticator, ApiKeyService } from './api-keys.js';
+export { ApiKeyAuthenticator, ApiKeyService, type ApiKeyAuthenticatorOptions } from './api-keys.js';
 export { CheckService, type AssignOptions, type CheckForRun } from './checks.js';
 export { alertChannelsSummary, toCheckResponse } from './check-responses.js';
 export { CheckGroupService } from './check-groups.js';

@@ -121,6 +121,9 @@ export function checkRepository(table: MemoryTable<Check>): CheckRepository {
     async listAll(accountId) {
       return table.ofAccount(accountId);
     },
+    async listSummaries(accountId) {
+      return table.ofAccount(accountId).map((c) => ({ id: c.id, name: c.name, checkType: c.checkType, created_at: c.created_at }));
+    },
     async scan(afterId, limit) {
       return table
         .select((c) => afterId === null || c.id > afterId)

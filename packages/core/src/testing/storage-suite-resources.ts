@@ -182,6 +182,11 @@ export function resourceCases(c: StorageCase) {
       'listByIds answers only this account\'s known ids',
     );
     checkSame((await checks.listAll(ACCOUNT_A)).map((x) => x.id), [inGroup.id, plain.id, beat.id], 'listAll answers in creation order');
+    checkSame(
+      await checks.listSummaries(ACCOUNT_A),
+      [inGroup, plain, beat].map((x) => ({ id: x.id, name: x.name, checkType: x.checkType, created_at: x.created_at })),
+      'listSummaries answers id, name, type and creation time of this account\'s checks in creation order',
+    );
     const everyId = [inGroup.id, plain.id, beat.id, foreign.id].sort();
     const scanned: string[] = [];
     let after: string | null = null;

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const server = fileURLToPath(new URL('../src/server.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'vigil-host-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  base: string;
+  output: string;
+}
+
+/** Starts the example host as a user would (node src/server.mjs) and waits until it listens. */
+async function start(env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [server], {
+    cwd: dir,
+    env: { PATH: process.env.PATH, PORT: '0', VIGIL_STATE_DIR: join(dir, 'state'), VIGIL_DB: join(dir, 'vigil.sqlite'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const base = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/localhost:\d+)/.exec(output);
+      if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`host exited with ${code}: ${output}`)));
+  });
+  return { child, base, get output() { return output; } };
+}
+
+async function stop(r: Running): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => r.child.once('exit', (code) => resolve(code)));
+  r.child.kill('SIGTERM');
+  return exited;
+}
+
+describe('example express host', () => {
+  it('serves its own routes and the Vigil API with the account and key it prints once', async () => {
+    const first = await start();
+    try {
+      const account = /Vigil account: (\S+)/.exec(first.output)?.[1];
+      const key = /Vigil API key: (\S+)/.exec(first.output)?.[1];
+      expect(account).toBeTruthy();
+      expect(key).toMatch(/^vgl_/);
+      const headers = { authorization: `Bearer ${key}`, 'x-service-account': account!, 'content-type': 'application/json' };
+
+      expect(await (await fetch(`${first.base}/orders`)).json()).toEqual([{ id: 1, item: 'coffee' }]);
+      const created = await fetch(`${first.base}/api/v1/checks/tcp`, {
+        method: 'POST', headers, body: JSON.stringify({ name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 } }),
+      });
+      expect(created.status).toBe(201);
+      const check = (await created.json()) as { id: string };
+      const statuses = await fetch(`${first.base}/api/v1/check-statuses`, { headers });
+      expect(statuses.status).toBe(200);
+      expect(((await statuses.json()) as { checkId: string }[]).map((s) => s.checkId)).toEqual([check.id]);
+      const unauthorized = await fetch(`${first.base}/api/v1/checks`);
+      expect(unauthorized.status).toBe(401);
+      expect(readFileSync(join(dir, 'state', 'api-key'), 'utf8')).toBe(key);
+    } finally {
+      expect(await stop(first)).toBe(0);
+    }
+
+    // A restart keeps the data, the account and the key, and prints no new key.
+    const second = await start();
+    try {
+      expect(second.output).not.toContain('Vigil API key:');
+      const key = readFileSync(join(dir, 'state', 'api-key'), 'utf8');
+      const account = readFileSync(join(dir, 'state', 'account-id'), 'utf8');
+      const list = await fetch(`${second.base}/api/v1/checks`, { headers: { authorization: `Bearer ${key}`, 'x-service-account': account } });
+      expect(((await list.json()) as { name: string }[]).map((c) => c.name)).toEqual(['orders-db']);
+    } finally {
+      await stop(second);
+    }
+  });
+
+  it('uses VIGIL_ACCOUNT_ID and VIGIL_API_KEY when they are set', async () => {
+    const key = `vgl_${'k'.repeat(40)}`;
+    const r = await start({ VIGIL_ACCOUNT_ID: 'acme', VIGIL_API_KEY: key, VIGIL_STATE_DIR: join(dir, 'state-env'), VIGIL_DB: join(dir, 'env.sqlite') });
+    try {
+      expect(r.output).not.toContain('Vigil API key:');
+      const res = await fetch(`${r.base}/api/v1/checks`, { headers: { authorization: `Bearer ${key}`, 'x-service-account': 'acme' } });
+      expect(res.status).toBe(200);
+    } finally {
+      await stop(r);
+    }
+  });
+});
