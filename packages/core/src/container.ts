@@ -9,6 +9,7 @@ import { RUNNERS, type Runner } from './ports/runner.js';
 import { aesGcmSecretBox, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
 import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storage.js';
 import { createToken, resolve, resolveAll } from './ports/token.js';
+import { Engine, type EngineOptions } from './engine/engine.js';
 import { AccountService } from './services/accounts.js';
 import { AlertChannelService } from './services/alert-channels.js';
 import { AnalyticsService } from './services/analytics.js';
@@ -52,6 +53,8 @@ export interface VigilOptions {
   serves?: ServedLocations;
   runners?: Runner[];
   transports?: AlertTransport[];
+  /** The scheduler and run loop: concurrency, leases, time limits (see EngineOptions). */
+  engine?: EngineOptions;
 }
 
 /** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
@@ -80,7 +83,16 @@ export interface Vigil {
   readonly reporting: ReportingService;
   readonly analytics: AnalyticsService;
   readonly heartbeats: HeartbeatService;
-  /** Closes the store. */
+  /** The scheduler and run loop of this process (idle until start()). */
+  readonly engine: Engine;
+  /**
+   * Starts running checks: the schedule is brought in step with the stored checks, then due slots
+   * of the served locations are claimed and run, and check sessions run as they are triggered.
+   */
+  start(): Promise<void>;
+  /** Stops claiming, lets running jobs finish (up to the engine's stop deadline) and releases leases. */
+  stop(deadlineMs?: number): Promise<void>;
+  /** Stops the engine if it runs, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -140,32 +152,51 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
 
 function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const deps = resolve(c, SERVICE_DEPS);
+  const serves = options.serves ?? { locations: 'all', privateLocations: 'all' };
+  const checks = new CheckService(deps);
+  const maintenanceWindows = new MaintenanceWindowService(deps);
+  const errorGroups = new ErrorGroupService(deps);
+  const checkSessions = new CheckSessionService(deps);
+  const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves }, options.engine);
   return {
     container: c,
     storage: deps.storage,
     deps,
     authenticator: resolve(c, AUTHENTICATOR),
-    serves: options.serves ?? { locations: 'all', privateLocations: 'all' },
+    serves,
     accounts: new AccountService(deps),
     apiKeys: new ApiKeyService(deps),
-    checks: new CheckService(deps),
+    checks,
     checkGroups: new CheckGroupService(deps),
     alertChannels: new AlertChannelService(deps),
     clientCertificates: new ClientCertificateService(deps),
     checkResults: new CheckResultService(deps),
     checkStatuses: new CheckStatusService(deps),
-    errorGroups: new ErrorGroupService(deps),
+    errorGroups,
     dashboards: new DashboardService(deps),
-    maintenanceWindows: new MaintenanceWindowService(deps),
+    maintenanceWindows,
     incidents: new IncidentService(deps),
     statusPages: new StatusPageService(deps),
     services: new ServiceCatalog(deps),
     statusPageIncidents: new StatusPageIncidentService(deps),
-    checkSessions: new CheckSessionService(deps),
+    checkSessions,
     reporting: new ReportingService(deps),
     analytics: new AnalyticsService(deps),
     heartbeats: new HeartbeatService(deps),
-    close: () => deps.storage.close(),
+    engine,
+    async start() {
+      checkSessions.setLauncher(engine);
+      await engine.start();
+    },
+    async stop(deadlineMs?: number) {
+      checkSessions.setLauncher(undefined);
+      await engine.stop(deadlineMs);
+    },
+    async close() {
+      checkSessions.setLauncher(undefined);
+      await engine.stop();
+      await deps.storage.close();
+    },
   };
 }
 

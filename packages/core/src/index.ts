@@ -32,6 +32,7 @@ export * from './rules/error-message.js';
 export * from './rules/transitions.js';
 export * from './rules/session-targets.js';
 export * from './rules/result-aggregates.js';
+export * from './rules/schedule-plan.js';
 
 export * from './ports/token.js';
 export * from './ports/clock.js';
@@ -44,4 +45,5 @@ export * from './ports/alert-transport.js';
 export * from './ports/storage.js';
 
 export * from './services/index.js';
+export * from './engine/index.js';
 export * from './container.js';

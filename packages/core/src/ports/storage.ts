@@ -296,6 +296,8 @@ export interface ScheduleEntry {
 export interface ScheduleStore {
   /** Sets (or moves) the next run of a check in a location. */
   upsert(entry: ScheduleEntry): Promise<void>;
+  /** Adds the entries that do not exist yet; existing ones (and their leases) stay as they are. Answers how many were added. */
+  ensure(entries: ScheduleEntry[]): Promise<number>;
   /** Removes every entry of a check (deleted or deactivated). */
   remove(accountId: string, checkId: string): Promise<void>;
   /**

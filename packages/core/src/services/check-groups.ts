@@ -7,6 +7,7 @@ import { checkChannelIds, resolveSubscriptions, type AssignOptions } from './che
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { maskVariables, sealVariables } from './masking.js';
+import { syncSchedule } from './schedule-sync.js';
 import { found, mapPage, mergeDefined, numericId, pageOptions, slicePage, stripAccount } from './support.js';
 
 function toResponse(group: CheckGroup): CheckGroupResponse {
@@ -54,6 +55,10 @@ export class CheckGroupService {
       'Check group',
     );
     if (given.alertChannelSubscriptions !== undefined) await this.syncSubscriptions(accountId, group);
+    // Members follow the group's activation and locations from their next run.
+    for (const member of await this.deps.storage.checks.listByGroup(accountId, group.id)) {
+      await syncSchedule(this.deps, accountId, member, group);
+    }
     return toResponse(group);
   }
 

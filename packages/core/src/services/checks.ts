@@ -15,6 +15,7 @@ import { effectiveCheckSettings } from '../rules/group-defaults.js';
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { openVariables, sealVariables } from './masking.js';
+import { syncSchedule } from './schedule-sync.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
 
 export interface AssignOptions {
@@ -107,6 +108,7 @@ export class CheckService {
     await this.storage.alertSubscriptions.replaceForTarget(accountId, { checkId: check.id }, subs.map((s) => ({
       alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
     })));
+    await syncSchedule(this.deps, accountId, check, await this.groupOf(accountId, check));
     return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
   }
 
@@ -141,6 +143,7 @@ export class CheckService {
       record.heartbeat = { ...(parsed.heartbeat as object), pingToken: stored.heartbeat.pingToken };
     }
     const check = found(await this.storage.checks.update(accountId, stored.id, record as never), 'Check');
+    await syncSchedule(this.deps, accountId, check, await this.groupOf(accountId, check));
     if (given.alertChannelSubscriptions !== undefined) {
       await this.storage.alertSubscriptions.replaceForTarget(accountId, { checkId: check.id }, check.alertChannelSubscriptions.map((s) => ({
         alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
@@ -214,6 +217,10 @@ export class CheckService {
       muted: effective.muted,
       activated: effective.activated,
     };
+  }
+
+  private async groupOf(accountId: string, check: Check): Promise<CheckGroup | null> {
+    return check.groupId === null ? null : this.storage.checkGroups.get(accountId, check.groupId);
   }
 
   private async checkGroupId(accountId: string, groupId: number | null): Promise<void> {

@@ -46,6 +46,16 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
         leaseUntil: current?.leaseUntil ?? null,
       });
     },
+    async ensure(entries) {
+      let added = 0;
+      for (const entry of entries) {
+        const key = scheduleKey(entry.checkId, entry.location);
+        if (table.peek(key)) continue;
+        table.put(key, { ...entry, leaseOwner: null, leaseUntil: null });
+        added++;
+      }
+      return added;
+    },
     async remove(accountId, checkId) {
       table.removeWhere((row) => row.accountId === accountId && row.checkId === checkId);
     },

@@ -41,6 +41,24 @@ export function scheduleCases(c: StorageCase) {
     await checkRawCount(f.raw, 'schedule', 1, 'check-2 stays');
   });
 
+  c('schedule: ensure adds missing entries and leaves existing ones and their leases alone', async (f) => {
+    const s = f.storage.schedule;
+    await s.upsert(entry('check-1', 'us-east-1', 0));
+    const [leased] = await s.claimDue(at(0), {}, 1, LEASE, 'owner-1');
+    check(leased !== undefined, 'the entry is leased');
+    const many = Array.from({ length: 250 }, (_, i) => entry(`bulk-${i}`, 'eu-west-1', 1000 + i));
+    const added = await s.ensure([entry('check-1', 'us-east-1', 9000), entry('check-1', 'eu-west-1', 2000), ...many]);
+    check(added === 251, `ensure answers how many it added (251), got ${added}`);
+    checkSame(
+      (await s.list(ACCOUNT_A, 'check-1')).sort((a, b) => a.location.localeCompare(b.location)),
+      [entry('check-1', 'eu-west-1', 2000), entry('check-1', 'us-east-1', 0)],
+      'the existing entry kept its dueAt; the missing location was added',
+    );
+    check((await s.claimDue(at(0), {}, 10, LEASE, 'owner-2')).length === 0, 'the existing entry kept its lease');
+    await checkRawCount(f.raw, 'schedule', 252, 'every bulk entry is stored');
+    check((await s.ensure(many)) === 0, 'a second ensure adds nothing');
+  });
+
   c('schedule: claimDue answers due entries by dueAt, up to limit, with a lease', async (f) => {
     const s = f.storage.schedule;
     await s.upsert(entry('late', 'us-east-1', 3000));

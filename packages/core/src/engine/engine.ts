@@ -1,0 +1,283 @@
+import { hostname } from 'node:os';
+import type { CheckGroup } from '../model/check-group.js';
+import type { CheckSession } from '../model/check-session.js';
+import type { Cancel } from '../ports/clock.js';
+import type { RunSource } from '../ports/runner.js';
+import type { ScheduledJob, ServedLocations } from '../ports/storage.js';
+import { nextDueIn, plannedEntries, runLocations } from '../rules/schedule-plan.js';
+import type { SessionLauncher } from '../services/check-sessions.js';
+import { MinHeap } from './min-heap.js';
+import { RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
+
+export interface EngineOptions {
+  /** Runs at the same time in this process. Default 20. */
+  concurrency?: number;
+  /**
+   * How long a claimed slot belongs to this process. A process that dies loses its slots to the
+   * others after this; a run (with its retries) is kept inside it. Default 120 s.
+   */
+  leaseMs?: number;
+  /** Slots due within this much are claimed ahead and started on time. Default 1 s. */
+  lookaheadMs?: number;
+  /** How often the shared schedule is read for new due slots. Default 500 ms. */
+  pollMs?: number;
+  /** Most slots claimed at once. Default 500. */
+  claimBatch?: number;
+  /** Time limit of one attempt. Default 30 s. */
+  runTimeoutMs?: number;
+  /** How long stop() lets running jobs finish before it aborts them. Default 30 s. */
+  stopDeadlineMs?: number;
+  /** This process's name on the leases it holds. Default host:pid:random. */
+  owner?: string;
+}
+
+export interface EngineServices extends PipelineServices {
+  serves: ServedLocations;
+}
+
+interface ReadyJob {
+  due: number;
+  spec: {
+    accountId: string;
+    checkId: string;
+    location: string;
+    runSource: RunSource;
+    session?: { checkSessionId: string; sequenceId: string };
+  };
+  claim?: ScheduledJob;
+}
+
+export type EngineState = 'stopped' | 'running' | 'stopping';
+
+/**
+ * The scheduler and run loop of one process. Due slots are claimed from the shared schedule (so
+ * several processes on one database run each slot once), held in one priority queue by due time
+ * with one timer for the earliest, and run through the pipeline with bounded concurrency.
+ */
+export class Engine implements SessionLauncher {
+  readonly owner: string;
+  private readonly pipeline: RunPipeline;
+  private readonly queue = new MinHeap<ReadyJob>((a, b) => a.due - b.due);
+  private readonly running = new Map<string, { controller: AbortController; promise: Promise<void>; session?: string; sequence?: string }>();
+  private dispatchTimer: Cancel | null = null;
+  private dispatchAt = Infinity;
+  private pollTimer: Cancel | null = null;
+  private polling = false;
+  private current: EngineState = 'stopped';
+  private readonly o: Required<Omit<EngineOptions, 'owner'>>;
+  private serial = 0;
+
+  constructor(
+    private readonly services: EngineServices,
+    options: EngineOptions = {},
+  ) {
+    this.o = {
+      concurrency: options.concurrency ?? 20,
+      leaseMs: options.leaseMs ?? 120_000,
+      lookaheadMs: options.lookaheadMs ?? 1_000,
+      pollMs: options.pollMs ?? 500,
+      claimBatch: options.claimBatch ?? 500,
+      runTimeoutMs: options.runTimeoutMs ?? 30_000,
+      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
+    };
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${services.deps.ids.uuid().slice(0, 8)}`;
+    this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
+  }
+
+  get state(): EngineState {
+    return this.current;
+  }
+
+  /** Jobs running now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  private get deps() {
+    return this.services.deps;
+  }
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** Makes sure every check has its schedule entries, then starts claiming. */
+  async start(): Promise<void> {
+    if (this.current !== 'stopped') return;
+    this.current = 'running';
+    await this.reconcile();
+    if (this.current !== 'running') return;
+    await this.poll();
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for up to the deadline, aborts the rest and releases
+   * every lease this process holds, so another process takes its slots at once.
+   */
+  async stop(deadlineMs = this.o.stopDeadlineMs): Promise<void> {
+    if (this.current !== 'running') return;
+    this.current = 'stopping';
+    this.pollTimer?.();
+    this.pollTimer = null;
+    this.dispatchTimer?.();
+    this.dispatchTimer = null;
+    this.queue.clear();
+    const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
+    if (this.running.size > 0) {
+      let cancel: Cancel = () => {};
+      const deadline = new Promise<void>((resolve) => {
+        cancel = this.deps.clock.setTimer(new Date(this.now() + deadlineMs), resolve);
+      });
+      await Promise.race([all(), deadline]);
+      cancel();
+      for (const r of this.running.values()) r.controller.abort(new Error('engine stopping'));
+      await all();
+    }
+    await this.deps.storage.schedule.release(this.owner).catch((err: unknown) => {
+      this.deps.logger.warn('engine: could not release leases', { error: String(err) });
+    });
+    this.current = 'stopped';
+  }
+
+  /** SessionLauncher: a session's sequences run at once, through the same pipeline. */
+  launch(session: CheckSession): void {
+    if (this.current !== 'running') return;
+    for (const seq of session.sequences) {
+      this.queue.push({
+        due: this.now(),
+        spec: {
+          accountId: session.accountId,
+          checkId: session.checkId,
+          location: seq.runLocation,
+          runSource: session.runSource,
+          session: { checkSessionId: session.checkSessionId, sequenceId: seq.sequenceId },
+        },
+      });
+    }
+    this.dispatch();
+  }
+
+  /** SessionLauncher: cancelled sequences stop; queued ones never start. */
+  cancel(session: CheckSession, sequenceIds: string[] | undefined): void {
+    const chosen = sequenceIds ? new Set(sequenceIds) : null;
+    const hit = (sid: string | undefined, seq: string | undefined) =>
+      sid === session.checkSessionId && (chosen === null || (seq !== undefined && chosen.has(seq)));
+    this.queue.removeWhere((j) => hit(j.spec.session?.checkSessionId, j.spec.session?.sequenceId));
+    for (const r of this.running.values()) if (hit(r.session, r.sequence)) r.controller.abort(new Error('cancelled'));
+  }
+
+  private async reconcile(): Promise<void> {
+    const { storage, defaultLocation } = this.deps;
+    const groups = new Map<string, Map<number, CheckGroup>>();
+    const groupOf = async (accountId: string, id: number | null) => {
+      if (id === null) return null;
+      let byId = groups.get(accountId);
+      if (!byId) groups.set(accountId, (byId = new Map((await storage.checkGroups.listAll(accountId)).map((g) => [g.id, g]))));
+      return byId.get(id) ?? null;
+    };
+    const now = this.deps.clock.now();
+    let after: string | null = null;
+    for (;;) {
+      const page = await storage.checks.scan(after, 500);
+      if (page.length === 0) break;
+      const entries = [];
+      for (const check of page) entries.push(...plannedEntries(check.accountId, check, await groupOf(check.accountId, check.groupId), defaultLocation, now));
+      if (entries.length) await storage.schedule.ensure(entries);
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  private async poll(): Promise<void> {
+    if (this.current !== 'running' || this.polling) return;
+    this.polling = true;
+    try {
+      const claimed = await this.deps.storage.schedule.claimDue(
+        new Date(this.now() + this.o.lookaheadMs),
+        this.services.serves,
+        this.o.claimBatch,
+        this.o.leaseMs,
+        this.owner,
+      );
+      for (const job of claimed) {
+        this.queue.push({
+          due: Date.parse(job.dueAt),
+          claim: job,
+          spec: { accountId: job.accountId, checkId: job.checkId, location: job.location, runSource: 'SCHEDULER' },
+        });
+      }
+      // A full batch means more is due: claim again at once.
+      if (claimed.length >= this.o.claimBatch) queueMicrotask(() => void this.poll());
+    } catch (err) {
+      // The database is away: keep going, the next poll tries again.
+      this.deps.logger.warn('engine: claiming due slots failed', { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.polling = false;
+    }
+    if (this.current !== 'running') return;
+    this.dispatch();
+    this.pollTimer?.();
+    this.pollTimer = this.deps.clock.setTimer(new Date(this.now() + this.o.pollMs), () => void this.poll());
+  }
+
+  /** Starts every due job that fits, then sets the one timer for the next. */
+  private dispatch(): void {
+    if (this.current !== 'running') return;
+    const now = this.now();
+    while (this.running.size < this.o.concurrency) {
+      const top = this.queue.peek();
+      if (!top || top.due > now) break;
+      this.queue.pop();
+      this.start1(top);
+    }
+    const next = this.queue.peek();
+    if (!next || this.running.size >= this.o.concurrency) {
+      this.dispatchTimer?.();
+      this.dispatchTimer = null;
+      this.dispatchAt = Infinity;
+      return;
+    }
+    if (this.dispatchTimer && this.dispatchAt === next.due) return;
+    this.dispatchTimer?.();
+    this.dispatchAt = next.due;
+    this.dispatchTimer = this.deps.clock.setTimer(new Date(Math.max(next.due, now)), () => {
+      this.dispatchTimer = null;
+      this.dispatchAt = Infinity;
+      this.dispatch();
+    });
+  }
+
+  private start1(job: ReadyJob): void {
+    const key = `${++this.serial}`;
+    const controller = new AbortController();
+    const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
+    const promise = this.pipeline
+      .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
+      .then((outcome) => (job.claim ? this.complete(job.claim, outcome) : undefined))
+      .catch((err: unknown) => {
+        this.deps.logger.error('engine: run failed', {
+          accountId: job.spec.accountId, checkId: job.spec.checkId, error: err instanceof Error ? err.message : String(err),
+        });
+      })
+      .finally(() => {
+        this.running.delete(key);
+        this.dispatch();
+      });
+    this.running.set(key, {
+      controller,
+      promise,
+      ...(job.spec.session ? { session: job.spec.session.checkSessionId, sequence: job.spec.session.sequenceId } : {}),
+    });
+  }
+
+  /** Moves the slot's entry on to the check's next run in that location (or drops it). */
+  private async complete(claim: ScheduledJob, outcome: RunOutcome): Promise<void> {
+    // A deleted or deactivated check leaves the schedule; a paused one keeps its slots.
+    const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled';
+    let next: Date | null = null;
+    if (keep && outcome.forRun) {
+      const { check, group } = outcome.forRun;
+      next = nextDueIn(check, runLocations(check, group, this.deps.defaultLocation), claim.location, this.deps.clock.now());
+    }
+    await this.deps.storage.schedule.complete(claim, next);
+  }
+}

@@ -1,0 +1,318 @@
+import type { AlertType } from '../model/alert-channel.js';
+import type { CheckResult } from '../model/check-result.js';
+import type { CheckSession } from '../model/check-session.js';
+import type { Check } from '../model/check.js';
+import type { RunJob, RunResult, RunSource, Runner } from '../ports/runner.js';
+import { channelWantsAlert, evaluateRun, evaluateSsl, INITIAL_ALERT_STATE } from '../rules/alerting.js';
+import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
+import { completeSequence, startSequence } from '../rules/transitions.js';
+import type { CheckForRun, CheckService } from '../services/checks.js';
+import type { ServiceDeps } from '../services/deps.js';
+import type { ErrorGroupService } from '../services/error-groups.js';
+import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+import { heartbeatRunner } from './heartbeat-runner.js';
+import { scrubSecrets } from './scrub.js';
+
+export interface PipelineServices {
+  deps: ServiceDeps;
+  checks: CheckService;
+  maintenanceWindows: MaintenanceWindowService;
+  errorGroups: ErrorGroupService;
+}
+
+/** One run to make: a scheduled slot or a session's sequence. */
+export interface RunSpec {
+  accountId: string;
+  checkId: string;
+  location: string;
+  dueAt: Date;
+  runSource: RunSource;
+  session?: { checkSessionId: string; sequenceId: string } | undefined;
+  /** When the run must be over, retries included (the lease of a scheduled slot). */
+  mustEndBy?: Date | undefined;
+}
+
+export type RunOutcome =
+  | { kind: 'ran'; result: CheckResult; forRun: CheckForRun }
+  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled'; forRun?: CheckForRun };
+
+export interface PipelineOptions {
+  /** Time limit of one attempt when the runner's type has none of its own. Default 30 s. */
+  runTimeoutMs: number;
+}
+
+const isFailed = (r: RunResult) => r.hasFailures || r.hasErrors;
+
+function errorResult(message: string, kind: RunResult['failureKind'] = 'OTHER', hasErrors = true): RunResult {
+  return {
+    hasFailures: !hasErrors, hasErrors, isDegraded: false, overMaxResponseTime: false, responseTime: 0,
+    phases: {}, errorMessage: message, failureKind: kind,
+  };
+}
+
+/** Resolves after `ms` on the clock, or at once when the signal aborts. */
+function wait(deps: ServiceDeps, ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const cancel = deps.clock.setTimer(new Date(deps.clock.now().getTime() + ms), done);
+    function done() {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      cancel();
+      done();
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs one check once (with its retries) and records everything a run changes: the result, the
+ * check status, the error group, the session's progress, the alert state and the outbox.
+ */
+export class RunPipeline {
+  constructor(
+    private readonly services: PipelineServices,
+    private readonly options: PipelineOptions,
+  ) {}
+
+  private get deps() {
+    return this.services.deps;
+  }
+
+  private runnerFor(checkType: string): Runner | undefined {
+    if (checkType === 'HEARTBEAT') return this.deps.runners.get('HEARTBEAT') ?? heartbeatRunner(this.deps);
+    return this.deps.runners.get(checkType);
+  }
+
+  async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
+    const { deps } = this;
+    let forRun: CheckForRun;
+    try {
+      forRun = await this.services.checks.getForRun(spec.accountId, spec.checkId);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') return { kind: 'skipped', reason: 'gone' };
+      throw err;
+    }
+    const check = forRun.check;
+    const scheduled = spec.runSource === 'SCHEDULER';
+    if (scheduled && !forRun.activated) return { kind: 'skipped', reason: 'inactive', forRun };
+    const effect = await this.services.maintenanceWindows.activeEffect(
+      spec.accountId,
+      { tags: check.tags, groupTags: forRun.group?.tags ?? [] },
+      deps.clock.now(),
+    );
+    if (scheduled && effect.paused) return { kind: 'skipped', reason: 'paused', forRun };
+
+    if (spec.session) await this.markSequenceStarted(spec.accountId, spec.session);
+
+    const startedAt = deps.clock.now();
+    const strategy = effectiveRetryStrategy(check, forRun.group);
+    const runner = this.runnerFor(check.checkType);
+    const attempts: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string }[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const attemptStart = deps.clock.now();
+      const runId = deps.ids.uuid();
+      const result = runner
+        ? await this.attempt(runner, {
+          runId, accountId: spec.accountId, check, group: forRun.group, location: spec.location, attempt,
+          dueAt: spec.dueAt.toISOString(), runSource: spec.runSource,
+          checkSessionId: spec.session?.checkSessionId ?? null, sequenceId: spec.session?.sequenceId ?? null,
+          environment: forRun.environment, secrets: forRun.secrets, timeoutMs: this.options.runTimeoutMs,
+        }, signal)
+        : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
+      attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
+      if (!isFailed(result) || signal.aborted) break;
+      const elapsedMs = deps.clock.now().getTime() - startedAt.getTime();
+      const decision = nextRetry(strategy, { retriesSoFar: attempt - 1, elapsedMs, failureKind: result.failureKind ?? 'OTHER' });
+      if (!decision.retry) break;
+      // A retry that could not finish inside the lease would let another process run the slot too.
+      const retryEnds = deps.clock.now().getTime() + decision.delayMs + this.options.runTimeoutMs;
+      if (spec.mustEndBy && retryEnds > spec.mustEndBy.getTime()) break;
+      await wait(deps, decision.delayMs, signal);
+      if (signal.aborted) break;
+    }
+
+    const cancelled = signal.aborted && spec.session !== undefined;
+    const rows = attempts.map((a, i) => this.toResult(spec, check, a, i + 1, i === attempts.length - 1 ? 'FINAL' : 'ATTEMPT', forRun.secrets));
+    await deps.storage.checkResults.insertMany(spec.accountId, rows);
+    const final = rows[rows.length - 1]!;
+    const stored = { ...final, accountId: spec.accountId } as CheckResult;
+    if (cancelled) {
+      // A cancelled run is kept as a result but changes no status and raises no alert.
+      return { kind: 'skipped', reason: 'cancelled', forRun };
+    }
+    await this.updateStatus(spec.accountId, check, stored);
+    if (final.errorMessage && isFailed(attempts[attempts.length - 1]!.result)) {
+      await this.services.errorGroups.recordOccurrence(spec.accountId, check.id, final.errorMessage, final.stoppedAt);
+    }
+    await this.alert(spec.accountId, forRun, stored, effect.silenced);
+    if (spec.session) await this.completeSequence(spec.accountId, spec.session, stored, attempts[attempts.length - 1]!.result);
+    return { kind: 'ran', result: stored, forRun };
+  }
+
+  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal): Promise<RunResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(outer.reason);
+    outer.addEventListener('abort', onAbort, { once: true });
+    const cancelTimer = this.deps.clock.setTimer(new Date(this.deps.clock.now().getTime() + job.timeoutMs), () => {
+      controller.abort(new Error('time limit'));
+    });
+    try {
+      const timedOut = new Promise<RunResult>((resolve) => {
+        controller.signal.addEventListener('abort', () => {
+          resolve(errorResult(
+            outer.aborted ? 'The run was cancelled' : `The run did not finish within its time limit of ${Math.round(job.timeoutMs / 1000)} s`,
+            'TIMEOUT',
+            false,
+          ));
+        }, { once: true });
+      });
+      // A runner that ignores the signal still loses the race against its time limit.
+      return await Promise.race([runner.run(job, controller.signal), timedOut]);
+    } catch (err) {
+      this.deps.logger.warn('runner threw', { checkId: job.check.id, runId: job.runId, error: err instanceof Error ? err.message : String(err) });
+      return errorResult(`The runner failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      cancelTimer();
+      outer.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private toResult(
+    spec: RunSpec,
+    check: Check,
+    a: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string },
+    attempts: number,
+    resultType: 'FINAL' | 'ATTEMPT',
+    secrets: readonly string[],
+  ): Omit<CheckResult, 'accountId'> {
+    const r = a.result;
+    return {
+      id: a.runId,
+      checkId: check.id,
+      checkType: check.checkType,
+      name: check.name,
+      runLocation: spec.location,
+      startedAt: a.startedAt.toISOString(),
+      stoppedAt: a.stoppedAt.toISOString(),
+      created_at: a.stoppedAt.toISOString(),
+      responseTime: Math.max(0, r.responseTime),
+      hasFailures: r.hasFailures,
+      hasErrors: r.hasErrors,
+      isDegraded: r.isDegraded,
+      overMaxResponseTime: r.overMaxResponseTime,
+      attempts,
+      resultType,
+      runSource: spec.runSource,
+      checkSessionId: spec.session?.checkSessionId ?? null,
+      sequenceId: spec.session?.sequenceId ?? null,
+      errorMessage: r.errorMessage === null ? null : scrubSecrets(r.errorMessage, secrets),
+      phases: r.phases,
+      statusCode: r.statusCode ?? null,
+      sslDaysRemaining: r.sslDaysRemaining ?? null,
+      details: r.details || r.assertions
+        ? (JSON.parse(scrubSecrets(JSON.stringify({ ...(r.details ?? {}), ...(r.assertions ? { assertions: r.assertions } : {}) }), secrets, true)) as Record<string, unknown>)
+        : null,
+    };
+  }
+
+  private async updateStatus(accountId: string, check: Check, result: CheckResult): Promise<void> {
+    const storage = this.deps.storage;
+    const previous = await storage.checkStatuses.get(accountId, check.id);
+    const rt = result.responseTime;
+    await storage.checkStatuses.upsert(accountId, {
+      name: check.name,
+      checkId: check.id,
+      hasFailures: result.hasFailures,
+      hasErrors: result.hasErrors,
+      isDegraded: result.isDegraded,
+      longestRun: previous?.longestRun == null ? rt : Math.max(previous.longestRun, rt),
+      shortestRun: previous?.shortestRun == null ? rt : Math.min(previous.shortestRun, rt),
+      lastRunLocation: result.runLocation,
+      lastCheckRunId: result.id,
+      sslDaysRemaining: result.sslDaysRemaining,
+      created_at: previous?.created_at ?? result.stoppedAt,
+      updated_at: result.stoppedAt,
+    });
+  }
+
+  private async alert(accountId: string, forRun: CheckForRun, result: CheckResult, silenced: boolean): Promise<void> {
+    const { storage, clock, ids } = this.deps;
+    const check = forRun.check;
+    const now = clock.now();
+    const previous = (await storage.alertStates.get(accountId, check.id)) ?? INITIAL_ALERT_STATE;
+    const step = evaluateRun(previous, result, {
+      settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
+    });
+    let state = step.state;
+    const alerts: AlertType[] = [...step.alerts];
+    const ssl = evaluateSsl(state, result.sslDaysRemaining, now);
+    if (ssl.alert && !forRun.muted && !silenced) {
+      state = ssl.state;
+      alerts.push('ALERT_SSL');
+    }
+    await storage.alertStates.put(accountId, check.id, state);
+    if (alerts.length === 0) return;
+    const subscribed = new Set(check.alertChannelSubscriptions.filter((s) => s.activated).map((s) => s.alertChannelId));
+    if (subscribed.size === 0) return;
+    const channels = (await storage.alertChannels.listAll(accountId)).filter((c) => subscribed.has(c.id));
+    const messages = alerts.flatMap((alertType) =>
+      channels
+        .filter((c) => channelWantsAlert(c, alertType, result.sslDaysRemaining))
+        .map((c) => ({
+          id: ids.uuid(),
+          accountId,
+          checkId: check.id,
+          alertChannelId: c.id,
+          alertType,
+          payload: {
+            alertType,
+            checkId: check.id,
+            checkName: check.name,
+            checkType: check.checkType,
+            checkResultId: result.id,
+            errorMessage: result.errorMessage,
+            groupName: forRun.group?.name ?? null,
+            runLocation: result.runLocation,
+            responseTime: result.responseTime,
+            startedAt: result.startedAt,
+            failingSince: state.failingSince,
+            tags: check.tags,
+            isReminder: alertType === 'ALERT_FAILURE_REMAIN',
+            reminderSequence: alertType === 'ALERT_FAILURE_REMAIN' ? state.remindersSent : 0,
+            sslCheckDomain: (check as { sslCheckDomain?: string | null }).sslCheckDomain ?? null,
+            sslDaysRemaining: result.sslDaysRemaining,
+          },
+          created_at: now.toISOString(),
+          nextAttemptAt: now.toISOString(),
+        })),
+    );
+    if (messages.length > 0) await storage.outbox.enqueue(messages);
+  }
+
+  private async markSequenceStarted(accountId: string, ref: { checkSessionId: string; sequenceId: string }): Promise<void> {
+    const storage = this.deps.storage.checkSessions;
+    const session = await storage.get(accountId, ref.checkSessionId);
+    if (!session) return;
+    const { accountId: _a, ...rest } = startSequence(session, ref.sequenceId);
+    await storage.update(accountId, rest);
+  }
+
+  private async completeSequence(
+    accountId: string,
+    ref: { checkSessionId: string; sequenceId: string },
+    result: CheckResult,
+    run: RunResult,
+  ): Promise<CheckSession | null> {
+    const storage = this.deps.storage.checkSessions;
+    const session = await storage.get(accountId, ref.checkSessionId);
+    if (!session) return null;
+    const outcome = result.hasFailures || result.hasErrors
+      ? (run.failureKind === 'TIMEOUT' ? 'TIMED_OUT' : 'FAILED')
+      : result.isDegraded ? 'DEGRADED' : 'PASSED';
+    const { accountId: _a, ...rest } = completeSequence(session, ref.sequenceId, outcome, this.deps.clock.now());
+    return storage.update(accountId, rest);
+  }
+}

@@ -1,0 +1,56 @@
+import type { CheckGroup } from '../model/check-group.js';
+import type { Check } from '../model/check.js';
+import type { ScheduleEntry } from '../ports/storage.js';
+import { effectiveCheckSettings } from './group-defaults.js';
+import { candidateLocations, checkPeriodMs, checkPhaseMs, type ScheduledCheckInput } from './schedule.js';
+import { isCheckActive } from './transitions.js';
+
+/** A heartbeat check is looked at every minute: a missed ping is noticed within a minute. */
+const HEARTBEAT_TIMING = { frequency: 1, frequencyOffset: null } as const;
+
+function timing(check: Check): ScheduledCheckInput {
+  return check.checkType === 'HEARTBEAT'
+    ? { id: check.id, ...HEARTBEAT_TIMING }
+    : { id: check.id, frequency: check.frequency, frequencyOffset: (check as { frequencyOffset?: number | null }).frequencyOffset ?? null };
+}
+
+/** Where a check runs: its (or its group's) locations, or the default; a heartbeat only in the default. */
+export function runLocations(check: Check, group: CheckGroup | null, defaultLocation: string): string[] {
+  if (check.checkType === 'HEARTBEAT') return [defaultLocation];
+  const effective = effectiveCheckSettings(check, group, { alertSettings: check.alertSettings });
+  return candidateLocations(effective, defaultLocation);
+}
+
+/**
+ * The first run of a check in one of its locations strictly after `after`. With runParallel every
+ * location runs every slot; otherwise slot k goes to location k mod n (round-robin without state).
+ */
+export function nextDueIn(check: Check, locations: readonly string[], location: string, after: Date): Date | null {
+  const index = locations.indexOf(location);
+  if (index < 0) return null;
+  const t = timing(check);
+  const period = checkPeriodMs(t);
+  const phase = checkPhaseMs(t);
+  let k = Math.floor((after.getTime() - phase) / period) + 1;
+  const n = check.checkType !== 'HEARTBEAT' && !check.runParallel ? locations.length : 1;
+  if (n > 1) k += (((index - k) % n) + n) % n;
+  return new Date(phase + k * period);
+}
+
+/** The schedule entries a check should have now: none when it (or its group) is deactivated. */
+export function plannedEntries(
+  accountId: string,
+  check: Check,
+  group: CheckGroup | null,
+  defaultLocation: string,
+  after: Date,
+): ScheduleEntry[] {
+  if (!isCheckActive(check, group)) return [];
+  const locations = runLocations(check, group, defaultLocation);
+  return locations.map((location) => ({
+    accountId,
+    checkId: check.id,
+    location,
+    dueAt: nextDueIn(check, locations, location, after)!.toISOString(),
+  }));
+}

@@ -1,0 +1,268 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
+import { failResult, FakeClock, FakeRunner, memoryStorage, passResult } from '../src/testing/index.js';
+
+const SECRET = 'c'.repeat(64);
+const T0 = '2026-05-01T12:00:00.000Z';
+
+/** Lets pending promise chains run (the pipeline awaits the store between steps). */
+async function settle(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Moves the fake clock on in small steps, letting the engine work between them. */
+async function runFor(clock: FakeClock, ms: number, step = 100): Promise<void> {
+  for (let t = 0; t < ms; t += step) {
+    clock.advance(step);
+    await settle();
+  }
+}
+
+const tcp = (overrides: Record<string, unknown> = {}) => ({
+  name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 0, frequencyOffset: 10, ...overrides,
+});
+
+interface Setup {
+  vigil: Vigil;
+  clock: FakeClock;
+  runner: FakeRunner;
+  accountId: string;
+}
+
+const started: Vigil[] = [];
+afterEach(async () => {
+  for (const v of started.splice(0)) await v.stop(0);
+});
+
+async function setup(options: Partial<VigilOptions> = {}, runner = new FakeRunner('TCP')): Promise<Setup> {
+  const clock = new FakeClock(T0);
+  const vigil = createVigil({ storage: memoryStorage(), secretKey: SECRET, clock, runners: [runner], ...options });
+  const account = await vigil.accounts.ensure('acct');
+  return { vigil, clock, runner, accountId: account.id };
+}
+
+async function start(s: Setup): Promise<void> {
+  await s.vigil.start();
+  started.push(s.vigil);
+  await settle();
+}
+
+describe('engine: scheduled runs', () => {
+  it('runs a check every period at its planned times and records result and status', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await start(s);
+    await runFor(s.clock, 35_000);
+    const dues = s.runner.jobs.map((j) => Date.parse(j.dueAt));
+    expect(dues.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < dues.length; i++) expect(dues[i]! - dues[i - 1]!).toBe(10_000);
+    expect(s.runner.jobs.every((j) => j.runSource === 'SCHEDULER' && j.location === 'us-east-1' && j.attempt === 1)).toBe(true);
+    const results = await s.vigil.checkResults.list(s.accountId, check.id, {});
+    expect(results.total).toBe(dues.length);
+    const status = await s.vigil.checkStatuses.get(s.accountId, check.id);
+    expect(status).toMatchObject({ hasFailures: false, lastRunLocation: 'us-east-1', lastCheckRunId: results.items[0]!.id });
+  });
+
+  it('follows changes through the API: deactivated checks stop, reactivated ones resume, deleted ones go', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await start(s);
+    await runFor(s.clock, 20_000);
+    const before = s.runner.jobs.length;
+    expect(before).toBeGreaterThanOrEqual(1);
+    await s.vigil.checks.update(s.accountId, check.id, { activated: false });
+    await runFor(s.clock, 30_000);
+    expect(s.runner.jobs.length).toBe(before);
+    await s.vigil.checks.update(s.accountId, check.id, { activated: true });
+    await runFor(s.clock, 30_000);
+    const resumed = s.runner.jobs.length;
+    expect(resumed).toBeGreaterThanOrEqual(before + 2);
+    await s.vigil.checks.delete(s.accountId, check.id);
+    await runFor(s.clock, 30_000);
+    expect(s.runner.jobs.length).toBe(resumed);
+  });
+
+  it('rotates locations round-robin, or runs in all of them with runParallel', async () => {
+    const s = await setup();
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'rotating', locations: ['us-east-1', 'eu-west-1'] }));
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'parallel', locations: ['us-east-1', 'eu-west-1'], runParallel: true }));
+    await start(s);
+    await runFor(s.clock, 40_000);
+    const of = (name: string) => s.runner.jobs.filter((j) => j.check.name === name);
+    const rotating = of('rotating').sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+    for (let i = 1; i < rotating.length; i++) {
+      expect(rotating[i]!.location).not.toBe(rotating[i - 1]!.location);
+      expect(Date.parse(rotating[i]!.dueAt) - Date.parse(rotating[i - 1]!.dueAt)).toBe(10_000);
+    }
+    const parallel = of('parallel');
+    const bySlot = new Map<string, string[]>();
+    for (const j of parallel) bySlot.set(j.dueAt, [...(bySlot.get(j.dueAt) ?? []), j.location]);
+    expect(bySlot.size).toBeGreaterThanOrEqual(3);
+    for (const locations of bySlot.values()) expect(locations.sort()).toEqual(['eu-west-1', 'us-east-1']);
+  });
+
+  it('runs only the locations this process serves', async () => {
+    const s = await setup({ serves: { locations: ['eu-west-1'], privateLocations: [] } });
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({ locations: ['us-east-1', 'eu-west-1'], runParallel: true }));
+    await start(s);
+    await runFor(s.clock, 30_000);
+    expect(s.runner.jobs.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(s.runner.jobs.map((j) => j.location))).toEqual(new Set(['eu-west-1']));
+  });
+
+  it('pauses checks during a maintenance window and resumes after it', async () => {
+    const s = await setup();
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await s.vigil.maintenanceWindows.create(s.accountId, {
+      name: 'upgrade', startsAt: T0, endsAt: '2026-05-01T12:01:00.000Z', repeatUnit: 'DAY', pauseAllChecks: true,
+    });
+    await start(s);
+    await runFor(s.clock, 55_000);
+    expect(s.runner.jobs).toHaveLength(0);
+    await runFor(s.clock, 30_000);
+    expect(s.runner.jobs.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('retries a failed run by its retryStrategy and stores the attempts', async () => {
+    const runner = new FakeRunner('TCP', [failResult('Connection refused'), failResult('Connection refused'), passResult()]);
+    const s = await setup({}, runner);
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      frequency: 1, frequencyOffset: null,
+      retryStrategy: { type: 'FIXED', baseBackoffSeconds: 2, maxRetries: 3, maxDurationSeconds: 60, sameRegion: true },
+    }));
+    await start(s);
+    await runFor(s.clock, 70_000);
+    expect(runner.jobs.slice(0, 3).map((j) => j.attempt)).toEqual([1, 2, 3]);
+    const gap = Date.parse(runner.jobs[0]!.dueAt);
+    expect(gap).toBeGreaterThan(0);
+    const results = (await s.vigil.checkResults.list(s.accountId, check.id, { limit: 10 })).items.reverse();
+    expect(results.slice(0, 3).map((r) => [r.resultType, r.attempts, r.hasFailures])).toEqual([
+      ['ATTEMPT', 1, true], ['ATTEMPT', 2, true], ['FINAL', 3, false],
+    ]);
+    expect(Date.parse(results[1]!.startedAt) - Date.parse(results[0]!.stoppedAt)).toBe(2_000);
+  });
+
+  it('ends a run that does not finish within the time limit as a timeout', async () => {
+    const runner = new FakeRunner('TCP', [() => new Promise(() => {})]);
+    const s = await setup({ engine: { runTimeoutMs: 5_000 } }, runner);
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await start(s);
+    await runFor(s.clock, 20_000);
+    const [result] = (await s.vigil.checkResults.list(s.accountId, check.id, {})).items.reverse();
+    expect(result).toMatchObject({ hasFailures: true, errorMessage: 'The run did not finish within its time limit of 5 s' });
+    expect(Date.parse(result!.stoppedAt) - Date.parse(result!.startedAt)).toBe(5_000);
+  });
+});
+
+describe('engine: alerts, errors and sessions', () => {
+  it('groups the error, writes a failure alert to the outbox for subscribed channels, and none for a muted check', async () => {
+    const runner = new FakeRunner('TCP', [failResult('Connection refused by 10.0.0.7:5432')]);
+    const s = await setup({}, runner);
+    const channel = await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const loud = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'loud' }));
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'quiet', muted: true }));
+    await start(s);
+    await runFor(s.clock, 25_000);
+    const pending = await s.vigil.storage.outbox.pending(s.accountId);
+    expect(pending.map((m) => [m.checkId, m.alertType, m.alertChannelId])).toEqual([[loud.id, 'ALERT_FAILURE', channel.id]]);
+    expect(pending[0]!.payload).toMatchObject({ checkName: 'loud', errorMessage: 'Connection refused by 10.0.0.7:5432', runLocation: 'us-east-1' });
+    const groups = await s.vigil.errorGroups.listByCheck(s.accountId, loud.id, {});
+    expect(groups).toHaveLength(1);
+    expect(groups[0]!.cleanedErrorMessage).toBe('Connection refused by <ip>');
+    runner.willReturn(passResult());
+    await runFor(s.clock, 15_000);
+    expect((await s.vigil.storage.outbox.pending(s.accountId)).map((m) => m.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+  });
+
+  it('runs a triggered session at once and completes it', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: null }));
+    await start(s);
+    const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await settle();
+    const session = await s.vigil.checkSessions.get(s.accountId, sessions[0]!.checkSessionId);
+    expect(session).toMatchObject({ status: 'PASSED', runSource: 'TRIGGER_API' });
+    expect(session.results).toHaveLength(1);
+    expect(s.runner.jobs.map((j) => j.runSource)).toEqual(['TRIGGER_API']);
+  });
+
+  it('cancels a running session: the run stops, the session ends CANCELLED and no alert is raised', async () => {
+    const runner = new FakeRunner('TCP', [() => new Promise(() => {})]);
+    const s = await setup({ engine: { runTimeoutMs: 600_000 } }, runner);
+    await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: null }));
+    await start(s);
+    const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await settle();
+    expect((await s.vigil.checkSessions.get(s.accountId, sessions[0]!.checkSessionId)).status).toBe('PROGRESS');
+    const cancelled = await s.vigil.checkSessions.cancel(s.accountId, sessions[0]!.checkSessionId, {});
+    expect(cancelled.status).toBe('CANCELLED');
+    await settle();
+    expect(s.vigil.engine.active).toBe(0);
+    expect(await s.vigil.storage.outbox.pending(s.accountId)).toEqual([]);
+    expect((await s.vigil.checkSessions.get(s.accountId, sessions[0]!.checkSessionId)).status).toBe('CANCELLED');
+  });
+
+  it('fails a heartbeat check without pings and passes it once pinged', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'HEARTBEAT', {
+      name: 'nightly', heartbeat: { period: 1, periodUnit: 'minutes', grace: 1, graceUnit: 'minutes' },
+    });
+    await start(s);
+    await runFor(s.clock, 190_000, 1_000);
+    expect(await s.vigil.checkStatuses.get(s.accountId, check.id)).toMatchObject({ hasFailures: true });
+    const token = (await s.vigil.storage.checks.get(s.accountId, check.id) as { heartbeat: { pingToken: string } }).heartbeat.pingToken;
+    await s.vigil.heartbeats.ping(token);
+    await runFor(s.clock, 61_000, 1_000);
+    expect(await s.vigil.checkStatuses.get(s.accountId, check.id)).toMatchObject({ hasFailures: false });
+  });
+});
+
+describe('engine: several processes and stopping', () => {
+  it('two engines on one store run each slot once', async () => {
+    const clock = new FakeClock(T0);
+    const storage = memoryStorage();
+    const runners = [new FakeRunner('TCP'), new FakeRunner('TCP')];
+    // Small claim batches, so that both engines find due slots to take.
+    const engines = runners.map((r) => createVigil({ storage, secretKey: SECRET, clock, runners: [r], engine: { claimBatch: 3 } }));
+    const account = await engines[0]!.accounts.ensure('acct');
+    for (let i = 0; i < 20; i++) await engines[0]!.checks.create(account.id, 'TCP', tcp({ name: `c${i}` }));
+    for (const e of engines) {
+      await e.start();
+      started.push(e);
+    }
+    await runFor(clock, 60_000);
+    const jobs = runners.flatMap((r) => r.jobs);
+    const all = jobs.map((j) => `${j.check.id}@${j.dueAt}`);
+    expect(new Set(all).size).toBe(all.length);
+    // No slot is missed either: each check's runs are one period apart.
+    const byCheck = new Map<string, number[]>();
+    for (const j of jobs) byCheck.set(j.check.id, [...(byCheck.get(j.check.id) ?? []), Date.parse(j.dueAt)]);
+    expect(byCheck.size).toBe(20);
+    for (const dues of byCheck.values()) {
+      dues.sort((a, b) => a - b);
+      expect(dues.length).toBeGreaterThanOrEqual(5);
+      for (let i = 1; i < dues.length; i++) expect(dues[i]! - dues[i - 1]!).toBe(10_000);
+    }
+  });
+
+  it('stop lets a running job finish and releases the leases of the rest', async () => {
+    let finish: () => void = () => {};
+    const runner = new FakeRunner('TCP', [() => new Promise((resolve) => {
+      finish = () => resolve(passResult());
+    })]);
+    const s = await setup({ engine: { lookaheadMs: 5_000 } }, runner);
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await start(s);
+    await runFor(s.clock, 12_000);
+    expect(s.vigil.engine.active).toBe(1);
+    const stopping = s.vigil.stop(10_000);
+    finish();
+    await stopping;
+    expect(s.vigil.engine.state).toBe('stopped');
+    expect((await s.vigil.checkResults.list(s.accountId, check.id, {})).total).toBe(1);
+    const [entry] = await s.vigil.storage.schedule.list(s.accountId, check.id);
+    const claim = await s.vigil.storage.schedule.claimDue(new Date(Date.parse(entry!.dueAt)), {}, 10, 1_000, 'other');
+    expect(claim).toHaveLength(1);
+  });
+});
