@@ -37,6 +37,20 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
           .onConflict(['check_id', 'location'])
           .merge(['account_id', 'due_ms']);
       }),
+    ensure: (entries) =>
+      run(async () => {
+        let added = 0;
+        // 100 rows a statement stays under SQLite's limit of bound variables.
+        for (let i = 0; i < entries.length; i += 100) {
+          const rows = entries.slice(i, i + 100).map((entry) => ({
+            account_id: entry.accountId, check_id: entry.checkId, location: entry.location,
+            private: isPrivateLocation(entry.location), due_ms: Date.parse(entry.dueAt),
+          }));
+          const inserted = await ctx.knex(table).insert(rows).onConflict(['check_id', 'location']).ignore().returning(['check_id']);
+          added += (inserted as unknown[]).length;
+        }
+        return added;
+      }),
     remove: (accountId, checkId) => run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).delete())),
     claimDue: (now, serves, limit, leaseMs, owner) =>
       run(async () => {
