@@ -178,7 +178,7 @@ export class Engine implements SessionLauncher {
     const now = this.deps.clock.now();
     let after: string | null = null;
     for (;;) {
-      const page = await storage.checks.scan(after, 500);
+      const page = await storage.checks.scan(after, 5_000);
       if (page.length === 0) break;
       const entries = [];
       for (const check of page) entries.push(...plannedEntries(check.accountId, check, await groupOf(check.accountId, check.groupId), defaultLocation, now));
