@@ -272,7 +272,7 @@ export class Engine implements SessionLauncher {
   /** Moves the slot's entry on to the check's next run in that location (or drops it). */
   private async complete(claim: ScheduledJob, outcome: RunOutcome): Promise<void> {
     // A deleted or deactivated check leaves the schedule; a paused one keeps its slots.
-    const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled';
+    const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled' || outcome.reason === 'duplicate';
     let next: Date | null = null;
     if (keep && outcome.forRun) {
       const { check, group } = outcome.forRun;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
@@ -34,7 +35,16 @@ export interface RunSpec {
 
 export type RunOutcome =
   | { kind: 'ran'; result: CheckResult; forRun: CheckForRun }
-  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled'; forRun?: CheckForRun };
+  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate'; forRun?: CheckForRun };
+
+/**
+ * The id of a scheduled slot's result: the same in every process, so a slot that a second process
+ * runs again (the first died before it moved the schedule on) is stored once.
+ */
+export function slotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
+  const h = createHash('sha256').update(`${checkId}|${location}|${dueAt.toISOString()}|${attempt}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 export interface PipelineOptions {
   /** Time limit of one attempt when the runner's type has none of its own. Default 30 s. */
@@ -113,7 +123,7 @@ export class RunPipeline {
     const attempts: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string }[] = [];
     for (let attempt = 1; ; attempt++) {
       const attemptStart = deps.clock.now();
-      const runId = deps.ids.uuid();
+      const runId = scheduled ? slotResultId(check.id, spec.location, spec.dueAt, attempt) : deps.ids.uuid();
       const result = runner
         ? await this.attempt(runner, {
           runId, accountId: spec.accountId, check, group: forRun.group, location: spec.location, attempt,
@@ -136,7 +146,13 @@ export class RunPipeline {
 
     const cancelled = signal.aborted && spec.session !== undefined;
     const rows = attempts.map((a, i) => this.toResult(spec, check, a, i + 1, i === attempts.length - 1 ? 'FINAL' : 'ATTEMPT', forRun.secrets));
-    await deps.storage.checkResults.insertMany(spec.accountId, rows);
+    try {
+      await deps.storage.checkResults.insertMany(spec.accountId, rows);
+    } catch (err) {
+      // Another process already stored this slot: it also did the rest.
+      if ((err as { code?: string }).code === 'CONFLICT') return { kind: 'skipped', reason: 'duplicate', forRun };
+      throw err;
+    }
     const final = rows[rows.length - 1]!;
     const stored = { ...final, accountId: spec.accountId } as CheckResult;
     if (cancelled) {

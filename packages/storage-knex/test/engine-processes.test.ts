@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createVigil, slotResultId } from '@vigil/core';
+import { knexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+const CHECKS = 1_000;
+const LEASE_MS = 4_000;
+const PERIOD_MS = 10_000;
+const script = fileURLToPath(new URL('./support/engine-process.mjs', import.meta.url));
+
+describe.runIf(PG_URL)('two engine processes on one PostgreSQL database', () => {
+  const prefix = `mp_${randomBytes(3).toString('hex')}_`;
+  const secretKey = randomBytes(32).toString('hex');
+  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix });
+  const children: ChildProcess[] = [];
+
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    const rows = (await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
+    for (const { tablename } of rows) await storage.knex.schema.dropTable(tablename);
+    await storage.close();
+  });
+
+  function engine(owner: string): Promise<ChildProcess> {
+    const child = spawn(process.execPath, [script], {
+      env: { PATH: process.env.PATH, VIGIL_PG_URL: PG_URL, TABLE_PREFIX: prefix, VIGIL_SECRET_KEY: secretKey, OWNER: owner, LEASE_MS: String(LEASE_MS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve(child));
+      child.once('exit', (code) => reject(new Error(`engine ${owner} exited with ${code}`)));
+    });
+  }
+
+  it(`run ${CHECKS} checks every 10 s for a minute, each slot once, and lose no slot when one is killed with SIGKILL`, async () => {
+    const host = createVigil({ storage, secretKey });
+    const account = await host.accounts.ensure();
+    const ids: string[] = [];
+    for (let i = 0; i < CHECKS; i++) {
+      const check = await host.checks.create(account.id, 'TCP', {
+        name: `c${i}`, request: { hostname: '127.0.0.1', port: 1 }, frequency: 0, frequencyOffset: 10,
+      }, { autoAssignAlerts: false });
+      ids.push(check.id);
+    }
+    const firstDue = new Map<string, number>();
+    for (const id of ids) firstDue.set(id, Date.parse((await storage.schedule.list(account.id, id))[0]!.dueAt));
+
+    const [a, b] = await Promise.all([engine('engine-a'), engine('engine-b')]);
+    await new Promise((r) => setTimeout(r, 30_000));
+    a!.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 30_000));
+    const stoppedAt = Date.now();
+    const exited = new Promise((r) => b!.once('exit', r));
+    b!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    // Every slot from a check's first up to the lease before the end ran: its result is stored once.
+    const cutoff = stoppedAt - LEASE_MS - 2_000;
+    const stored = new Set(
+      ((await storage.knex(`${prefix}check_results`).select('id').where('result_type', 'FINAL')) as { id: string }[]).map((r) => r.id),
+    );
+    let expected = 0;
+    const missing: string[] = [];
+    for (const id of ids) {
+      for (let due = firstDue.get(id)!; due <= cutoff; due += PERIOD_MS) {
+        expected++;
+        if (!stored.has(slotResultId(id, 'us-east-1', new Date(due), 1))) missing.push(`${id}@${new Date(due).toISOString()}`);
+      }
+    }
+    expect(missing.slice(0, 5)).toEqual([]);
+    expect(expected).toBeGreaterThan(CHECKS * 4);
+    const perProcess = await storage.knex(`${prefix}check_results`).count({ n: '*' });
+    expect(Number(perProcess[0]!.n)).toBeGreaterThanOrEqual(expected);
+  }, 150_000);
+});
