@@ -186,6 +186,27 @@ describe('engine: alerts, errors and sessions', () => {
     expect(s.runner.jobs.map((j) => j.runSource)).toEqual(['TRIGGER_API']);
   });
 
+  it('groups the errors of a test session by project and tells the script where it runs from', async () => {
+    const runner = new FakeRunner('TCP', [failResult('Timeout after 5000 ms')]);
+    const s = await setup({}, runner);
+    const group = await s.vigil.checkGroups.create(s.accountId, { name: 'checkout flow' });
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'payments', frequency: 60, frequencyOffset: null, groupId: group.id }));
+    await start(s);
+    await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] }, projectId: 'web-shop', environment: 'staging' });
+    await settle();
+    expect(runner.jobs[0]!.environment).toMatchObject({ VIGIL_RUN_SOURCE: 'TEST', CI: 'true' });
+    const groups = await s.vigil.errorGroups.listByProject(s.accountId, 'web-shop');
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({
+      projectId: 'web-shop', environments: ['staging'],
+      pwtMetadata: [{ projectName: 'web-shop', testFile: 'payments', testTitle: 'payments', suitePath: ['checkout flow'] }],
+    });
+    await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await settle();
+    expect(runner.jobs.at(-1)!.environment).toMatchObject({ VIGIL_RUN_SOURCE: 'TRIGGER_API' });
+    expect(runner.jobs.at(-1)!.environment.CI).toBeUndefined();
+  });
+
   it('cancels a running session: the run stops, the session ends CANCELLED and no alert is raised', async () => {
     const runner = new FakeRunner('TCP', [() => new Promise(() => {})]);
     const s = await setup({ engine: { runTimeoutMs: 600_000 } }, runner);

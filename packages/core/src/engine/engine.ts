@@ -42,7 +42,7 @@ interface ReadyJob {
     checkId: string;
     location: string;
     runSource: RunSource;
-    session?: { checkSessionId: string; sequenceId: string };
+    session?: { checkSessionId: string; sequenceId: string; projectId?: string | null; environment?: string | null };
   };
   claim?: ScheduledJob;
 }
@@ -150,7 +150,9 @@ export class Engine implements SessionLauncher {
           checkId: session.checkId,
           location: seq.runLocation,
           runSource: session.runSource,
-          session: { checkSessionId: session.checkSessionId, sequenceId: seq.sequenceId },
+          session: {
+            checkSessionId: session.checkSessionId, sequenceId: seq.sequenceId, projectId: session.projectId, environment: session.environment,
+          },
         },
       });
     }

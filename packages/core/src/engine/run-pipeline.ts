@@ -28,7 +28,7 @@ export interface RunSpec {
   location: string;
   dueAt: Date;
   runSource: RunSource;
-  session?: { checkSessionId: string; sequenceId: string } | undefined;
+  session?: { checkSessionId: string; sequenceId: string; projectId?: string | null; environment?: string | null } | undefined;
   /** When the run must be over, retries included (the lease of a scheduled slot). */
   mustEndBy?: Date | undefined;
 }
@@ -129,7 +129,13 @@ export class RunPipeline {
           runId, accountId: spec.accountId, check, group: forRun.group, location: spec.location, attempt,
           dueAt: spec.dueAt.toISOString(), runSource: spec.runSource,
           checkSessionId: spec.session?.checkSessionId ?? null, sequenceId: spec.session?.sequenceId ?? null,
-          environment: forRun.environment, secrets: forRun.secrets, timeoutMs: this.options.runTimeoutMs,
+          environment: {
+            ...forRun.environment,
+            VIGIL_RUN_SOURCE: spec.runSource,
+            // CI=true only for the runs of a test session (DECISIONS.md).
+            ...(spec.session?.projectId ? { CI: 'true' } : {}),
+          },
+          secrets: forRun.secrets, timeoutMs: this.options.runTimeoutMs,
         }, signal)
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
@@ -162,6 +168,20 @@ export class RunPipeline {
     await this.updateStatus(spec.accountId, check, stored);
     if (final.errorMessage && isFailed(attempts[attempts.length - 1]!.result)) {
       await this.services.errorGroups.recordOccurrence(spec.accountId, check.id, final.errorMessage, final.stoppedAt);
+      if (spec.session?.projectId) {
+        await this.services.errorGroups.recordTestSessionOccurrence(spec.accountId, {
+          projectId: spec.session.projectId,
+          environment: spec.session.environment ?? null,
+          raw: final.errorMessage,
+          at: final.stoppedAt,
+          pwtMetadata: {
+            projectName: spec.session.projectId,
+            testFile: (check as { scriptPath?: string | null }).scriptPath || check.name,
+            testTitle: check.name,
+            suitePath: forRun.group ? [forRun.group.name] : [],
+          },
+        });
+      }
     }
     await this.alert(spec.accountId, forRun, stored, effect.silenced);
     if (spec.session) await this.completeSequence(spec.accountId, spec.session, stored, attempts[attempts.length - 1]!.result);
