@@ -186,6 +186,36 @@ describe('engine: alerts, errors and sessions', () => {
     expect(s.runner.jobs.map((j) => j.runSource)).toEqual(['TRIGGER_API']);
   });
 
+  it('runs a group\'s session runs in groupOrder, at most the group\'s concurrency at once', async () => {
+    let running = 0;
+    let most = 0;
+    const order: string[] = [];
+    const clock = new FakeClock(T0);
+    const runner = new FakeRunner('TCP', [(job) => new Promise((resolve) => {
+      running++;
+      most = Math.max(most, running);
+      order.push(job.check.name);
+      clock.setTimer(new Date(clock.now().getTime() + 1_000), () => {
+        running--;
+        resolve(passResult());
+      });
+    })]);
+    const vigil = createVigil({ storage: memoryStorage(), secretKey: SECRET, clock, runners: [runner] });
+    const account = await vigil.accounts.ensure('acct');
+    const group = await vigil.checkGroups.create(account.id, { name: 'flow', concurrency: 2 });
+    for (const [name, groupOrder] of [['e', 5], ['c', 3], ['a', 1], ['d', 4], ['b', 2]] as const) {
+      await vigil.checks.create(account.id, 'TCP', tcp({ name, groupId: group.id, groupOrder, frequency: 60, frequencyOffset: null }));
+    }
+    await vigil.start();
+    started.push(vigil);
+    const { sessions } = await vigil.checkSessions.trigger(account.id, { target: { matchTags: [] } });
+    expect(sessions).toHaveLength(5);
+    await runFor(clock, 5_000);
+    expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(most).toBe(2);
+    for (const session of sessions) expect((await vigil.checkSessions.get(account.id, session.checkSessionId)).status).toBe('PASSED');
+  });
+
   it('groups the errors of a test session by project and tells the script where it runs from', async () => {
     const runner = new FakeRunner('TCP', [failResult('Timeout after 5000 ms')]);
     const s = await setup({}, runner);

@@ -37,6 +37,9 @@ export interface EngineServices extends PipelineServices {
 
 interface ReadyJob {
   due: number;
+  /** Session runs of a group: at most `limit` of them at once, lower groupOrder first. */
+  group?: { id: number; order: number; limit: number };
+  seq?: number;
   spec: {
     accountId: string;
     checkId: string;
@@ -58,6 +61,10 @@ export class Engine implements SessionLauncher {
   readonly owner: string;
   private readonly pipeline: RunPipeline;
   private readonly queue = new MinHeap<ReadyJob>((a, b) => a.due - b.due);
+  /** Session runs wait here, ordered by groupOrder, until their group has room. */
+  private sessionQueue: ReadyJob[] = [];
+  private pendingLaunches = 0;
+  private readonly groupRunning = new Map<number, number>();
   private readonly running = new Map<string, { controller: AbortController; promise: Promise<void>; session?: string; sequence?: string }>();
   private dispatchTimer: Cancel | null = null;
   private dispatchAt = Infinity;
@@ -122,6 +129,7 @@ export class Engine implements SessionLauncher {
     this.dispatchTimer?.();
     this.dispatchTimer = null;
     this.queue.clear();
+    this.sessionQueue = [];
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
     if (this.running.size > 0) {
       let cancel: Cancel = () => {};
@@ -139,12 +147,39 @@ export class Engine implements SessionLauncher {
     this.current = 'stopped';
   }
 
-  /** SessionLauncher: a session's sequences run at once, through the same pipeline. */
+  /**
+   * SessionLauncher: a session's sequences run at once, through the same pipeline; the runs of a
+   * group's checks keep the group's concurrency and start in the checks' groupOrder.
+   */
   launch(session: CheckSession): void {
     if (this.current !== 'running') return;
+    this.pendingLaunches++;
+    void this.groupSlot(session)
+      .then((group) => this.enqueueSession(session, group))
+      .catch((err: unknown) => {
+        this.deps.logger.warn('engine: could not read the group of a session', { error: String(err) });
+        this.enqueueSession(session, undefined);
+      })
+      .finally(() => {
+        this.pendingLaunches--;
+        this.dispatch();
+      });
+  }
+
+  private async groupSlot(session: CheckSession): Promise<ReadyJob['group']> {
+    const check = await this.deps.storage.checks.get(session.accountId, session.checkId);
+    if (!check || check.groupId === null) return undefined;
+    const group = await this.deps.storage.checkGroups.get(session.accountId, check.groupId);
+    if (!group) return undefined;
+    return { id: group.id, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, limit: Math.max(1, group.concurrency) };
+  }
+
+  private enqueueSession(session: CheckSession, group: ReadyJob['group']): void {
     for (const seq of session.sequences) {
-      this.queue.push({
+      this.sessionQueue.push({
         due: this.now(),
+        seq: ++this.serial,
+        ...(group ? { group } : {}),
         spec: {
           accountId: session.accountId,
           checkId: session.checkId,
@@ -156,7 +191,7 @@ export class Engine implements SessionLauncher {
         },
       });
     }
-    this.dispatch();
+    this.sessionQueue.sort((a, b) => (a.group?.order ?? Number.MAX_SAFE_INTEGER) - (b.group?.order ?? Number.MAX_SAFE_INTEGER) || a.seq! - b.seq!);
   }
 
   /** SessionLauncher: cancelled sequences stop; queued ones never start. */
@@ -165,6 +200,7 @@ export class Engine implements SessionLauncher {
     const hit = (sid: string | undefined, seq: string | undefined) =>
       sid === session.checkSessionId && (chosen === null || (seq !== undefined && chosen.has(seq)));
     this.queue.removeWhere((j) => hit(j.spec.session?.checkSessionId, j.spec.session?.sequenceId));
+    this.sessionQueue = this.sessionQueue.filter((j) => !hit(j.spec.session?.checkSessionId, j.spec.session?.sequenceId));
     for (const r of this.running.values()) if (hit(r.session, r.sequence)) r.controller.abort(new Error('cancelled'));
   }
 
@@ -231,6 +267,18 @@ export class Engine implements SessionLauncher {
       this.queue.pop();
       this.start1(top);
     }
+    // Session runs wait while launches of the same trigger are still being read, so order holds.
+    if (this.pendingLaunches === 0) {
+      for (let i = 0; i < this.sessionQueue.length && this.running.size < this.o.concurrency;) {
+        const job = this.sessionQueue[i]!;
+        if (job.group && (this.groupRunning.get(job.group.id) ?? 0) >= job.group.limit) {
+          i++;
+          continue;
+        }
+        this.sessionQueue.splice(i, 1);
+        this.start1(job);
+      }
+    }
     const next = this.queue.peek();
     if (!next || this.running.size >= this.o.concurrency) {
       this.dispatchTimer?.();
@@ -251,6 +299,8 @@ export class Engine implements SessionLauncher {
   private start1(job: ReadyJob): void {
     const key = `${++this.serial}`;
     const controller = new AbortController();
+    const groupId = job.group?.id;
+    if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
     const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
     const promise = this.pipeline
       .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
@@ -262,6 +312,7 @@ export class Engine implements SessionLauncher {
       })
       .finally(() => {
         this.running.delete(key);
+        if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 1) - 1);
         this.dispatch();
       });
     this.running.set(key, {
