@@ -174,6 +174,28 @@ describe('engine: alerts, errors and sessions', () => {
     expect((await s.vigil.storage.outbox.pending(s.accountId)).map((m) => m.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
   });
 
+  it('alerts a runParallel check on the share of failed locations of each round', async () => {
+    const runner = new FakeRunner('TCP', [(job) => (job.location === 'eu-west-1' ? failResult('Connection reset') : passResult())]);
+    const s = await setup({}, runner);
+    await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      locations: ['us-east-1', 'eu-west-1'], runParallel: true, useGlobalAlertSettings: false,
+      alertSettings: {
+        escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 0, interval: 5 },
+        parallelRunFailureThreshold: { enabled: true, percentage: 100 },
+      },
+    }));
+    await start(s);
+    await runFor(s.clock, 35_000);
+    // Half of the locations fail: under the 100 % threshold, no alert.
+    expect(runner.jobs.filter((j) => j.location === 'eu-west-1').length).toBeGreaterThanOrEqual(3);
+    expect(await s.vigil.storage.outbox.pending(s.accountId)).toEqual([]);
+    runner.willReturn(failResult('Connection reset'));
+    await runFor(s.clock, 15_000);
+    const pending = await s.vigil.storage.outbox.pending(s.accountId);
+    expect(pending.map((m) => [m.checkId, m.alertType])).toEqual([[check.id, 'ALERT_FAILURE']]);
+  });
+
   it('runs a triggered session at once and completes it', async () => {
     const s = await setup();
     const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: null }));

@@ -6,7 +6,8 @@ import type { Check } from '../model/check.js';
 import type { RunJob, RunResult, RunSource, Runner } from '../ports/runner.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, INITIAL_ALERT_STATE } from '../rules/alerting.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
-import { completeSequence, startSequence } from '../rules/transitions.js';
+import { nextDueIn, runLocations } from '../rules/schedule-plan.js';
+import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
 import type { CheckForRun, CheckService } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
@@ -81,6 +82,16 @@ function wait(deps: ServiceDeps, ms: number, signal: AbortSignal): Promise<void>
  * Runs one check once (with its retries) and records everything a run changes: the result, the
  * check status, the error group, the session's progress, the alert state and the outbox.
  */
+/** The newest result of each location. */
+function latestPerLocation(results: readonly CheckResult[]): CheckResult[] {
+  const byLocation = new Map<string, CheckResult>();
+  for (const r of results) {
+    const seen = byLocation.get(r.runLocation);
+    if (!seen || r.startedAt > seen.startedAt) byLocation.set(r.runLocation, r);
+  }
+  return [...byLocation.values()];
+}
+
 export class RunPipeline {
   constructor(
     private readonly services: PipelineServices,
@@ -183,8 +194,13 @@ export class RunPipeline {
         });
       }
     }
-    await this.alert(spec.accountId, forRun, stored, effect.silenced);
-    if (spec.session) await this.completeSequence(spec.accountId, spec.session, stored, attempts[attempts.length - 1]!.result);
+    const session = spec.session
+      ? await this.completeSequence(spec.accountId, spec.session, stored, attempts[attempts.length - 1]!.result)
+      : null;
+    await this.withCheckLock(check.id, async () => {
+      const round = await this.round(spec, forRun, stored, session);
+      if (round) await this.alert(spec.accountId, forRun, round, effect.silenced);
+    });
     return { kind: 'ran', result: stored, forRun };
   }
 
@@ -274,12 +290,55 @@ export class RunPipeline {
     });
   }
 
-  private async alert(accountId: string, forRun: CheckForRun, result: CheckResult, silenced: boolean): Promise<void> {
+  private readonly locks = new Map<string, Promise<void>>();
+
+  /** Runs fn after the previous alert step of the same check in this process has finished. */
+  private async withCheckLock(checkId: string, fn: () => Promise<void>): Promise<void> {
+    const previous = this.locks.get(checkId) ?? Promise.resolve();
+    const next = previous.then(fn, fn);
+    const settled = next.catch(() => {});
+    this.locks.set(checkId, settled);
+    try {
+      await next;
+    } finally {
+      if (this.locks.get(checkId) === settled) this.locks.delete(checkId);
+    }
+  }
+
+  /**
+   * The results the alert state machine looks at for this run: the run alone, or with runParallel
+   * in several locations, the whole round once its last location reported (null before that).
+   */
+  private async round(spec: RunSpec, forRun: CheckForRun, result: CheckResult, session: CheckSession | null): Promise<CheckResult[] | null> {
+    const check = forRun.check;
+    if (session && session.sequences.length > 1) {
+      if (!isFinalSessionStatus(session.status)) return null;
+      const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
+        limit: 100, offset: 0, checkSessionId: session.checkSessionId, resultType: 'FINAL',
+      });
+      return latestPerLocation(page.items);
+    }
+    if (spec.session || !check.runParallel || check.checkType === 'HEARTBEAT') return [result];
+    const locations = runLocations(check, forRun.group, this.deps.defaultLocation);
+    if (locations.length < 2) return [result];
+    const period = nextDueIn(check, [spec.location], spec.location, spec.dueAt)!.getTime() - spec.dueAt.getTime();
+    const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
+      limit: 100, offset: 0, resultType: 'FINAL', from: spec.dueAt, to: new Date(spec.dueAt.getTime() + period),
+    });
+    const ofSlot = latestPerLocation(page.items.filter((r) => r.runSource === 'SCHEDULER' && locations.includes(r.runLocation)));
+    // The location that completes the round evaluates it; earlier ones wait for it.
+    if (ofSlot.length < locations.length || !ofSlot.some((r) => r.id === result.id)) return null;
+    return ofSlot;
+  }
+
+  private async alert(accountId: string, forRun: CheckForRun, round: CheckResult[], silenced: boolean): Promise<void> {
     const { storage, clock, ids } = this.deps;
     const check = forRun.check;
     const now = clock.now();
+    // What the alert tells: the round's failing run if there is one, else its last.
+    const result = round.find((r) => r.hasFailures || r.hasErrors) ?? round[round.length - 1]!;
     const previous = (await storage.alertStates.get(accountId, check.id)) ?? INITIAL_ALERT_STATE;
-    const step = evaluateRun(previous, result, {
+    const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
       settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
     });
     let state = step.state;
