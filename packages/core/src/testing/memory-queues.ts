@@ -9,6 +9,7 @@ import type {
   ScheduleStore,
   ServedLocations,
 } from '../ports/storage.js';
+import { MinHeap } from '../engine/min-heap.js';
 import { copy, type MemoryTable } from './memory-table.js';
 
 /** A schedule row: an entry and its lease, if any. */
@@ -29,77 +30,117 @@ export function servesLocation(serves: ServedLocations, location: string): boole
 const leaseFree = (row: { leaseUntil: string | null }, now: number) =>
   row.leaseUntil === null || time(row.leaseUntil) <= now;
 
-// Instants written by toISOString() sort as strings; comparing them so spares a parse per row
-// when a claim looks at a hundred thousand entries.
-const canonical = (iso: string) => iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */;
-const notAfter = (iso: string, limitIso: string, limit: number) =>
-  canonical(iso) ? iso <= limitIso : time(iso) <= limit;
-
 const scheduleKey = (checkId: string, location: string) => JSON.stringify([checkId, location]);
 
+interface Due {
+  at: number;
+  key: string;
+  dueAt: string;
+}
+
+/**
+ * The schedule in memory. Beside the rows it keeps an index of due times (a heap, checked lazily
+ * against the rows) and the set of leased rows, so a claim looks at the due entries only, not at
+ * every entry: a hundred thousand checks cost a claim no more than a hundred.
+ */
 export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
+  const due = new MinHeap<Due>((a, b) => a.at - b.at);
+  const leased = new Set<string>();
+  const index = (key: string, row: ScheduleRow) => due.push({ at: time(row.dueAt), key, dueAt: row.dueAt });
   return {
     async upsert(entry) {
       const key = scheduleKey(entry.checkId, entry.location);
       const current = table.peek(key);
       // A moved entry keeps its lease, so that a run in progress is not claimed a second time.
-      table.put(key, {
+      const row: ScheduleRow = {
         accountId: entry.accountId,
         checkId: entry.checkId,
         location: entry.location,
         dueAt: entry.dueAt,
         leaseOwner: current?.leaseOwner ?? null,
         leaseUntil: current?.leaseUntil ?? null,
-      });
+      };
+      table.put(key, row);
+      index(key, row);
     },
     async ensure(entries) {
       let added = 0;
       for (const entry of entries) {
         const key = scheduleKey(entry.checkId, entry.location);
         if (table.peek(key)) continue;
-        table.put(key, { ...entry, leaseOwner: null, leaseUntil: null });
+        const row = { ...entry, leaseOwner: null, leaseUntil: null };
+        table.put(key, row);
+        index(key, row);
         added++;
       }
       return added;
     },
     async remove(accountId, checkId) {
+      // Index entries of removed rows are dropped when a claim meets them.
       table.removeWhere((row) => row.accountId === accountId && row.checkId === checkId);
     },
     async claimDue(now, serves, limit, leaseMs, owner) {
       const at = now.getTime();
       const leaseUntil = new Date(at + leaseMs).toISOString();
-      const atIso = now.toISOString();
-      const everywhere = (serves.locations ?? 'all') === 'all' && (serves.privateLocations ?? 'all') === 'all';
-      const due = table
-        .all()
-        .filter((row) => notAfter(row.dueAt, atIso, at) && (row.leaseUntil === null || notAfter(row.leaseUntil, atIso, at)) && (everywhere || servesLocation(serves, row.location)))
-        .sort((a, b) => time(a.dueAt) - time(b.dueAt))
-        .slice(0, Math.max(0, limit));
-      return due.map((row): ScheduledJob => {
+      // Leases that ended make their entries claimable again.
+      for (const key of leased) {
+        const row = table.peek(key);
+        if (!row) leased.delete(key);
+        else if (leaseFree(row, at)) {
+          leased.delete(key);
+          index(key, row);
+        }
+      }
+      const jobs: ScheduledJob[] = [];
+      const elsewhere: Due[] = [];
+      const seen = new Set<string>();
+      while (jobs.length < Math.max(0, limit)) {
+        const top = due.peek();
+        if (!top || top.at > at) break;
+        due.pop();
+        const row = table.peek(top.key);
+        // Stale: removed, moved since, indexed twice, or held by a live lease (it comes back on complete or expiry).
+        if (!row || row.dueAt !== top.dueAt || seen.has(top.key)) continue;
+        seen.add(top.key);
+        if (!leaseFree(row, at)) {
+          leased.add(top.key);
+          continue;
+        }
+        if (!servesLocation(serves, row.location)) {
+          elsewhere.push(top);
+          continue;
+        }
         row.leaseOwner = owner;
         row.leaseUntil = leaseUntil;
-        return { accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil };
-      });
+        leased.add(top.key);
+        jobs.push({ accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil });
+      }
+      for (const d of elsewhere) due.push(d);
+      return jobs;
     },
     async complete(job, nextDueAt) {
       const key = scheduleKey(job.checkId, job.location);
       const row = table.peek(key);
       if (!row || row.leaseOwner !== job.leaseOwner) return false;
+      leased.delete(key);
       if (nextDueAt === null) {
         table.remove(key);
       } else {
         row.dueAt = nextDueAt.toISOString();
         row.leaseOwner = null;
         row.leaseUntil = null;
+        index(key, row);
       }
       return true;
     },
     async release(owner) {
       let released = 0;
-      for (const row of table.all()) {
+      for (const [key, row] of table.entries()) {
         if (row.leaseOwner !== owner) continue;
         row.leaseOwner = null;
         row.leaseUntil = null;
+        leased.delete(key);
+        index(key, row);
         released++;
       }
       return released;

@@ -81,6 +81,11 @@ export class MemoryTable<T extends object> {
     return removed;
   }
 
+  /** Keys and stored rows (not copies) in insertion order. */
+  entries(): IterableIterator<[string, T]> {
+    return this.rows.entries();
+  }
+
   /** Stored rows (not copies) in insertion order. */
   all(): T[] {
     return [...this.rows.values()];
