@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import express from 'express';
 import { consoleLogger, createVigil } from '@vigil/core';
 import { vigilRouter } from '@vigil/http-express-adapter';
+import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -30,6 +31,7 @@ const postgres = /^postgres(ql)?:\/\//.test(db);
 if (!postgres) mkdirSync(dirname(db), { recursive: true });
 const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
   registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
+  registerTcpRunner(container);
 });
 
 // The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made
@@ -65,6 +67,9 @@ app.use((err, _req, res, _next) => {
   res.status(err.status ?? 500).json({ error: 'The host app could not handle this request' });
 });
 
+// The engine runs the checks in this process: on schedule, and when a session is triggered.
+await vigil.start();
+
 const server = app.listen(port, () => {
   const { port: actual } = server.address();
   const key = process.env.VIGIL_API_KEY ? '$VIGIL_API_KEY' : `$(cat ${join(stateDir, 'api-key')})`;
@@ -72,6 +77,14 @@ const server = app.listen(port, () => {
   console.log(`Try: curl -H "Authorization: Bearer ${key}" -H "x-service-account: ${account.id}" http://localhost:${actual}/api/v1/checks`);
 });
 
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => server.close(() => vigil.close().then(() => process.exit(0))));
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    // New requests are refused, running checks finish (up to 10 s), then the store closes.
+    server.close();
+    server.closeIdleConnections();
+    vigil.stop(10_000).then(() => vigil.close()).then(() => process.exit(0));
+  });
 }

@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
+import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const server = fileURLToPath(new URL('../src/server.mjs', import.meta.url));
@@ -92,4 +94,71 @@ describe('example express host', () => {
       await stop(r);
     }
   });
+});
+
+describe('example express host: checks run end to end', () => {
+  it('runs a TCP check on demand, then sees it fail, groups the error and queues an alert', async () => {
+    const echo = createServer((socket) => socket.on('data', (d) => socket.end(d)));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const port = (echo.address() as AddressInfo).port;
+    const state = join(dir, 'state-e2e');
+    const db = join(dir, 'e2e.sqlite');
+    const r = await start({ VIGIL_STATE_DIR: state, VIGIL_DB: db });
+    try {
+      const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
+      const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
+      const headers = { authorization: `Bearer ${key}`, 'x-service-account': account, 'content-type': 'application/json' };
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        return { status: res.status, body: res.status === 204 ? null : await res.json() as any };
+      };
+      expect((await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'ops@example.com' } })).status).toBe(201);
+      const check = await api('POST', '/v1/checks/tcp', {
+        name: 'echo', request: { hostname: '127.0.0.1', port, data: 'hello', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'hello' }] },
+        frequency: 60,
+      });
+      expect(check.status).toBe(201);
+      const id = check.body.id as string;
+
+      const trigger = async () => {
+        const t = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [id] } });
+        expect(t.status).toBe(201);
+        const done = await api('GET', `/v1/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=20`);
+        expect(done.status).toBe(200);
+        return done.body;
+      };
+      const passed = await trigger();
+      expect(passed).toMatchObject({ status: 'PASSED', runSource: 'TRIGGER_API' });
+      expect(passed.results).toHaveLength(1);
+      const results = await api('GET', `/v1/check-results/${id}`);
+      expect(results.body[0]).toMatchObject({ hasFailures: false, runLocation: 'us-east-1' });
+      expect(results.body[0].phases.total).toBeGreaterThanOrEqual(0);
+      const status = await api('GET', `/v1/check-statuses/${id}`);
+      expect(status.body).toMatchObject({ hasFailures: false, lastCheckRunId: results.body[0].id });
+      const analytics = await api('GET', `/v1/analytics/tcp-checks/${id}?metrics=total_avg,availability`);
+      expect(analytics.status).toBe(200);
+      expect(JSON.stringify(analytics.body)).toContain('availability');
+
+      // The target goes away: the next run fails, its error is grouped and an alert is queued.
+      await new Promise<void>((resolve) => echo.close(() => resolve()));
+      const failed = await trigger();
+      expect(failed.status).toBe('FAILED');
+      expect(failed.results[0].errorMessage).toMatch(/refused/i);
+      const groups = await api('GET', `/v1/error-groups/checks/${id}`);
+      expect(groups.body).toHaveLength(1);
+      expect((await api('GET', `/v1/check-statuses/${id}`)).body.hasFailures).toBe(true);
+      const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
+      try {
+        const outbox = (await knex('vigil_outbox').select('check_id', 'data')).map((row: { check_id: string; data: string }) => ({
+          checkId: row.check_id, alertType: JSON.parse(row.data).alertType,
+        }));
+        expect(outbox).toEqual([{ checkId: id, alertType: 'ALERT_FAILURE' }]);
+      } finally {
+        await knex.destroy();
+      }
+    } finally {
+      echo.close();
+      await stop(r);
+    }
+  }, 60_000);
 });

@@ -229,3 +229,28 @@ describe('variables that only look sealed', () => {
     expect((await vigil.checks.getForRun(a, c.id)).environment.TOKEN).toBe('vgl1:a:b:c');
   });
 });
+
+describe('checks: rules of the type\'s runner', () => {
+  it('the registered runner\'s validate runs on create and update, and a refusal stores nothing', async () => {
+    const runner = {
+      checkType: 'TCP',
+      validate(check: unknown) {
+        if ((check as { request: { port: number } }).request.port === 25) {
+          throw new ValidationError([{ path: 'request.port', message: 'mail ports are not monitored here' }]);
+        }
+      },
+      run: async () => { throw new Error('not run'); },
+    };
+    const storage = memoryStorage();
+    const vigil = createVigil({ storage, secretKey: randomBytes(32), runners: [runner] });
+    const a = (await vigil.accounts.ensure()).id;
+    const refused = await vigil.checks.create(a, 'TCP', { ...tcp, request: { hostname: 'mx', port: 25 } }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).keys).toEqual(['request.port']);
+    expect(await storage.checks.listAll(a)).toEqual([]);
+    const check = await vigil.checks.create(a, 'TCP', tcp);
+    const update = await vigil.checks.update(a, check.id, { request: { hostname: 'mx', port: 25 } }).catch((e: unknown) => e);
+    expect((update as ValidationError).keys).toEqual(['request.port']);
+    expect((await vigil.checks.get(a, check.id) as { request: { port: number } }).request.port).toBe(5432);
+  });
+});

@@ -1,2 +1,11 @@
 /** @vigil/runner-tcp: runs TCP checks. */
-export const TCP_CHECK_TYPE = 'TCP' as const;
+export {
+  TCP_CHECK_TYPE,
+  registerTcpRunner,
+  tcpRunner,
+  type RunnerRegistry,
+  type TcpRunner,
+  type TcpRunnerOptions,
+} from './tcp-runner.js';
+export type { LookupFunction } from './exchange.js';
+export { validateTcpCheck } from './validate.js';

@@ -86,6 +86,8 @@ export class CheckService {
       throw new ValidationError([{ path: 'checkType', message: `no check type ${checkType} is served` }], 'params');
     }
     const parsed = parse(CheckCreateSchemas[checkType], body) as Record<string, unknown>;
+    // The runner of the type may add rules of its own (it throws a ValidationError).
+    this.deps.runners.get(checkType)?.validate?.(parsed);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroupId(accountId, parsed.groupId as number | null);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
@@ -124,6 +126,7 @@ export class CheckService {
     const given = parse(CheckUpdateSchemas[stored.checkType], body) as Record<string, unknown>;
     const merged = mergeDefined(asCreateBody(stored), given);
     const parsed = parse(CheckCreateSchemas[stored.checkType], merged) as Record<string, unknown>;
+    this.deps.runners.get(stored.checkType)?.validate?.(parsed);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroupId(accountId, parsed.groupId as number | null);
     checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import knexFactory from 'knex';
+import { createVigil } from '@vigil/core';
+import { knexStorage } from '@vigil/storage-knex';
+
+const agent = fileURLToPath(new URL('../src/agent.mjs', import.meta.url));
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+const dir = mkdtempSync(join(tmpdir(), 'vigil-agent-'));
+const prefix = `agent_${randomBytes(3).toString('hex')}_`;
+const secretKey = randomBytes(32).toString('hex');
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (PG_URL) {
+    const knex = knexFactory({ client: 'pg', connection: PG_URL });
+    const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
+    for (const { tablename } of rows) await knex.schema.dropTable(tablename);
+    await knex.destroy();
+  }
+});
+
+async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('private-location agent', () => {
+  it('runs only the checks of its private location against the shared database, with probes, and stops on SIGTERM', async () => {
+    // The host: the same database, the API side only.
+    const db = PG_URL ?? join(dir, 'shared.sqlite');
+    const storage = PG_URL
+      ? knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix })
+      : knexStorage({ client: 'sqlite3', connection: db, tablePrefix: prefix });
+    const host = createVigil({ storage, secretKey });
+    const account = await host.accounts.ensure();
+    const echo = createServer((socket) => socket.on('data', (d) => socket.end(d)));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const port = (echo.address() as AddressInfo).port;
+    const inside = await host.checks.create(account.id, 'TCP', {
+      name: 'basement printer', request: { hostname: '127.0.0.1', port, data: 'ping' },
+      frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
+    });
+    const outside = await host.checks.create(account.id, 'TCP', {
+      name: 'public site', request: { hostname: '127.0.0.1', port }, frequency: 0, frequencyOffset: 10, locations: ['us-east-1'],
+    });
+
+    const probePort = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, [agent], {
+      env: {
+        PATH: process.env.PATH, PRIVATE_LOCATION: 'office-basement', VIGIL_DB: db, VIGIL_SECRET_KEY: secretKey,
+        AGENT_HEALTH_PORT: String(probePort), LOG_LEVEL: 'warn', VIGIL_TABLE_PREFIX: prefix,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    try {
+      await until(async () => output.includes('running'), 20_000).catch(() => {
+        throw new Error(`agent did not start: ${output}`);
+      });
+      expect((await fetch(`http://127.0.0.1:${probePort}/-/readiness`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${probePort}/-/liveness`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${probePort}/health`)).status).toBe(200);
+      const results = await until(async () => {
+        const page = await host.checkResults.list(account.id, inside.id, {});
+        return page.total > 0 ? page.items : null;
+      }, 25_000);
+      expect(results[0]).toMatchObject({ runLocation: 'office-basement', hasFailures: false, runSource: 'SCHEDULER' });
+      expect((await host.checkResults.list(account.id, outside.id, {})).total).toBe(0);
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      echo.close();
+      await host.close();
+    }
+  }, 60_000);
+});

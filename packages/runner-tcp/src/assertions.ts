@@ -1,0 +1,178 @@
+import type { AssertionOutcome, TcpAssertion } from '@vigil/core';
+import type { RegexSandbox } from './regex-sandbox.js';
+
+/** Longest actual value kept in an outcome; a response may be 64 KiB and results are stored. */
+export const MAX_RECORDED_ACTUAL = 1000;
+const MAX_QUOTED = 200;
+
+export interface AssertionSubject {
+  /** The response, decoded as UTF-8. */
+  responseData: string;
+  /** Milliseconds. */
+  responseTime: number;
+}
+
+export interface EvaluatedAssertion {
+  outcome: AssertionOutcome;
+  /** Why it failed, in words; null when it passed. */
+  failure: string | null;
+}
+
+const NUMERIC_ONLY = new Set(['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN']);
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+const quote = (text: string) => JSON.stringify(cut(text, MAX_QUOTED));
+
+/** A finite number written as text (surrounding whitespace allowed), or null. */
+export function asNumber(text: string | null): number | null {
+  if (text === null || text.trim() === '') return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The assertion as a person would read it: `RESPONSE_DATA property "status" CONTAINS "ok"`. */
+export function describeAssertion(a: TcpAssertion): string {
+  const parts: string[] = [a.source];
+  if (a.property) parts.push(`property ${JSON.stringify(a.property)}`);
+  if (a.regex) parts.push(`regex /${a.regex}/`);
+  parts.push(a.comparison);
+  if (a.comparison !== 'IS_EMPTY' && a.comparison !== 'NOT_EMPTY') {
+    parts.push(a.source === 'RESPONSE_TIME' ? a.target : JSON.stringify(a.target));
+  }
+  return parts.join(' ');
+}
+
+/** Reads `status`, `$.data.items[0].id` or `$["a b"]` from a parsed JSON value. */
+export function readProperty(root: unknown, path: string): unknown {
+  let rest = path.trim();
+  if (rest.startsWith('$')) rest = rest.slice(1);
+  let value = root;
+  const step = /^(?:\.?([^.[\]]+)|\[(\d+)\]|\[(["'])(.*?)\3\])/;
+  while (rest.length > 0) {
+    const m = step.exec(rest);
+    if (!m) return undefined;
+    rest = rest.slice(m[0].length);
+    const key = m[1] ?? m[2] ?? m[4] ?? '';
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') return Object.keys(value).length === 0;
+  return false;
+}
+
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+type Selected = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** The value an assertion compares: the data, then its property, then what the regex extracts. */
+function select(a: TcpAssertion, data: string, regex: () => RegexSandbox): Selected {
+  let value: unknown = data;
+  if (a.property) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return { ok: false, problem: `the response is not JSON, so property ${JSON.stringify(a.property)} cannot be read` };
+    }
+    value = readProperty(parsed, a.property) ?? null;
+  }
+  if (a.regex) {
+    const text = asText(value);
+    if (text === null) return { ok: true, value: null };
+    const extracted = regex().extract(a.regex, text);
+    if (!extracted.ok) return { ok: false, problem: extracted.problem };
+    value = extracted.value;
+  }
+  return { ok: true, value };
+}
+
+function compareText(a: TcpAssertion, value: unknown): { passed: boolean; problem?: string } {
+  const text = asText(value);
+  switch (a.comparison) {
+    case 'EQUALS':
+      return { passed: text !== null && text === a.target };
+    case 'NOT_EQUALS':
+      return { passed: !(text !== null && text === a.target) };
+    case 'IS_EMPTY':
+      return { passed: isEmptyValue(value) };
+    case 'NOT_EMPTY':
+      return { passed: !isEmptyValue(value) };
+    case 'CONTAINS':
+      return { passed: text !== null && text.includes(a.target) };
+    case 'NOT_CONTAINS':
+      return { passed: !(text !== null && text.includes(a.target)) };
+    case 'LESS_THAN':
+    case 'GREATER_THAN': {
+      const target = asNumber(a.target);
+      if (target === null) return { passed: false, problem: `the target ${quote(a.target)} is not a number` };
+      const actual = asNumber(text);
+      if (actual === null) return { passed: false, problem: text === null ? 'there was no value to compare' : `the value ${quote(text)} is not a number` };
+      return { passed: a.comparison === 'LESS_THAN' ? actual < target : actual > target };
+    }
+  }
+}
+
+function compareTime(a: TcpAssertion, ms: number): { passed: boolean; problem?: string } {
+  if (!NUMERIC_ONLY.has(a.comparison)) {
+    return { passed: false, problem: `${a.comparison} does not apply to RESPONSE_TIME (use EQUALS, NOT_EQUALS, LESS_THAN or GREATER_THAN)` };
+  }
+  const target = asNumber(a.target);
+  if (target === null) return { passed: false, problem: `the target ${quote(a.target)} is not a number of milliseconds` };
+  switch (a.comparison) {
+    case 'EQUALS':
+      return { passed: ms === target };
+    case 'NOT_EQUALS':
+      return { passed: ms !== target };
+    case 'LESS_THAN':
+      return { passed: ms < target };
+    default:
+      return { passed: ms > target };
+  }
+}
+
+function describeActual(value: unknown, a: TcpAssertion): string {
+  if (value === null || value === undefined) {
+    if (a.regex) return `nothing matched regex /${a.regex}/`;
+    if (a.property) return `property ${JSON.stringify(a.property)} is not in the response`;
+    return 'there was no value';
+  }
+  const text = asText(value) ?? '';
+  if (text === '') return a.property || a.regex ? 'the value was empty' : 'the response was empty';
+  return `${a.property || a.regex ? 'the value was' : 'the response was'} ${quote(text)}`;
+}
+
+/** Evaluates one assertion against a response; a failure says which assertion and what was seen. */
+export function evaluateAssertion(a: TcpAssertion, subject: AssertionSubject, regex: () => RegexSandbox): EvaluatedAssertion {
+  const property = a.property ?? '';
+  const target = a.target ?? '';
+  if (a.source === 'RESPONSE_TIME') {
+    const { passed, problem } = compareTime(a, subject.responseTime);
+    const outcome = { source: a.source, comparison: a.comparison, property, target, actual: subject.responseTime, passed };
+    const failure = passed ? null : `Assertion ${describeAssertion(a)} failed: ${problem ?? `the response took ${subject.responseTime} ms`}`;
+    return { outcome, failure };
+  }
+
+  const selected = property || a.regex ? select(a, subject.responseData, regex) : { ok: true as const, value: subject.responseData };
+  if (!selected.ok) {
+    const outcome = { source: a.source, comparison: a.comparison, property, target, actual: null, passed: false };
+    return { outcome, failure: `Assertion ${describeAssertion(a)} failed: ${selected.problem}` };
+  }
+  const { passed, problem } = compareText(a, selected.value);
+  const text = asText(selected.value);
+  const outcome = { source: a.source, comparison: a.comparison, property, target, actual: text === null ? null : cut(text, MAX_RECORDED_ACTUAL), passed };
+  return { outcome, failure: passed ? null : `Assertion ${describeAssertion(a)} failed: ${problem ?? describeActual(selected.value, a)}` };
+}

@@ -1,0 +1,207 @@
+import { RUNNERS, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { evaluateAssertion } from './assertions.js';
+import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
+import { RegexSandbox } from './regex-sandbox.js';
+import { scrubDeep } from './scrub.js';
+import { Sweeper } from './sweeper.js';
+import { validateTcpCheck } from './validate.js';
+import { fillVariables } from './variables.js';
+
+export const TCP_CHECK_TYPE = 'TCP' as const;
+
+export interface TcpRunnerOptions {
+  /** Bytes of response read at most; reading stops there and the run goes on with what it has. Default 64 KiB. */
+  maxResponseBytes?: number;
+  /**
+   * Once the response has started, it is complete when no byte arrives for this long (for
+   * servers that answer and keep the connection open). Default 200 ms. It is not counted in
+   * the response time, which ends at the last byte.
+   */
+  responseQuietMs?: number;
+  /** Longest a regex of an assertion may run on a response. Default 100 ms. */
+  regexTimeoutMs?: number;
+  /** Time limit of a run whose job carries none. Default 30 s. */
+  defaultTimeoutMs?: number;
+  /** Replaces `dns.lookup` (a host's own service discovery, say). */
+  lookup?: LookupFunction;
+}
+
+export interface TcpRunner extends Runner {
+  readonly checkType: typeof TCP_CHECK_TYPE;
+  readonly options: Readonly<Required<Omit<TcpRunnerOptions, 'lookup'>>>;
+}
+
+/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
+export interface RunnerRegistry {
+  register(token: typeof RUNNERS, provider: { useValue: Runner }): unknown;
+}
+
+const DEFAULTS = {
+  maxResponseBytes: 64 * 1024,
+  responseQuietMs: 200,
+  regexTimeoutMs: 100,
+  defaultTimeoutMs: 30_000,
+};
+
+/** How often time limits and quiet periods are looked at; they end up to this much late. */
+const TICK_MS = 10;
+
+/** Longest piece of the response kept in `details.response`. */
+const RESPONSE_EXCERPT = 512;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`tcpRunner: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function emptyResult(overrides: Partial<RunResult>): RunResult {
+  return {
+    hasFailures: false,
+    hasErrors: false,
+    isDegraded: false,
+    overMaxResponseTime: false,
+    responseTime: 0,
+    phases: { dns: 0, connection: 0, data: 0, total: 0 },
+    errorMessage: null,
+    failureKind: null,
+    ...overrides,
+  };
+}
+
+function withTarget(a: TcpAssertion, environment: Readonly<Record<string, string>>): TcpAssertion {
+  const target = a.target ?? '';
+  const filled = fillVariables(target, environment);
+  return filled === target ? a : { ...a, target: filled };
+}
+
+/** Runs TCP checks: connect, send the check's data, read the answer, assert on it. */
+export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
+  const settings = {
+    maxResponseBytes: Math.floor(positive('maxResponseBytes', options.maxResponseBytes, DEFAULTS.maxResponseBytes)),
+    responseQuietMs: positive('responseQuietMs', options.responseQuietMs, DEFAULTS.responseQuietMs),
+    regexTimeoutMs: positive('regexTimeoutMs', options.regexTimeoutMs, DEFAULTS.regexTimeoutMs),
+    defaultTimeoutMs: positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULTS.defaultTimeoutMs),
+  };
+  const lookup = options.lookup ?? systemLookup;
+  const sweeper = new Sweeper(TICK_MS);
+  let sandbox: RegexSandbox | null = null;
+  const regex = () => (sandbox ??= new RegexSandbox(settings.regexTimeoutMs));
+
+  async function runCheck(job: RunJob, check: TcpCheck, signal: AbortSignal): Promise<RunResult> {
+    const env = job.environment ?? {};
+    const request = check.request;
+    const data = request.data ? fillVariables(request.data, env) : null;
+    const assertions = (request.assertions ?? []).map((a) => withTarget(a, env));
+    const maxMs = check.maxResponseTime ?? null;
+    const degradedMs = check.degradedResponseTime ?? null;
+    const runLimit = job.timeoutMs > 0 ? job.timeoutMs : settings.defaultTimeoutMs;
+    // Past maxResponseTime the run fails whatever comes later, so there is no point waiting longer.
+    const cutAtMax = maxMs !== null && maxMs > 0 && maxMs < runLimit;
+
+    const outcome = await exchange({
+      hostname: fillVariables(request.hostname, env),
+      port: request.port,
+      family: request.ipFamily === 'IPv6' ? 6 : 4,
+      data,
+      readResponse: data !== null || assertions.some((a) => a.source === 'RESPONSE_DATA'),
+      limitMs: cutAtMax ? maxMs : runLimit,
+      limitIsMaxResponseTime: cutAtMax,
+      maxBytes: settings.maxResponseBytes,
+      quietMs: settings.responseQuietMs,
+      lookup,
+      sweeper,
+    }, signal);
+
+    const phases = outcome.phases;
+    const responseTime = phases.total;
+    const responseData = outcome.bytesReceived > 0 ? outcome.response.toString('utf8') : '';
+    const details = describeExchange(outcome, request.ipFamily, responseData);
+    const failure = outcome.failure;
+
+    if (failure) {
+      const overMax = (cutAtMax && failure.timedOut) || (maxMs !== null && responseTime > maxMs);
+      // shouldFail on a TCP check: not reaching the target is the expected outcome (and passes).
+      if (check.shouldFail && !failure.aborted && (failure.kind === 'NETWORK_ERROR' || failure.kind === 'TIMEOUT')) {
+        return emptyResult({ responseTime, phases, details: { ...details, expectedFailure: failure.message } });
+      }
+      return emptyResult({
+        hasFailures: true,
+        overMaxResponseTime: overMax,
+        responseTime,
+        phases,
+        errorMessage: failure.message,
+        failureKind: failure.kind,
+        details,
+      });
+    }
+
+    const subject = { responseData, responseTime };
+    const outcomes: AssertionOutcome[] = [];
+    const problems: string[] = [];
+    for (const a of assertions) {
+      const evaluated = evaluateAssertion(a, subject, regex);
+      outcomes.push(evaluated.outcome);
+      if (evaluated.failure) problems.push(evaluated.failure);
+    }
+    const assertionFailed = problems.length > 0;
+    const overMax = maxMs !== null && responseTime > maxMs;
+    if (overMax) problems.push(`The response took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
+    return {
+      hasFailures: problems.length > 0,
+      hasErrors: false,
+      isDegraded: !overMax && degradedMs !== null && responseTime > degradedMs,
+      overMaxResponseTime: overMax,
+      responseTime,
+      phases,
+      errorMessage: problems.length > 0 ? problems.join('; ') : null,
+      failureKind: assertionFailed ? 'ASSERTION' : overMax ? 'TIMEOUT' : null,
+      assertions: outcomes,
+      details,
+    };
+  }
+
+  const runner: TcpRunner = {
+    checkType: TCP_CHECK_TYPE,
+    options: settings,
+    validate: validateTcpCheck,
+    async run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
+      let result: RunResult;
+      try {
+        const check = job.check;
+        result = check.checkType === TCP_CHECK_TYPE
+          ? await runCheck(job, check, signal)
+          : emptyResult({ hasErrors: true, errorMessage: `The TCP runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
+      } catch (err) {
+        result = emptyResult({
+          hasErrors: true,
+          errorMessage: `The TCP runner failed: ${err instanceof Error ? err.message : String(err)}`,
+          failureKind: 'OTHER',
+        });
+      }
+      return scrubDeep(result, job.secrets ?? []);
+    },
+  };
+  return runner;
+}
+
+function describeExchange(outcome: ExchangeOutcome, ipFamily: string, responseData: string): Record<string, unknown> {
+  const details: Record<string, unknown> = {
+    ipFamily,
+    remoteAddress: outcome.address,
+    bytesSent: outcome.bytesSent,
+    bytesReceived: outcome.bytesReceived,
+    responseEnded: outcome.ended,
+    firstByte: outcome.firstByte,
+  };
+  if (responseData !== '') details.response = responseData.slice(0, RESPONSE_EXCERPT);
+  if (outcome.failure) details.errorCode = outcome.failure.code;
+  return details;
+}
+
+/** Creates a TCP runner and registers it on the host's container as one of Vigil's RUNNERS. */
+export function registerTcpRunner(container: RunnerRegistry, options: TcpRunnerOptions = {}): TcpRunner {
+  const runner = tcpRunner(options);
+  container.register(RUNNERS, { useValue: runner });
+  return runner;
+}
