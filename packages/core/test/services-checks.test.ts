@@ -198,6 +198,9 @@ describe('API keys', () => {
     await expect(vigil.authenticator.authenticate({ authorization: key, account: a })).rejects.toBeInstanceOf(UnauthorizedError);
     await expect(vigil.authenticator.authenticate({})).rejects.toBeInstanceOf(UnauthorizedError);
     expect((await vigil.apiKeys.list(a))[0]!.lastUsedAt).not.toBeNull();
+    const named = await vigil.apiKeys.create(a, 'deploy pipeline');
+    expect(named.apiKey.name).toBe('deploy pipeline');
+    expect(await vigil.authenticator.authenticate({ authorization: `Bearer ${named.key}`, account: a })).toMatchObject({ apiKeyId: named.apiKey.id });
     await vigil.apiKeys.revoke(a, apiKey.id);
     await expect(vigil.authenticator.authenticate({ authorization: `Bearer ${key}`, account: a })).rejects.toBeInstanceOf(UnauthorizedError);
     expect(await code(vigil.apiKeys.revoke(b, apiKey.id))).toBe('NOT_FOUND');

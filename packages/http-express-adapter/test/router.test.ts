@@ -130,7 +130,7 @@ describe('host integration', () => {
   async function vigilWithKey() {
     const vigil = createVigil({ storage: memoryStorage(), secretKey: SECRET });
     const account = await vigil.accounts.ensure();
-    const { key } = await vigil.apiKeys.create(account.id, { name: 'k' });
+    const { key } = await vigil.apiKeys.create(account.id, 'k');
     return { vigil, account, key };
   }
 
@@ -193,7 +193,7 @@ describe('host integration', () => {
     const storage = memoryStorage();
     const vigil = createVigil({ storage, secretKey: SECRET });
     const account = await vigil.accounts.ensure();
-    const { key } = await vigil.apiKeys.create(account.id, { name: 'k' });
+    const { key } = await vigil.apiKeys.create(account.id, 'k');
     storage.checks.list = async () => {
       throw new Error('select * from checks where password = hunter2');
     };

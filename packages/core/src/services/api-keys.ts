@@ -21,8 +21,9 @@ function toResponse(key: ApiKey): ApiKeyResponse {
 export class ApiKeyService {
   constructor(private readonly deps: ServiceDeps) {}
 
+  /** A new key for the account: `create(accountId, 'deploy pipeline')` or `create(accountId, { name })`. */
   async create(accountId: string, body: unknown): Promise<{ apiKey: ApiKeyResponse; key: string }> {
-    const { name } = parse(ApiKeyCreateSchema, body);
+    const { name } = parse(ApiKeyCreateSchema, typeof body === 'string' ? { name: body } : body);
     await this.deps.storage.accounts.get(accountId).then((a) => found(a, 'Account'));
     const key = `vgl_${randomBytes(32).toString('base64url')}`;
     const record = await this.deps.storage.apiKeys.insert({
