@@ -2,7 +2,7 @@
 // SQLite (a file) by default or PostgreSQL when VIGIL_DB is a postgres:// URL.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import express from 'express';
 import { consoleLogger, createVigil } from '@vigil/core';
 import { vigilRouter } from '@vigil/http-express-adapter';
@@ -11,7 +11,7 @@ import { registerKnexStorage } from '@vigil/storage-knex';
 
 const port = Number(process.env.PORT ?? 3000);
 const db = process.env.VIGIL_DB ?? '.vigil/vigil.sqlite';
-const stateDir = process.env.VIGIL_STATE_DIR ?? '.vigil';
+const stateDir = resolve(process.env.VIGIL_STATE_DIR ?? '.vigil');
 
 /** A value from the environment, else one kept in a file of the state directory (made once). */
 function persisted(envName, file, make) {

@@ -865,7 +865,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
       expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { concurrency: 3 }), 'payload', 'name');
       expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'x', concurrency: 0 }), 'payload', 'concurrency');
       expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'x', locations: ['moon-1'] }), 'payload', 'locations.0');
-      expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'x', retryStrategy: { type: 'FIXED', maxRetries: 0 } }), 'payload', 'retryStrategy');
+      expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'x', retryStrategy: { type: 'FIXED', maxRetries: 0 } }), 'payload', 'retryStrategy.maxRetries');
       expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'x', alertChannelSubscriptions: [{ alertChannelId: 987654 }] }), 'payload', 'alertChannelSubscriptions.0.alertChannelId');
       expect400(await h.a.put('/api/v2/check-groups/abc', { name: 'x' }), 'params', 'id');
       expect404(await h.a.put('/api/v2/check-groups/987654', { name: 'x' }));

@@ -51,10 +51,17 @@ async function postgresStorage() {
     await pgAdmin.raw(`create schema ${pgSchema}`);
   }
   const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [pgSchema!], pool: { min: 0, max: 4 } });
-  const storage = knexStorage({ knex, tablePrefix: `h${++serial}_` });
+  const prefix = `h${++serial}_`;
+  const storage = knexStorage({ knex, tablePrefix: prefix });
   const close = storage.close;
+  // Each harness drops its own tables, a few at a time: one cascade over every test's tables at
+  // the end would take more locks than the server allows.
   storage.close = async () => {
     await close();
+    const { rows } = (await knex.raw('select tablename from pg_tables where schemaname = ? and tablename like ?', [pgSchema!, `${prefix}%`])) as { rows: { tablename: string }[] };
+    for (let i = 0; i < rows.length; i += 10) {
+      await knex.raw(`drop table if exists ${rows.slice(i, i + 10).map((r) => `"${r.tablename}"`).join(', ')} cascade`);
+    }
     await knex.destroy();
   };
   return storage;
