@@ -236,6 +236,21 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       }
     },
   },
+  {
+    // Alerts keep their order per check and channel, so one channel that is down holds back none of the others.
+    name: '004_outbox_channel',
+    async up(knex, prefix) {
+      const table = `${prefix}outbox`;
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('alert_channel_id').nullable();
+        t.index(['check_id', 'alert_channel_id', 'delivered_ms'], indexName(table, ['check_id', 'alert_channel_id', 'delivered_ms']));
+      });
+      const rows = (await knex(table).select('id', 'data').whereNull('delivered_ms')) as { id: string; data: string }[];
+      for (const row of rows) {
+        await knex(table).where('id', row.id).update({ alert_channel_id: (JSON.parse(row.data) as { alertChannelId: number }).alertChannelId });
+      }
+    },
+  },
 ];
 
 /**

@@ -119,7 +119,7 @@ export function outbox(ctx: TableContext): Outbox {
         if (batch.length === 0) return;
         await ctx.knex.transaction(async (trx) => {
           await trx(table).insert(batch.map((m) => ({
-            id: m.id, account_id: m.accountId, check_id: m.checkId, created_ms: Date.parse(m.created_at),
+            id: m.id, account_id: m.accountId, check_id: m.checkId, alert_channel_id: m.alertChannelId, created_ms: Date.parse(m.created_at),
             next_attempt_ms: Date.parse(m.nextAttemptAt), attempts: 0, data: JSON.stringify(m),
           })));
         });
@@ -129,7 +129,7 @@ export function outbox(ctx: TableContext): Outbox {
         const at = now.getTime();
         const until = at + leaseMs;
         return ctx.knex.transaction(async (trx) => {
-          // Only the oldest undelivered message of a check may go, so its alerts arrive in order.
+          // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
           const heads = trx(`${table} as o`)
             .select('o.id')
             .whereNull('o.delivered_ms')
@@ -137,7 +137,7 @@ export function outbox(ctx: TableContext): Outbox {
             .where((b) => b.whereNull('o.lease_until_ms').orWhere('o.lease_until_ms', '<=', at))
             .where((b) =>
               b.whereNull('o.check_id').orWhereNotExists(
-                trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id').whereNull('p.delivered_ms')
+                trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id and p.alert_channel_id = o.alert_channel_id').whereNull('p.delivered_ms')
                   .where((c) => c.where('p.created_ms', '<', trx.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', trx.ref('o.created_ms')).where('p.seq', '<', trx.ref('o.seq')))),
               ),
             )

@@ -341,7 +341,10 @@ export interface DeliveryAttempt {
 /** Alerts waiting for delivery. A row goes only after its transport confirmed delivery. */
 export interface Outbox {
   enqueue(messages: Omit<OutboxMessage, 'attempts' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>[]): Promise<void>;
-  /** Due, undelivered messages, leased to `owner`; per check, only the oldest undelivered one. */
+  /**
+   * Due, undelivered messages, leased to `owner`; per check and channel, only the oldest undelivered
+   * one (a channel that is down holds back only its own alerts of the check).
+   */
   claim(now: Date, limit: number, leaseMs: number, owner: string): Promise<OutboxMessage[]>;
   markDelivered(id: string, owner: string, at: Date): Promise<boolean>;
   markFailed(id: string, owner: string, error: string, nextAttemptAt: Date): Promise<boolean>;

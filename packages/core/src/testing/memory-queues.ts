@@ -183,13 +183,14 @@ export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTab
     async claim(now, limit, leaseMs, owner) {
       const at = now.getTime();
       const leaseUntil = new Date(at + leaseMs).toISOString();
-      // Only the oldest undelivered message of a check may go, so its alerts arrive in order.
+      // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
       const seen = new Set<string>();
       const heads: OutboxMessage[] = [];
       for (const row of undelivered()) {
         if (row.checkId !== null) {
-          if (seen.has(row.checkId)) continue;
-          seen.add(row.checkId);
+          const key = `${row.checkId}|${row.alertChannelId}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
         }
         heads.push(row);
       }

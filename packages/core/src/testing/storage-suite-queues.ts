@@ -144,8 +144,8 @@ export function scheduleCases(c: StorageCase) {
 }
 
 export function outboxCases(c: StorageCase) {
-  const msg = (id: string, checkId: string | null, createdMs: number, accountId = ACCOUNT_A) =>
-    outboxMessageFixture(accountId, { id: `0000000${id}-0000-4000-8000-000000000000`, checkId, created_at: isoAt(T0, createdMs), nextAttemptAt: T0 });
+  const msg = (id: string, checkId: string | null, createdMs: number, accountId = ACCOUNT_A, alertChannelId = 1) =>
+    outboxMessageFixture(accountId, { id: `0000000${id}-0000-4000-8000-000000000000`, checkId, alertChannelId, created_at: isoAt(T0, createdMs), nextAttemptAt: T0 });
   const short = (m: { id: string }) => m.id.slice(0, 8);
 
   c('outbox: claim hands out only the oldest undelivered message of each check', async (f) => {
@@ -165,6 +165,16 @@ export function outboxCases(c: StorageCase) {
     checkSame((await o.pending(ACCOUNT_A)).map(short).sort(), ['00000002', '00000003', '00000004', '00000005'], 'pending lists undelivered messages');
     check((await rawMatching(f.raw, 'outbox', one.id, isoAt(T0, 10))).length === 1, 'a delivered message is kept with deliveredAt');
     await checkRawCount(f.raw, 'outbox', 5, 'nothing was removed');
+  });
+
+  c('outbox: the order holds per check and channel; a stuck channel does not hold back another', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('1', 'check-1', 0, ACCOUNT_A, 1), msg('2', 'check-1', 1, ACCOUNT_A, 1), msg('3', 'check-1', 2, ACCOUNT_A, 2), msg('4', 'check-1', 3, ACCOUNT_A, 2)]);
+    const first = await o.claim(at(0), 10, LEASE, 'owner-1');
+    checkSame(first.map(short).sort(), ['00000001', '00000003'], 'the oldest message of each channel');
+    check((await o.markFailed(first.find((m) => short(m) === '00000001')!.id, 'owner-1', 'down', at(3_600_000))) === true, 'channel 1 is down');
+    check((await o.markDelivered(first.find((m) => short(m) === '00000003')!.id, 'owner-1', at(1))) === true, 'channel 2 delivered');
+    checkSame((await o.claim(at(2), 10, LEASE, 'owner-1')).map(short), ['00000004'], 'channel 2 goes on while channel 1 waits');
   });
 
   c('outbox: markFailed counts the attempt and retries at nextAttemptAt, still in order', async (f) => {
