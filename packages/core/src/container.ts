@@ -9,6 +9,7 @@ import { RUNNERS, type Runner } from './ports/runner.js';
 import { aesGcmSecretBox, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
 import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storage.js';
 import { createToken, resolve, resolveAll } from './ports/token.js';
+import { AlertDispatcher, type DispatcherOptions } from './engine/dispatcher.js';
 import { Engine, type EngineOptions } from './engine/engine.js';
 import { AccountService } from './services/accounts.js';
 import { AlertChannelService } from './services/alert-channels.js';
@@ -55,6 +56,11 @@ export interface VigilOptions {
   transports?: AlertTransport[];
   /** The scheduler and run loop: concurrency, leases, time limits (see EngineOptions). */
   engine?: EngineOptions;
+  /**
+   * Alert delivery from the outbox (see DispatcherOptions). `enabled` defaults to whether this
+   * process has any transport registered, so an agent without transports leaves alerts to the host.
+   */
+  alerts?: DispatcherOptions & { enabled?: boolean };
 }
 
 /** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
@@ -85,6 +91,8 @@ export interface Vigil {
   readonly heartbeats: HeartbeatService;
   /** The scheduler and run loop of this process (idle until start()). */
   readonly engine: Engine;
+  /** Alert delivery of this process (idle until start()). */
+  readonly alerts: AlertDispatcher;
   /**
    * Starts running checks: the schedule is brought in step with the stored checks, then due slots
    * of the served locations are claimed and run, and check sessions run as they are triggered.
@@ -158,6 +166,9 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const errorGroups = new ErrorGroupService(deps);
   const checkSessions = new CheckSessionService(deps);
   const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves }, options.engine);
+  const alertChannels = new AlertChannelService(deps);
+  const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
+  const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
   return {
     container: c,
     storage: deps.storage,
@@ -168,7 +179,7 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     apiKeys: new ApiKeyService(deps),
     checks,
     checkGroups: new CheckGroupService(deps),
-    alertChannels: new AlertChannelService(deps),
+    alertChannels,
     clientCertificates: new ClientCertificateService(deps),
     checkResults: new CheckResultService(deps),
     checkStatuses: new CheckStatusService(deps),
@@ -184,17 +195,21 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     analytics: new AnalyticsService(deps),
     heartbeats: new HeartbeatService(deps),
     engine,
+    alerts,
     async start() {
       checkSessions.setLauncher(engine);
       await engine.start();
+      if (dispatching()) alerts.start();
     },
     async stop(deadlineMs?: number) {
       checkSessions.setLauncher(undefined);
       await engine.stop(deadlineMs);
+      await alerts.stop();
     },
     async close() {
       checkSessions.setLauncher(undefined);
       await engine.stop();
+      await alerts.stop();
       await deps.storage.close();
     },
   };

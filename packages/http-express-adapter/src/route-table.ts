@@ -23,6 +23,7 @@ import {
   ClientCertificateResponseSchema,
   CompletionQuerySchema,
   DashboardCreateSchema,
+  DeliveryLogQuerySchema,
   DashboardResponseSchema,
   DashboardUpdateSchema,
   ErrorGroupListQuerySchema,
@@ -75,6 +76,14 @@ export interface NamedSchema {
 }
 
 const named = (name: string, schema: v.GenericSchema): NamedSchema => ({ name, schema });
+
+const DeliveryAttemptSchema = v.object({
+  outboxId: v.string(),
+  alertChannelId: v.number(),
+  at: v.string(),
+  ok: v.boolean(),
+  detail: v.nullable(v.string()),
+});
 
 /** What a handler receives: the authenticated account and the request's raw parts. */
 export interface RouteInput {
@@ -292,6 +301,13 @@ const channelRoutes: RouteDef[] = [
     params: { id: 'integer' }, body: named('AlertChannelSubscriptionsUpdate', AlertChannelSubscriptionsUpdateSchema),
     response: { kind: 'object', schema: named('AlertChannel', AlertChannelResponseSchema) },
     handle: ({ vigil, accountId, params, body }) => vigil.alertChannels.updateSubscriptions(accountId, params.id, body),
+  },
+  {
+    method: 'get', path: '/v1/alert-channels/:id/deliveries', operationId: 'listAlertChannelDeliveries',
+    summary: 'The delivery log of an alert channel, newest first', tag: 'Alert channels',
+    params: { id: 'integer' }, query: DeliveryLogQuerySchema,
+    response: { kind: 'array', schema: named('DeliveryAttempt', DeliveryAttemptSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.alertChannels.deliveries(accountId, params.id, query),
   },
 ];
 

@@ -379,6 +379,8 @@ export class RunPipeline {
             reminderSequence: alertType === 'ALERT_FAILURE_REMAIN' ? state.remindersSent : 0,
             sslCheckDomain: (check as { sslCheckDomain?: string | null }).sslCheckDomain ?? null,
             sslDaysRemaining: result.sslDaysRemaining,
+            // The check's variables for webhook templates; secret ones never leave the run.
+            variables: Object.fromEntries(Object.entries(forRun.environment).filter(([, value]) => !forRun.secrets.includes(value))),
           },
           created_at: now.toISOString(),
           nextAttemptAt: now.toISOString(),

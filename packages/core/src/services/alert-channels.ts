@@ -10,12 +10,15 @@ import {
   type AlertSubscription,
 } from '../model/alert-channel.js';
 import { parse, toValidationIssues } from '../model/parse.js';
-import type { Page } from '../model/primitives.js';
+import { queryInteger, type Page } from '../model/primitives.js';
+import type { DeliveryAttempt } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
 import { found, mapPage, numericId, pageOptions } from './support.js';
 
 type Config = Record<string, unknown>;
+
+export const DeliveryLogQuerySchema = v.object({ limit: queryInteger(1, 100, 20) });
 
 export class AlertChannelService {
   constructor(private readonly deps: ServiceDeps) {}
@@ -129,6 +132,13 @@ export class AlertChannelService {
   }
 
   /** PUT /v1/alert-channels/{id}/subscriptions: the channel's whole list of checks and groups. */
+  /** The delivery log of a channel, newest first: every attempt with its outcome. */
+  async deliveries(accountId: string, rawId: unknown, rawQuery: unknown): Promise<Omit<DeliveryAttempt, 'accountId'>[]> {
+    const channel = await this.getRecord(accountId, rawId);
+    const { limit } = parse(DeliveryLogQuerySchema, rawQuery ?? {}, 'query');
+    return (await this.storage.outbox.listAttempts(accountId, channel.id, limit)).map(({ accountId: _a, ...rest }) => rest);
+  }
+
   async updateSubscriptions(accountId: string, rawId: unknown, body: unknown): Promise<AlertChannelResponse> {
     const channel = await this.getRecord(accountId, rawId);
     const items = parse(AlertChannelSubscriptionsUpdateSchema, body);

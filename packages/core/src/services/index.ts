@@ -5,7 +5,7 @@ export { ApiKeyAuthenticator, ApiKeyService, type ApiKeyAuthenticatorOptions } f
 export { CheckService, type AssignOptions, type CheckForRun } from './checks.js';
 export { alertChannelsSummary, toCheckResponse } from './check-responses.js';
 export { CheckGroupService } from './check-groups.js';
-export { AlertChannelService } from './alert-channels.js';
+export { AlertChannelService, DeliveryLogQuerySchema } from './alert-channels.js';
 export { ClientCertificateService, hostMatches, type OpenedCertificate } from './client-certificates.js';
 export { CheckResultService, CheckStatusService } from './check-results.js';
 export { ErrorGroupService } from './error-groups.js';

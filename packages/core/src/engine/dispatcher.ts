@@ -1,0 +1,221 @@
+import { hostname } from 'node:os';
+import type { AlertMessage } from '../ports/alert-transport.js';
+import type { Cancel } from '../ports/clock.js';
+import type { OutboxMessage } from '../ports/storage.js';
+import type { AlertChannelService } from '../services/alert-channels.js';
+import type { ServiceDeps } from '../services/deps.js';
+
+export interface DispatcherOptions {
+  /** How often the outbox is read. Default 1 s. */
+  pollMs?: number;
+  /** Most alerts claimed at once. Default 50. */
+  batch?: number;
+  /** How long a claimed alert belongs to this process. Default 60 s. */
+  leaseMs?: number;
+  /** Time limit of one send. Default 30 s. */
+  sendTimeoutMs?: number;
+  /** How long a failing alert is retried before it is given up. Default 24 h. */
+  retryForMs?: number;
+  /** The first retry's wait; each next one doubles, up to `backoffMaxMs`. Default 10 s. */
+  backoffBaseMs?: number;
+  /** Default 1 h. */
+  backoffMaxMs?: number;
+  owner?: string;
+}
+
+export interface DispatcherServices {
+  deps: ServiceDeps;
+  alertChannels: AlertChannelService;
+}
+
+type Payload = Record<string, unknown>;
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/** A one-line title a person reads first. */
+export function alertTitle(alertType: string, p: Payload): string {
+  const name = `"${str(p.checkName) ?? 'check'}"`;
+  const where = str(p.runLocation) ? ` in ${str(p.runLocation)}` : '';
+  switch (alertType) {
+    case 'ALERT_FAILURE': return `${name} is failing${where}`;
+    case 'ALERT_RECOVERY': return `${name} has recovered`;
+    case 'ALERT_DEGRADED': return `${name} is degraded${where}`;
+    case 'ALERT_DEGRADED_RECOVERY': return `${name} is no longer degraded`;
+    case 'ALERT_FAILURE_REMAIN': return `${name} is still failing${where} (reminder ${num(p.reminderSequence) ?? 1})`;
+    case 'ALERT_DEGRADED_FAILURE': return `${name} went from degraded to failing${where}`;
+    case 'ALERT_FAILURE_DEGRADED': return `${name} went from failing to degraded${where}`;
+    case 'ALERT_SSL': return `The certificate of ${str(p.sslCheckDomain) ?? 'the domain'} for ${name} expires in ${num(p.sslDaysRemaining) ?? '?'} days`;
+    default: return `${name}: ${alertType}`;
+  }
+}
+
+/** The message transports receive, from an outbox row. */
+export function toAlertMessage(m: OutboxMessage): AlertMessage {
+  const p = m.payload;
+  const resultId = str(p.checkResultId);
+  const domain = str(p.sslCheckDomain);
+  const days = num(p.sslDaysRemaining);
+  return {
+    id: m.id,
+    accountId: m.accountId,
+    alertType: m.alertType,
+    title: alertTitle(m.alertType, p),
+    check: {
+      id: str(p.checkId) ?? m.checkId ?? '',
+      name: str(p.checkName) ?? '',
+      checkType: str(p.checkType) ?? '',
+      tags: Array.isArray(p.tags) ? p.tags.filter((t): t is string => typeof t === 'string') : [],
+      groupName: str(p.groupName),
+    },
+    result: resultId
+      ? {
+          id: resultId,
+          errorMessage: str(p.errorMessage),
+          runLocation: str(p.runLocation) ?? '',
+          responseTime: num(p.responseTime) ?? 0,
+          startedAt: str(p.startedAt) ?? m.created_at,
+        }
+      : null,
+    isReminder: p.isReminder === true,
+    reminderSequence: num(p.reminderSequence) ?? 0,
+    ssl: domain && days !== null ? { domain, daysRemaining: days } : null,
+    variables: p.variables && typeof p.variables === 'object' ? (p.variables as Record<string, string>) : {},
+    created_at: m.created_at,
+  };
+}
+
+/**
+ * Delivers the outbox: claims due alerts (several processes share it; each alert goes to one),
+ * sends each through the transport of its channel's type, and marks it delivered only once the
+ * transport confirmed. A failed send is retried with exponential backoff for up to `retryForMs`;
+ * every attempt is logged per channel. The outbox hands out a check's alerts to one channel in
+ * order, the next only after the previous was delivered.
+ */
+export class AlertDispatcher {
+  readonly owner: string;
+  private readonly o: Required<Omit<DispatcherOptions, 'owner'>>;
+  private timer: Cancel | null = null;
+  private running = false;
+  private polling: Promise<void> | null = null;
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly services: DispatcherServices,
+    options: DispatcherOptions = {},
+  ) {
+    this.o = {
+      pollMs: options.pollMs ?? 1_000,
+      batch: options.batch ?? 50,
+      leaseMs: options.leaseMs ?? 60_000,
+      sendTimeoutMs: options.sendTimeoutMs ?? 30_000,
+      retryForMs: options.retryForMs ?? 24 * 3_600_000,
+      backoffBaseMs: options.backoffBaseMs ?? 10_000,
+      backoffMaxMs: options.backoffMaxMs ?? 3_600_000,
+    };
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:alerts:${services.deps.ids.uuid().slice(0, 8)}`;
+  }
+
+  private get deps() {
+    return this.services.deps;
+  }
+
+  get active(): boolean {
+    return this.running;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.tick();
+  }
+
+  /** Claims nothing more and waits for the sends under way. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.timer?.();
+    this.timer = null;
+    await this.polling;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** One round: claim what is due and send it; resolves when those sends are done. */
+  async drain(): Promise<number> {
+    const claimed = await this.deps.storage.outbox.claim(this.deps.clock.now(), this.o.batch, this.o.leaseMs, this.owner);
+    await Promise.all(claimed.map((m) => this.track(this.deliver(m))));
+    return claimed.length;
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    this.polling = (async () => {
+      let more = true;
+      while (more && this.running) {
+        try {
+          more = (await this.drain()) >= this.o.batch;
+        } catch (err) {
+          // The database is away: try again at the next poll.
+          this.deps.logger.warn('alerts: reading the outbox failed', { error: err instanceof Error ? err.message : String(err) });
+          more = false;
+        }
+      }
+    })();
+    void this.polling.finally(() => {
+      if (!this.running) return;
+      this.timer = this.deps.clock.setTimer(new Date(this.deps.clock.now().getTime() + this.o.pollMs), () => this.tick());
+    });
+  }
+
+  private async deliver(m: OutboxMessage): Promise<void> {
+    const { storage, clock, logger } = this.deps;
+    const log = (ok: boolean, detail: string | null) =>
+      storage.outbox.recordAttempt({ outboxId: m.id, accountId: m.accountId, alertChannelId: m.alertChannelId, at: clock.now().toISOString(), ok, detail });
+    let channel;
+    try {
+      channel = await this.services.alertChannels.getForDelivery(m.accountId, m.alertChannelId);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'NOT_FOUND') throw err;
+      // The channel was deleted: nobody is left to tell.
+      await storage.outbox.markDelivered(m.id, this.owner, clock.now());
+      await log(false, 'The alert channel was deleted; the alert was dropped');
+      return;
+    }
+    const transport = this.deps.transports.get(channel.type);
+    let error: string;
+    if (!transport) {
+      error = `No transport for ${channel.type} channels is registered in this process`;
+    } else {
+      const controller = new AbortController();
+      const cancel = clock.setTimer(new Date(clock.now().getTime() + this.o.sendTimeoutMs), () => controller.abort(new Error('time limit')));
+      try {
+        const timedOut = new Promise<never>((_, reject) => {
+          controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
+        });
+        const receipt = await Promise.race([transport.send(toAlertMessage(m), channel, controller.signal), timedOut]);
+        await storage.outbox.markDelivered(m.id, this.owner, clock.now());
+        await log(true, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
+        return;
+      } catch (err) {
+        error = err instanceof Error ? err.message : String(err);
+      } finally {
+        cancel();
+      }
+    }
+    const now = clock.now().getTime();
+    if (now - Date.parse(m.created_at) >= this.o.retryForMs) {
+      // Past the retry window the alert leaves the queue; the log says it was never delivered.
+      await storage.outbox.markDelivered(m.id, this.owner, clock.now());
+      await log(false, `Given up after ${Math.round(this.o.retryForMs / 3_600_000)} h: ${error}`);
+      logger.error('alerts: gave up on an alert', { accountId: m.accountId, alertChannelId: m.alertChannelId, outboxId: m.id });
+      return;
+    }
+    const wait = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** m.attempts);
+    await storage.outbox.markFailed(m.id, this.owner, error, new Date(now + wait));
+    await log(false, error);
+  }
+}
