@@ -325,9 +325,10 @@ const dashboardRoutes: RouteDef[] = [
   },
   {
     method: 'delete', path: '/v1/dashboards/:id/keys/:keyId', operationId: 'deleteDashboardKey', summary: 'Remove an access key of a dashboard',
-    tag: 'Dashboards', params: { id: 'integer', keyId: 'string' },
-    response: { kind: 'object', schema: named('Dashboard', DashboardResponseSchema) },
-    handle: ({ vigil, accountId, params }) => vigil.dashboards.deleteKey(accountId, params.id, params.keyId),
+    tag: 'Dashboards', params: { id: 'integer', keyId: 'string' }, status: 204, response: { kind: 'empty' },
+    handle: async ({ vigil, accountId, params }) => {
+      await vigil.dashboards.deleteKey(accountId, params.id, params.keyId);
+    },
   },
 ];
 

@@ -127,11 +127,35 @@ export class AlertChannelService {
 
   async delete(accountId: string, rawId: unknown): Promise<void> {
     const channel = await this.getRecord(accountId, rawId);
+    const before = await this.storage.alertSubscriptions.listByChannel(accountId, channel.id);
     await this.storage.alertChannels.delete(accountId, channel.id);
     await this.storage.alertSubscriptions.deleteByChannel(accountId, channel.id);
+    await this.syncTargets(accountId, before);
   }
 
-  /** PUT /v1/alert-channels/{id}/subscriptions: the channel's whole list of checks and groups. */
+  /**
+   * Checks and groups also keep their subscriptions in their own record (their responses, their
+   * runs and their updates read it): after a change made from the channel's side, each target
+   * touched gets its list again from the subscription rows.
+   */
+  private async syncTargets(accountId: string, touched: readonly Pick<AlertSubscription, 'checkId' | 'groupId'>[]): Promise<void> {
+    const toSubs = (rows: AlertSubscription[]) => rows.map((r) => ({ alertChannelId: r.alertChannelId, activated: r.activated }));
+    for (const checkId of new Set(touched.flatMap((t) => (t.checkId ? [t.checkId] : [])))) {
+      const check = await this.storage.checks.get(accountId, checkId);
+      if (!check) continue;
+      const { accountId: _a, ...rest } = check;
+      const subs = toSubs(await this.storage.alertSubscriptions.listByCheck(accountId, checkId));
+      await this.storage.checks.update(accountId, checkId, { ...rest, alertChannelSubscriptions: subs } as never);
+    }
+    for (const groupId of new Set(touched.flatMap((t) => (t.groupId !== null ? [t.groupId] : [])))) {
+      const group = await this.storage.checkGroups.get(accountId, groupId);
+      if (!group) continue;
+      const { accountId: _a, ...rest } = group;
+      const subs = toSubs(await this.storage.alertSubscriptions.listByGroup(accountId, groupId));
+      await this.storage.checkGroups.update(accountId, groupId, { ...rest, alertChannelSubscriptions: subs });
+    }
+  }
+
   /** The delivery log of a channel, newest first: every attempt with its outcome. */
   async deliveries(accountId: string, rawId: unknown, rawQuery: unknown): Promise<Omit<DeliveryAttempt, 'accountId'>[]> {
     const channel = await this.getRecord(accountId, rawId);
@@ -139,6 +163,7 @@ export class AlertChannelService {
     return (await this.storage.outbox.listAttempts(accountId, channel.id, limit)).map(({ accountId: _a, ...rest }) => rest);
   }
 
+  /** PUT /v1/alert-channels/{id}/subscriptions: the channel's whole list of checks and groups. */
   async updateSubscriptions(accountId: string, rawId: unknown, body: unknown): Promise<AlertChannelResponse> {
     const channel = await this.getRecord(accountId, rawId);
     const items = parse(AlertChannelSubscriptionsUpdateSchema, body);
@@ -158,7 +183,9 @@ export class AlertChannelService {
       groupId: item.groupId ?? null,
       activated: item.activated,
     }));
+    const before = await this.storage.alertSubscriptions.listByChannel(accountId, channel.id);
     await this.storage.alertSubscriptions.replaceForChannel(accountId, channel.id, rows);
+    await this.syncTargets(accountId, [...before, ...rows]);
     return this.toResponse(accountId, channel);
   }
 }
