@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runFor } from './fake-time.js';
 import { createVigil, type Vigil } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage, passResult } from '../src/testing/index.js';
 
 const SECRET = 'f'.repeat(64);
 const T0 = '2026-05-01T12:00:00.000Z';
 
-async function settle(rounds = 20): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-async function runFor(clock: FakeClock, ms: number, step = 100): Promise<void> {
-  for (let t = 0; t < ms; t += step) {
-    clock.advance(step);
-    await settle();
-  }
-}
 
 const started: Vigil[] = [];
 afterEach(async () => {

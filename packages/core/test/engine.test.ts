@@ -1,22 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { runFor, settle } from './fake-time.js';
 import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, memoryStorage, passResult } from '../src/testing/index.js';
 
 const SECRET = 'c'.repeat(64);
 const T0 = '2026-05-01T12:00:00.000Z';
-
-/** Lets pending promise chains run (the pipeline awaits the store between steps). */
-async function settle(rounds = 20): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/** Moves the fake clock on in small steps, letting the engine work between them. */
-async function runFor(clock: FakeClock, ms: number, step = 100): Promise<void> {
-  for (let t = 0; t < ms; t += step) {
-    clock.advance(step);
-    await settle();
-  }
-}
 
 const tcp = (overrides: Record<string, unknown> = {}) => ({
   name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 0, frequencyOffset: 10, ...overrides,

@@ -8,6 +8,7 @@ import type request from 'supertest';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkResultFixture, checkStatusFixture } from '@vigil/core/testing';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './support/harness.js';
+import { expect400, expectError, expect404, send, call, type Method } from './support/expect.js';
 
 afterAll(dropPostgresSchema);
 
@@ -18,7 +19,6 @@ const MASK = '********';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Body = Record<string, unknown>;
 
 const tcpBody = (over: Body = {}): Body => ({ name: 'orders-db', request: { hostname: 'db.internal', port: 5432 }, ...over });
@@ -38,34 +38,6 @@ const DEFAULT_ALERT_SETTINGS = {
 };
 const NO_ALERT_CHANNELS = { email: [], webhook: [], chat: [], sms: [] };
 
-/** A 400 in the DECISIONS shape whose validation names exactly `keys` (in any order). */
-function expect400(res: request.Response, source: 'payload' | 'query' | 'params', ...keys: string[]): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toEqual({
-    statusCode: 400,
-    error: 'Bad Request',
-    message: expect.any(String),
-    validation: { source, keys: expect.any(Array) },
-  });
-  expect([...res.body.validation.keys].sort(), JSON.stringify(res.body)).toEqual([...keys].sort());
-}
-
-function expectError(res: request.Response, status: number, error: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ statusCode: status, error, message: expect.any(String) });
-}
-
-const expect404 = (res: request.Response) => expectError(res, 404, 'Not Found');
-
-function send(test: request.Test, body: unknown): request.Test {
-  return body === undefined ? test : test.send(body as object);
-}
-
-/** The request of a client, with a JSON body for the writing methods. */
-function call(c: ApiClient, method: Method, path: string, body?: unknown): request.Test {
-  if (method === 'get' || method === 'delete') return c[method](path);
-  return c[method](path, body);
-}
 
 async function created(res: request.Test | Promise<request.Response>): Promise<any> {
   const r = await res;

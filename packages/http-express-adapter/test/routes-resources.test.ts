@@ -11,6 +11,7 @@ import type request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkResultFixture, tcpCheckFixture } from '@vigil/core/testing';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './support/harness.js';
+import { expect400, expect404, expect409, send, call, type Method } from './support/expect.js';
 
 afterAll(dropPostgresSchema);
 
@@ -22,7 +23,6 @@ const MASK = '********';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Body = Record<string, unknown>;
 /** A route, its path and a valid body (so that only the credentials can make it fail). */
 type RouteCall = [Method, string, unknown?];
@@ -64,35 +64,6 @@ beforeAll(() => {
 // ---------------------------------------------------------------------------------------------
 // Assertion helpers
 
-/** A 400 in the DECISIONS shape whose validation names exactly `keys` (in any order). */
-function expect400(res: request.Response, source: 'payload' | 'query' | 'params', ...keys: string[]): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body).toEqual({
-    statusCode: 400,
-    error: 'Bad Request',
-    message: expect.any(String),
-    validation: { source, keys: expect.any(Array) },
-  });
-  expect([...res.body.validation.keys].sort(), JSON.stringify(res.body)).toEqual([...keys].sort());
-}
-
-function expectError(res: request.Response, status: number, error: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ statusCode: status, error, message: expect.any(String) });
-}
-
-const expect404 = (res: request.Response) => expectError(res, 404, 'Not Found');
-const expect409 = (res: request.Response) => expectError(res, 409, 'Conflict');
-
-function send(test: request.Test, body: unknown): request.Test {
-  return body === undefined ? test : test.send(body as object);
-}
-
-/** The request of a client, with a JSON body for the writing methods. */
-function call(c: ApiClient, method: Method, path: string, body?: unknown): request.Test {
-  if (method === 'get' || method === 'delete') return c[method](path);
-  return c[method](path, body);
-}
 
 type Pending = request.Test | request.Response | Promise<request.Response>;
 
