@@ -120,6 +120,8 @@ export interface RouteDef {
   /** Success status (200 unless given). */
   status?: number;
   response: { kind: ResponseKind; schema?: NamedSchema };
+  /** The handler waits for something (the completion poll): it gets a signal that aborts when the client hangs up. */
+  longPoll?: boolean;
   /** Other documented statuses beside the common errors (e.g. 408 of the completion poll). */
   extraStatuses?: number[];
   handle(input: RouteInput): Promise<unknown>;
@@ -496,7 +498,7 @@ const sessionRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/check-sessions/:checkSessionId/completion', operationId: 'awaitCheckSession',
     summary: 'Wait up to maxWaitSeconds for a session to end: 200 with the session, 408 while it runs', tag: 'Check sessions',
-    params: { checkSessionId: 'uuid' }, query: CompletionQuerySchema, extraStatuses: [408],
+    params: { checkSessionId: 'uuid' }, query: CompletionQuerySchema, extraStatuses: [408], longPoll: true,
     response: { kind: 'object', schema: named('CheckSession', CheckSessionResponseSchema) },
     handle: async ({ vigil, accountId, params, query, signal }) => {
       const { done, session } = await vigil.checkSessions.completion(accountId, params.checkSessionId, query, signal);

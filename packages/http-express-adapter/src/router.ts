@@ -114,9 +114,9 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
     if (route.body && req.body === undefined && hasBody(req)) {
       throw new ValidationError([{ path: '', message: 'must be a JSON object sent with Content-Type: application/json' }]);
     }
-    // A long poll stops when its client hangs up.
+    // A long poll stops when its client hangs up; other routes answer at once and need no signal.
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    if (route.longPoll) res.on('close', () => abort.abort());
     const result = await route.handle({
       vigil,
       accountId: auth.accountId,

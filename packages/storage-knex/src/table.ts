@@ -82,9 +82,25 @@ export class DocTable<T extends { id: string | number }> {
 
   async get(accountId: string | null, id: string | number): Promise<T | null> {
     return this.run(async () => {
-      const row = await this.query(accountId).where('id', id).first();
-      return row ? this.fromRow(row) : null;
+      // The hottest read of the API, as one fixed statement: no query building per call.
+      const scoped = !this.spec.global && accountId !== null;
+      const sql = scoped ? this.getScopedSql : this.getSql;
+      const result = await this.knex.raw(sql, scoped ? [accountId, id] : [id]);
+      const rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+      return rows[0] ? this.fromRow(rows[0]) : null;
     });
+  }
+
+  private get getSql(): string {
+    return `select * from ${this.quoted} where id = ? limit 1`;
+  }
+
+  private get getScopedSql(): string {
+    return `select * from ${this.quoted} where account_id = ? and id = ? limit 1`;
+  }
+
+  private get quoted(): string {
+    return `"${this.table.replaceAll('"', '""')}"`;
   }
 
   async page(accountId: string, options?: { limit: number; offset: number }): Promise<{ items: T[]; total: number; offset: number }> {

@@ -158,8 +158,11 @@ export class CheckService {
   async get(accountId: string, rawId: unknown, checkType?: string): Promise<CheckResponse> {
     const check = await this.getRecord(accountId, rawId);
     if (checkType && check.checkType !== checkType) found(null, 'Check');
-    const subs = await this.storage.alertSubscriptions.listByCheck(accountId, check.id);
-    // The channels are read only when the check notifies one.
+    // The check's own list is kept in step with the subscription rows (from either side), so a read
+    // needs no second query; the channels are read only when the check notifies one.
+    const subs = check.alertChannelSubscriptions.map((s, i) => ({
+      id: i, accountId, alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
+    }));
     const channels = subs.some((s) => s.activated) ? await this.storage.alertChannels.listAll(accountId) : [];
     return toCheckResponse(check, channels, subs);
   }
