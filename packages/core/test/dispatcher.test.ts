@@ -143,6 +143,35 @@ describe('alerting end to end with the engine', () => {
     expect(s.transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE_REMAIN', 'ALERT_FAILURE_REMAIN', 'ALERT_RECOVERY']);
   });
 
+  it('reminders and time-based escalation fire on time between the runs of an hourly check', async () => {
+    const runner = new FakeRunner('TCP', [failResult('Connection refused')]);
+    const s = await setup(new FakeTransport('EMAIL'), runner);
+    await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      name: 'reminded', frequency: 60, frequencyOffset: null,
+      alertSettings: {
+        escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 2, interval: 5 },
+        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+    }));
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      name: 'escalated', frequency: 60, frequencyOffset: null,
+      alertSettings: {
+        escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: 5 }, runBasedEscalation: { failedRunThreshold: 1 },
+        reminders: { amount: 0, interval: 5 }, parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+    }));
+    await s.vigil.start();
+    started.push(s.vigil);
+    // Both checks run once within the hour; from then on only the minute ticks move them.
+    while (runner.jobs.length < 2) await runFor(s.clock, 60_000, 1_000);
+    await runFor(s.clock, 12 * 60_000, 1_000);
+    expect(runner.jobs).toHaveLength(2);
+    const of = (name: string) => s.transport.sent.filter((d) => d.alert.check.name === name).map((d) => d.alert.alertType);
+    expect(of('reminded')).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE_REMAIN', 'ALERT_FAILURE_REMAIN']);
+    expect(of('escalated')).toEqual(['ALERT_FAILURE']);
+  });
+
   it('a maintenance window with silenceAllAlerts sends nothing', async () => {
     const runner = new FakeRunner('TCP', [failResult('Connection refused')]);
     const s = await setup(new FakeTransport('EMAIL'), runner);

@@ -7,7 +7,7 @@ import type { ScheduledJob, ServedLocations } from '../ports/storage.js';
 import { nextDueIn, plannedEntries, runLocations } from '../rules/schedule-plan.js';
 import type { SessionLauncher } from '../services/check-sessions.js';
 import { MinHeap } from './min-heap.js';
-import { RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
+import { ALERT_TICK_LOCATION, RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
 
 export interface EngineOptions {
   /** Runs at the same time in this process. Default 20. */
@@ -302,9 +302,13 @@ export class Engine implements SessionLauncher {
     const groupId = job.group?.id;
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
     const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
-    const promise = this.pipeline
-      .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
-      .then((outcome) => (job.claim ? this.complete(job.claim, outcome) : undefined))
+    const claim = job.claim;
+    const work = claim && claim.location === ALERT_TICK_LOCATION
+      ? this.pipeline.tick(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
+      : this.pipeline
+        .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
+        .then((outcome) => (claim ? this.complete(claim, outcome) : undefined));
+    const promise = work
       .catch((err: unknown) => {
         this.deps.logger.error('engine: run failed', {
           accountId: job.spec.accountId, checkId: job.spec.checkId, error: err instanceof Error ? err.message : String(err),

@@ -4,7 +4,7 @@ import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
 import type { RunJob, RunResult, RunSource, Runner } from '../ports/runner.js';
-import { channelWantsAlert, evaluateRun, evaluateSsl, INITIAL_ALERT_STATE } from '../rules/alerting.js';
+import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { nextDueIn, runLocations } from '../rules/schedule-plan.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
@@ -14,6 +14,10 @@ import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
 import { heartbeatRunner } from './heartbeat-runner.js';
 import { scrubSecrets } from './scrub.js';
+
+/** The schedule location of the between-runs alert ticks (not a place checks run). */
+export const ALERT_TICK_LOCATION = '@alert-tick';
+const TICK_MS = 60_000;
 
 export interface PipelineServices {
   deps: ServiceDeps;
@@ -290,16 +294,16 @@ export class RunPipeline {
     });
   }
 
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly locks = new Map<string, Promise<unknown>>();
 
   /** Runs fn after the previous alert step of the same check in this process has finished. */
-  private async withCheckLock(checkId: string, fn: () => Promise<void>): Promise<void> {
+  private async withCheckLock<T>(checkId: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(checkId) ?? Promise.resolve();
     const next = previous.then(fn, fn);
     const settled = next.catch(() => {});
     this.locks.set(checkId, settled);
     try {
-      await next;
+      return await next;
     } finally {
       if (this.locks.get(checkId) === settled) this.locks.delete(checkId);
     }
@@ -349,6 +353,56 @@ export class RunPipeline {
       alerts.push('ALERT_SSL');
     }
     await storage.alertStates.put(accountId, check.id, state);
+    await this.planTick(accountId, check.id, previous.status, state.status, now);
+    await this.enqueue(accountId, forRun, result, state, alerts, now);
+  }
+
+  /**
+   * A failing or degraded check is looked at again every minute between its runs, so time-based
+   * escalation and reminders fire on time even when its runs are far apart. The tick is an entry of
+   * the shared schedule, so one process handles it.
+   */
+  private async planTick(accountId: string, checkId: string, before: string, after: string, now: Date): Promise<void> {
+    if (after === 'PASSING' || before !== 'PASSING') return;
+    await this.deps.storage.schedule.upsert({ accountId, checkId, location: ALERT_TICK_LOCATION, dueAt: new Date(now.getTime() + TICK_MS).toISOString() });
+  }
+
+  /** One tick of a failing or degraded check; answers when the next is due (null: no more ticks). */
+  async tick(accountId: string, checkId: string): Promise<Date | null> {
+    const { storage, clock } = this.deps;
+    let forRun: CheckForRun;
+    try {
+      forRun = await this.services.checks.getForRun(accountId, checkId);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+      throw err;
+    }
+    const now = clock.now();
+    return this.withCheckLock(checkId, async () => {
+      const state = await storage.alertStates.get(accountId, checkId);
+      if (!state || state.status === 'PASSING') return null;
+      const check = forRun.check;
+      const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
+      const step = evaluateTick(state, { settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced: effect.silenced, now });
+      if (step.state !== state) await storage.alertStates.put(accountId, checkId, step.state);
+      if (step.alerts.length > 0) {
+        const [last] = (await storage.checkResults.listByCheck(accountId, checkId, { limit: 1, offset: 0, resultType: 'FINAL' })).items;
+        if (last) await this.enqueue(accountId, forRun, last, step.state, step.alerts, now);
+      }
+      return new Date(now.getTime() + TICK_MS);
+    });
+  }
+
+  private async enqueue(
+    accountId: string,
+    forRun: CheckForRun,
+    result: CheckResult,
+    state: AlertState,
+    alerts: readonly AlertType[],
+    now: Date,
+  ): Promise<void> {
+    const { storage, ids } = this.deps;
+    const check = forRun.check;
     if (alerts.length === 0) return;
     const subscribed = new Set(check.alertChannelSubscriptions.filter((s) => s.activated).map((s) => s.alertChannelId));
     if (subscribed.size === 0) return;
