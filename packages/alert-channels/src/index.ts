@@ -1,4 +1,10 @@
-import { ALERT_CHANNEL_TYPES } from '@vigil/core';
-
-/** @vigil/alert-channels: a transport for each alert channel type of the spec. */
-export const SUPPORTED_CHANNEL_TYPES = ALERT_CHANNEL_TYPES;
+/** @vigil/alert-channels: a transport for each alert channel type, and the certificate probe. */
+export { registerAlertChannels, alertTransports, type AlertChannelsOptions, type TransportRegistry } from './register.js';
+export { webhookTransport, renderWebhook, renderTemplate, templateContext, templateError, signBody, WebhookTransportConfigSchema, SIGNATURE_HEADER, ALERT_ID_HEADER, type RenderedWebhook, type WebhookTransportOptions } from './webhook.js';
+export { emailTransport, renderEmail, type EmailOptions, type RenderedEmail } from './email.js';
+export { chatTransport, chatAppTransport, chatMessage, chatAppCard } from './chat.js';
+export { smsTransport, callTransport, smsText, callTwiml, DEFAULT_PHONE_BASE_URL, type PhoneProviderOptions } from './phone.js';
+export { pagingATransport, pagingBTransport, pagingAEvent, pagingBRequest, dedupKey, DEFAULT_PAGING_A_BASE_URL, DEFAULT_PAGING_B_BASE_URLS, type PagingAOptions, type PagingBOptions } from './paging.js';
+export { tlsCertificateProbe, type TlsProbeOptions } from './certificate-probe.js';
+export { alertFields, alertFacts, alertText, severityOf, isRecovery, TEMPLATE_VARIABLES, type AlertFields, type Severity } from './fields.js';
+export { DeliveryError, type HttpOptions } from './http.js';

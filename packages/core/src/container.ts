@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { container as globalContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { ALERT_TRANSPORTS, type AlertTransport } from './ports/alert-transport.js';
+import { CERTIFICATE_PROBE, type CertificateProbe } from './ports/certificate-probe.js';
 import { AUTHENTICATOR, type Authenticator } from './ports/authenticator.js';
 import { CLOCK, systemClock, type Clock } from './ports/clock.js';
 import { ID_GENERATOR, randomIdGenerator, type IdGenerator } from './ports/id-generator.js';
@@ -54,6 +55,8 @@ export interface VigilOptions {
   serves?: ServedLocations;
   runners?: Runner[];
   transports?: AlertTransport[];
+  /** Reads certificates for the daily expiry job (@vigil/alert-channels registers one). */
+  certificateProbe?: CertificateProbe;
   /** The scheduler and run loop: concurrency, leases, time limits (see EngineOptions). */
   engine?: EngineOptions;
   /**
@@ -147,6 +150,7 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
         logger: resolve(c, LOGGER),
         runners: new Map(resolveAll(c, RUNNERS).map((r) => [r.checkType, r])),
         transports: new Map(resolveAll(c, ALERT_TRANSPORTS).map((t) => [t.channelType, t])),
+        certificateProbe: options.certificateProbe ?? (c.isRegistered(CERTIFICATE_PROBE, true) ? resolve(c, CERTIFICATE_PROBE) : null),
         defaultLocation: options.defaultLocation ?? 'us-east-1',
       };
     }),

@@ -42,6 +42,7 @@ export * from './ports/secret-box.js';
 export * from './ports/authenticator.js';
 export * from './ports/runner.js';
 export * from './ports/alert-transport.js';
+export * from './ports/certificate-probe.js';
 export * from './ports/storage.js';
 
 export * from './services/index.js';

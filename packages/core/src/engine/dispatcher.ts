@@ -77,6 +77,7 @@ export function toAlertMessage(m: OutboxMessage): AlertMessage {
           startedAt: str(p.startedAt) ?? m.created_at,
         }
       : null,
+    failingSince: str(p.failingSince),
     isReminder: p.isReminder === true,
     reminderSequence: num(p.reminderSequence) ?? 0,
     ssl: domain && days !== null ? { domain, daysRemaining: days } : null,

@@ -4,10 +4,10 @@ import type { CheckSession } from '../model/check-session.js';
 import type { Cancel } from '../ports/clock.js';
 import type { RunSource } from '../ports/runner.js';
 import type { ScheduledJob, ServedLocations } from '../ports/storage.js';
-import { nextDueIn, plannedEntries, runLocations } from '../rules/schedule-plan.js';
+import { ALERT_TICK_LOCATION, nextDueIn, plannedEntries, runLocations, SSL_CHECK_LOCATION } from '../rules/schedule-plan.js';
 import type { SessionLauncher } from '../services/check-sessions.js';
 import { MinHeap } from './min-heap.js';
-import { ALERT_TICK_LOCATION, RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
+import { RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
 
 export interface EngineOptions {
   /** Runs at the same time in this process. Default 20. */
@@ -303,8 +303,11 @@ export class Engine implements SessionLauncher {
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
     const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
     const claim = job.claim;
-    const work = claim && claim.location === ALERT_TICK_LOCATION
-      ? this.pipeline.tick(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
+    const special = claim?.location === ALERT_TICK_LOCATION ? this.pipeline.tick.bind(this.pipeline)
+      : claim?.location === SSL_CHECK_LOCATION ? this.pipeline.certificate.bind(this.pipeline)
+        : null;
+    const work = claim && special
+      ? special(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
       : this.pipeline
         .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
         .then((outcome) => (claim ? this.complete(claim, outcome) : undefined));

@@ -6,7 +6,7 @@ import type { Check } from '../model/check.js';
 import type { RunJob, RunResult, RunSource, Runner } from '../ports/runner.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
-import { nextDueIn, runLocations } from '../rules/schedule-plan.js';
+import { ALERT_TICK_LOCATION, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
 import type { CheckForRun, CheckService } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
@@ -15,9 +15,9 @@ import type { MaintenanceWindowService } from '../services/maintenance-windows.j
 import { heartbeatRunner } from './heartbeat-runner.js';
 import { scrubSecrets } from './scrub.js';
 
-/** The schedule location of the between-runs alert ticks (not a place checks run). */
-export const ALERT_TICK_LOCATION = '@alert-tick';
 const TICK_MS = 60_000;
+const SSL_EVERY_MS = 24 * 3_600_000;
+const SSL_RETRY_MS = 3_600_000;
 
 export interface PipelineServices {
   deps: ServiceDeps;
@@ -393,13 +393,56 @@ export class RunPipeline {
     });
   }
 
+  /**
+   * The daily certificate look of a check (its `@ssl` schedule entry): reads when the certificate
+   * of its domain expires and alerts the channels with sslExpiry whose threshold it is under, at
+   * most once a day. Answers when to look again (null: the check no longer watches a certificate).
+   */
+  async certificate(accountId: string, checkId: string): Promise<Date | null> {
+    const { clock, logger, storage } = this.deps;
+    const probe = this.deps.certificateProbe;
+    let forRun: CheckForRun;
+    try {
+      forRun = await this.services.checks.getForRun(accountId, checkId);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
+      throw err;
+    }
+    const target = certificateTarget(forRun.check);
+    if (!target) return null;
+    const started = clock.now();
+    if (!probe) return new Date(started.getTime() + SSL_EVERY_MS);
+    let expiresAt: Date;
+    try {
+      expiresAt = await probe.expiresAt(target.host, target.port, AbortSignal.timeout(this.options.runTimeoutMs));
+    } catch (err) {
+      // Unreachable now: look again in an hour rather than tomorrow.
+      logger.warn('certificates: could not read a certificate', { accountId, checkId, host: target.host, error: err instanceof Error ? err.message : String(err) });
+      return new Date(started.getTime() + SSL_RETRY_MS);
+    }
+    const now = clock.now();
+    const days = Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
+    await this.withCheckLock(checkId, async () => {
+      const state = (await storage.alertStates.get(accountId, checkId)) ?? INITIAL_ALERT_STATE;
+      const check = forRun.check;
+      const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
+      if (forRun.muted || effect.silenced) return;
+      const ssl = evaluateSsl(state, days, now);
+      if (!ssl.alert) return;
+      await storage.alertStates.put(accountId, checkId, ssl.state);
+      await this.enqueue(accountId, forRun, null, ssl.state, ['ALERT_SSL'], now, days);
+    });
+    return new Date(started.getTime() + SSL_EVERY_MS);
+  }
+
   private async enqueue(
     accountId: string,
     forRun: CheckForRun,
-    result: CheckResult,
+    result: CheckResult | null,
     state: AlertState,
     alerts: readonly AlertType[],
     now: Date,
+    sslDaysRemaining: number | null = result?.sslDaysRemaining ?? null,
   ): Promise<void> {
     const { storage, ids } = this.deps;
     const check = forRun.check;
@@ -409,7 +452,7 @@ export class RunPipeline {
     const channels = (await storage.alertChannels.listAll(accountId)).filter((c) => subscribed.has(c.id));
     const messages = alerts.flatMap((alertType) =>
       channels
-        .filter((c) => channelWantsAlert(c, alertType, result.sslDaysRemaining))
+        .filter((c) => channelWantsAlert(c, alertType, sslDaysRemaining))
         .map((c) => ({
           id: ids.uuid(),
           accountId,
@@ -421,18 +464,18 @@ export class RunPipeline {
             checkId: check.id,
             checkName: check.name,
             checkType: check.checkType,
-            checkResultId: result.id,
-            errorMessage: result.errorMessage,
+            checkResultId: result?.id ?? null,
+            errorMessage: result?.errorMessage ?? null,
             groupName: forRun.group?.name ?? null,
-            runLocation: result.runLocation,
-            responseTime: result.responseTime,
-            startedAt: result.startedAt,
+            runLocation: result?.runLocation ?? null,
+            responseTime: result?.responseTime ?? null,
+            startedAt: result?.startedAt ?? null,
             failingSince: state.failingSince,
             tags: check.tags,
             isReminder: alertType === 'ALERT_FAILURE_REMAIN',
             reminderSequence: alertType === 'ALERT_FAILURE_REMAIN' ? state.remindersSent : 0,
-            sslCheckDomain: (check as { sslCheckDomain?: string | null }).sslCheckDomain ?? null,
-            sslDaysRemaining: result.sslDaysRemaining,
+            sslCheckDomain: certificateTarget(check)?.host ?? null,
+            sslDaysRemaining,
             // The check's variables for webhook templates; secret ones never leave the run.
             variables: Object.fromEntries(Object.entries(forRun.environment).filter(([, value]) => !forRun.secrets.includes(value))),
           },

@@ -23,6 +23,8 @@ export interface AlertMessage {
     responseTime: number;
     startedAt: string;
   } | null;
+  /** When the check started failing or degrading (null when it is passing). */
+  failingSince: string | null;
   isReminder: boolean;
   reminderSequence: number;
   ssl: { domain: string; daysRemaining: number } | null;

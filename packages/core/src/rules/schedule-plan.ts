@@ -37,6 +37,23 @@ export function nextDueIn(check: Check, locations: readonly string[], location: 
   return new Date(phase + k * period);
 }
 
+/** The schedule location of the between-runs alert ticks of a failing check (not a place checks run). */
+export const ALERT_TICK_LOCATION = '@alert-tick';
+
+/** The schedule location of the daily certificate-expiry look of a check. */
+export const SSL_CHECK_LOCATION = '@ssl';
+
+/**
+ * The TLS endpoint whose certificate a check watches: its sslCheckDomain on 443, or the target of
+ * a TCP check on port 443. Null when it watches none.
+ */
+export function certificateTarget(check: Check): { host: string; port: number } | null {
+  const domain = (check as { sslCheckDomain?: string | null }).sslCheckDomain;
+  if (domain) return { host: domain, port: 443 };
+  if (check.checkType === 'TCP' && check.request.port === 443) return { host: check.request.hostname, port: 443 };
+  return null;
+}
+
 /** The schedule entries a check should have now: none when it (or its group) is deactivated. */
 export function plannedEntries(
   accountId: string,
@@ -47,10 +64,13 @@ export function plannedEntries(
 ): ScheduleEntry[] {
   if (!isCheckActive(check, group)) return [];
   const locations = runLocations(check, group, defaultLocation);
-  return locations.map((location) => ({
+  const entries = locations.map((location) => ({
     accountId,
     checkId: check.id,
     location,
     dueAt: nextDueIn(check, locations, location, after)!.toISOString(),
   }));
+  // A certificate is first looked at right away, then daily.
+  if (certificateTarget(check)) entries.push({ accountId, checkId: check.id, location: SSL_CHECK_LOCATION, dueAt: after.toISOString() });
+  return entries;
 }

@@ -1,3 +1,4 @@
+import type { CertificateProbe } from '../ports/certificate-probe.js';
 import type { AlertTransport } from '../ports/alert-transport.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
@@ -17,6 +18,8 @@ export interface ServiceDeps {
   runners: ReadonlyMap<string, Runner>;
   /** Registered alert transports, by channel type. */
   transports: ReadonlyMap<string, AlertTransport>;
+  /** Reads certificate expiry for the daily certificate job (null: none registered). */
+  certificateProbe?: CertificateProbe | null;
   /** The location a check with no locations runs in. */
   defaultLocation: string;
 }

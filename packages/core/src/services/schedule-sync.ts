@@ -1,6 +1,6 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
-import { plannedEntries } from '../rules/schedule-plan.js';
+import { ALERT_TICK_LOCATION, plannedEntries } from '../rules/schedule-plan.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
@@ -10,7 +10,11 @@ import type { ServiceDeps } from './deps.js';
  */
 export async function syncSchedule(deps: ServiceDeps, accountId: string, check: Check, group: CheckGroup | null): Promise<void> {
   await deps.storage.schedule.remove(accountId, check.id);
-  for (const entry of plannedEntries(accountId, check, group, deps.defaultLocation, deps.clock.now())) {
-    await deps.storage.schedule.upsert(entry);
+  const now = deps.clock.now();
+  const entries = plannedEntries(accountId, check, group, deps.defaultLocation, now);
+  for (const entry of entries) await deps.storage.schedule.upsert(entry);
+  // A check that is failing keeps its between-runs alert tick.
+  if (entries.length > 0 && ((await deps.storage.alertStates.get(accountId, check.id))?.status ?? 'PASSING') !== 'PASSING') {
+    await deps.storage.schedule.upsert({ accountId, checkId: check.id, location: ALERT_TICK_LOCATION, dueAt: new Date(now.getTime() + 60_000).toISOString() });
   }
 }

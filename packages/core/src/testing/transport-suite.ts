@@ -31,6 +31,7 @@ export function sampleAlertMessage(overrides: Partial<AlertMessage> = {}): Alert
       responseTime: 12,
       startedAt: '2026-05-01T12:00:00.000Z',
     },
+    failingSince: '2026-05-01T11:58:00.000Z',
     isReminder: false,
     reminderSequence: 0,
     ssl: null,

@@ -1,0 +1,38 @@
+import { connect } from 'node:tls';
+import type { CertificateProbe } from '@vigil/core';
+
+export interface TlsProbeOptions {
+  /** Where to connect for a domain (default: the domain itself). Tests point it at a local server. */
+  target?: (host: string, port: number) => { host: string; port: number };
+}
+
+/**
+ * Reads a certificate's expiry with a TLS handshake (SNI set to the domain). The certificate is
+ * read whether or not it is trusted or already expired: the job reports on it, it does not trust it.
+ */
+export function tlsCertificateProbe(options: TlsProbeOptions = {}): CertificateProbe {
+  return {
+    expiresAt(host: string, port: number, signal: AbortSignal): Promise<Date> {
+      const to = options.target?.(host, port) ?? { host, port };
+      return new Promise<Date>((resolve, reject) => {
+        if (signal.aborted) return reject(new Error('The certificate check was aborted'));
+        const socket = connect({ host: to.host, port: to.port, servername: host, rejectUnauthorized: false });
+        const onAbort = () => socket.destroy(new Error('The certificate check was aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        const done = () => signal.removeEventListener('abort', onAbort);
+        socket.once('secureConnect', () => {
+          const cert = socket.getPeerCertificate();
+          socket.end();
+          done();
+          const at = cert && cert.valid_to ? new Date(cert.valid_to) : null;
+          if (!at || Number.isNaN(at.getTime())) reject(new Error(`${host} sent no certificate`));
+          else resolve(at);
+        });
+        socket.once('error', (err) => {
+          done();
+          reject(err);
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface Mail {
+  from: string;
+  to: string[];
+  parsed: ParsedMail;
+}
+
+/** A real SMTP server on 127.0.0.1 that keeps what it receives, parsed. */
+export class SmtpSink {
+  readonly mails: Mail[] = [];
+  /** Recipients the server refuses (550). */
+  readonly refuse = new Set<string>();
+  logins: { user: string; pass: string }[] = [];
+  port = 0;
+  private constructor(private readonly server: SMTPServer) {}
+
+  static async start(options: { auth?: { user: string; pass: string } } = {}): Promise<SmtpSink> {
+    let sink!: SmtpSink;
+    const server = new SMTPServer({
+      secure: false,
+      disabledCommands: options.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+      authOptional: !options.auth,
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        sink.logins.push({ user: auth.username ?? '', pass: auth.password ?? '' });
+        if (auth.username === options.auth?.user && auth.password === options.auth?.pass) callback(null, { user: auth.username });
+        else callback(new Error('Invalid username or password'));
+      },
+      onRcptTo(address, _session, callback) {
+        if (sink.refuse.has(address.address)) {
+          const err = new Error('Mailbox unavailable') as Error & { responseCode: number };
+          err.responseCode = 550;
+          callback(err);
+        } else callback();
+      },
+      onData(stream, session, callback) {
+        simpleParser(stream).then((parsed) => {
+          sink.mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            parsed,
+          });
+          callback();
+        }, callback);
+      },
+    });
+    sink = new SmtpSink(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    sink.port = (server.server.address() as AddressInfo).port;
+    return sink;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
