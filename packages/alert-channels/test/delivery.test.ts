@@ -78,6 +78,27 @@ describe('webhook delivery through the dispatcher', () => {
     );
   });
 
+  it('a receiver that is slow to answer holds back no other channel', async () => {
+    const s = await setup();
+    const fast = await Receiver.start();
+    open.push({ vigil: s.vigil, receiver: fast });
+    s.receiver.fallback = { status: 200, delayMs: 1_500 };
+    const other = await s.vigil.alertChannels.create(s.accountId, { type: 'WEBHOOK', config: { name: 'fast', url: `${fast.url}/hook` } });
+    await s.enqueue(1);
+    await s.vigil.start();
+    await s.receiver.waitFor(1);
+    // While the slow send is under way, an alert for another channel is queued: the next poll takes it.
+    const queued = performance.now();
+    await s.vigil.storage.outbox.enqueue([outboxMessageFixture(s.accountId, {
+      checkId: '8e3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a', alertChannelId: other.id,
+      payload: { checkName: 'later', checkType: 'TCP' }, created_at: new Date().toISOString(), nextAttemptAt: new Date().toISOString(),
+    })]);
+    await fast.waitFor(1);
+    const slowAsked = queued;
+    expect(performance.now() - slowAsked).toBeLessThan(1_000);
+    await until(async () => (await s.vigil.storage.outbox.pending(s.accountId)).length === 0);
+  });
+
   it('the channel\'s webhookSecret is sealed at rest, masked in responses, and signs what is sent', async () => {
     const s = await setup();
     const stored = await s.vigil.storage.alertChannels.get(s.accountId, s.channelId);

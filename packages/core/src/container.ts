@@ -169,9 +169,9 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const maintenanceWindows = new MaintenanceWindowService(deps);
   const errorGroups = new ErrorGroupService(deps);
   const checkSessions = new CheckSessionService(deps);
-  const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves }, options.engine);
   const alertChannels = new AlertChannelService(deps);
   const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
+  const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves, onAlertsQueued: () => alerts.wake() }, options.engine);
   const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
   return {
     container: c,

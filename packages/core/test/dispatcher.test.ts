@@ -172,6 +172,29 @@ describe('alerting end to end with the engine', () => {
     expect(of('escalated')).toEqual(['ALERT_FAILURE']);
   });
 
+  it('a failing check keeps its between-runs reminders when it is edited', async () => {
+    const runner = new FakeRunner('TCP', [failResult('Connection refused')]);
+    const s = await setup(new FakeTransport('EMAIL'), runner);
+    await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      name: 'edited', frequency: 60, frequencyOffset: null,
+      alertSettings: {
+        escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 1, interval: 5 },
+        parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+      },
+    }));
+    await s.vigil.start();
+    started.push(s.vigil);
+    while (runner.jobs.length < 1) await runFor(s.clock, 60_000, 1_000);
+    await runFor(s.clock, 2_000, 1_000);
+    expect(s.transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE']);
+    // The edit plans the check's schedule anew; the failing check's minute tick must survive it.
+    await s.vigil.checks.update(s.accountId, check.id, { tags: ['edited'] });
+    await runFor(s.clock, 7 * 60_000, 1_000);
+    expect(runner.jobs).toHaveLength(1);
+    expect(s.transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE_REMAIN']);
+  });
+
   it('a maintenance window with silenceAllAlerts sends nothing', async () => {
     const runner = new FakeRunner('TCP', [failResult('Connection refused')]);
     const s = await setup(new FakeTransport('EMAIL'), runner);

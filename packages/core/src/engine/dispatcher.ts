@@ -2,13 +2,14 @@ import { hostname } from 'node:os';
 import type { AlertMessage } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
 import type { OutboxMessage } from '../ports/storage.js';
+import type { AlertChannel } from '../model/alert-channel.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
 import type { ServiceDeps } from '../services/deps.js';
 
 export interface DispatcherOptions {
   /** How often the outbox is read. Default 1 s. */
   pollMs?: number;
-  /** Most alerts claimed at once. Default 50. */
+  /** Most sends in flight at once (and claimed at once). Default 50. */
   batch?: number;
   /** How long a claimed alert belongs to this process. Default 60 s. */
   leaseMs?: number;
@@ -99,6 +100,8 @@ export class AlertDispatcher {
   private timer: Cancel | null = null;
   private running = false;
   private polling: Promise<void> | null = null;
+  private busy = false;
+  private wakeAgain = false;
   private inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -143,7 +146,8 @@ export class AlertDispatcher {
   /** One round: claim what is due and send it; resolves when those sends are done. */
   async drain(): Promise<number> {
     const claimed = await this.deps.storage.outbox.claim(this.deps.clock.now(), this.o.batch, this.o.leaseMs, this.owner);
-    await Promise.all(claimed.map((m) => this.track(this.deliver(m))));
+    const channelOf = this.channelsOf();
+    await Promise.all(claimed.map((m) => this.track(this.deliver(m, channelOf))));
     return claimed.length;
   }
 
@@ -152,13 +156,52 @@ export class AlertDispatcher {
     return p.finally(() => this.inFlight.delete(p));
   }
 
+  /**
+   * Reads the outbox now rather than at the next poll (this process has just queued alerts). A
+   * wake during a round makes one more round follow it at once.
+   */
+  wake(): void {
+    if (!this.running) return;
+    if (this.busy) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.timer?.();
+    this.timer = null;
+    this.tick();
+  }
+
+  /**
+   * One poll: claims as many due alerts as there is room for (`batch` sends at most in flight) and
+   * starts them without waiting, so a receiver that is slow to answer holds back no other.
+   */
+  /**
+   * After a send: claim again once half the room is free (under load, one claim serves many
+   * finished sends), or at once when the dispatcher is nearly idle, so the next alert of a
+   * sequence the outbox held back goes out without waiting for the poll.
+   */
+  private refill(): void {
+    if (this.inFlight.size <= this.o.batch / 2) this.wake();
+  }
+
   private tick(): void {
     if (!this.running) return;
+    this.busy = true;
     this.polling = (async () => {
       let more = true;
       while (more && this.running) {
+        const room = this.o.batch - this.inFlight.size;
+        if (room <= 0) break;
         try {
-          more = (await this.drain()) >= this.o.batch;
+          const claimed = await this.deps.storage.outbox.claim(this.deps.clock.now(), room, this.o.leaseMs, this.owner);
+          const channelOf = this.channelsOf();
+          for (const m of claimed) {
+            void this.track(this.deliver(m, channelOf).catch((err: unknown) => {
+              // The database went away mid-send: the lease runs out and the alert is claimed again.
+              this.deps.logger.warn('alerts: recording a delivery failed', { outboxId: m.id, error: err instanceof Error ? err.message : String(err) });
+            })).then(() => this.refill());
+          }
+          more = claimed.length >= room;
         } catch (err) {
           // The database is away: try again at the next poll.
           this.deps.logger.warn('alerts: reading the outbox failed', { error: err instanceof Error ? err.message : String(err) });
@@ -167,18 +210,40 @@ export class AlertDispatcher {
       }
     })();
     void this.polling.finally(() => {
+      this.busy = false;
       if (!this.running) return;
+      if (this.wakeAgain) {
+        this.wakeAgain = false;
+        this.tick();
+        return;
+      }
+      this.timer?.();
       this.timer = this.deps.clock.setTimer(new Date(this.deps.clock.now().getTime() + this.o.pollMs), () => this.tick());
     });
   }
 
-  private async deliver(m: OutboxMessage): Promise<void> {
+  /** The channels of a claimed batch, each read once (with its secrets opened). */
+  private channelsOf(): (m: OutboxMessage) => Promise<AlertChannel> {
+    const byKey = new Map<string, Promise<AlertChannel>>();
+    return (m) => {
+      const key = `${m.accountId}\u0000${m.alertChannelId}`;
+      let p = byKey.get(key);
+      if (!p) {
+        p = this.services.alertChannels.getForDelivery(m.accountId, m.alertChannelId);
+        p.catch(() => {});
+        byKey.set(key, p);
+      }
+      return p;
+    };
+  }
+
+  private async deliver(m: OutboxMessage, channelOf: (m: OutboxMessage) => Promise<AlertChannel>): Promise<void> {
     const { storage, clock, logger } = this.deps;
     const log = (ok: boolean, detail: string | null) =>
       storage.outbox.recordAttempt({ outboxId: m.id, accountId: m.accountId, alertChannelId: m.alertChannelId, at: clock.now().toISOString(), ok, detail });
     let channel;
     try {
-      channel = await this.services.alertChannels.getForDelivery(m.accountId, m.alertChannelId);
+      channel = await channelOf(m);
     } catch (err) {
       if ((err as { code?: string }).code !== 'NOT_FOUND') throw err;
       // The channel was deleted: nobody is left to tell.

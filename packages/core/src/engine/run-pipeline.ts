@@ -24,6 +24,8 @@ export interface PipelineServices {
   checks: CheckService;
   maintenanceWindows: MaintenanceWindowService;
   errorGroups: ErrorGroupService;
+  /** Told when alerts were queued, so this process's dispatcher sends them without waiting for its next poll. */
+  onAlertsQueued?: () => void;
 }
 
 /** One run to make: a scheduled slot or a session's sequence. */
@@ -483,7 +485,9 @@ export class RunPipeline {
           nextAttemptAt: now.toISOString(),
         })),
     );
-    if (messages.length > 0) await storage.outbox.enqueue(messages);
+    if (messages.length === 0) return;
+    await storage.outbox.enqueue(messages);
+    this.services.onAlertsQueued?.();
   }
 
   private async markSequenceStarted(accountId: string, ref: { checkSessionId: string; sequenceId: string }): Promise<void> {

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { ALERT_TICK_LOCATION, certificateTarget, plannedEntries, SSL_CHECK_LOCATION } from '../src/index.js';
+import { browserCheckFixture, tcpCheckFixture } from '../src/testing/index.js';
+
+const at = new Date('2026-05-01T12:00:00.000Z');
+const stored = <T extends object>(c: T) => ({ ...c, id: '8e3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a', accountId: 'a' }) as never;
+
+describe('schedule plan: certificates', () => {
+  it('a browser check with sslCheckDomain watches that domain on 443; a TCP check only when it targets port 443', () => {
+    expect(certificateTarget(stored(browserCheckFixture({ sslCheckDomain: 'shop.example.com' })))).toEqual({ host: 'shop.example.com', port: 443 });
+    expect(certificateTarget(stored(browserCheckFixture({ sslCheckDomain: null })))).toBeNull();
+    expect(certificateTarget(stored(tcpCheckFixture({ request: { ...tcpCheckFixture().request, hostname: 'db.example.com', port: 443 } })))).toEqual({ host: 'db.example.com', port: 443 });
+    expect(certificateTarget(stored(tcpCheckFixture({ request: { ...tcpCheckFixture().request, port: 5432 } })))).toBeNull();
+  });
+
+  it('a check watching a certificate gets a daily-look entry due at once beside its run entries; an inactive check gets none', () => {
+    const check = stored(browserCheckFixture({ sslCheckDomain: 'shop.example.com', locations: ['eu-west-1'] }));
+    const entries = plannedEntries('a', check, null, 'us-east-1', at);
+    expect(entries.map((e) => e.location)).toEqual(['eu-west-1', SSL_CHECK_LOCATION]);
+    expect(entries[1]!.dueAt).toBe(at.toISOString());
+    expect(plannedEntries('a', stored(browserCheckFixture({ sslCheckDomain: 'shop.example.com', activated: false })), null, 'us-east-1', at)).toEqual([]);
+    expect(ALERT_TICK_LOCATION).not.toBe(SSL_CHECK_LOCATION);
+  });
+});
