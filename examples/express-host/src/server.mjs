@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import express from 'express';
 import { consoleLogger, createVigil } from '@vigil/core';
 import { vigilRouter } from '@vigil/http-express-adapter';
+import { registerAlertChannels } from '@vigil/alert-channels';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -32,6 +33,24 @@ if (!postgres) mkdirSync(dirname(db), { recursive: true });
 const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
   registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
   registerTcpRunner(container);
+  // WEBHOOK, CHAT, CHAT_APP and paging channels need nothing more; EMAIL needs an SMTP server and
+  // SMS/CALL a provider account, each only when its variables are set.
+  registerAlertChannels(container, {
+    email: process.env.SMTP_HOST
+      ? {
+          smtp: {
+            host: process.env.SMTP_HOST,
+            port: Number(process.env.SMTP_PORT ?? 587),
+            secure: process.env.SMTP_SECURE === 'true',
+            auth: process.env.SMTP_USER ? { user: process.env.SMTP_USER, pass: process.env.SMTP_PASS ?? '' } : undefined,
+          },
+          from: process.env.SMTP_FROM ?? 'Vigil <alerts@localhost>',
+        }
+      : undefined,
+    phone: process.env.PHONE_ACCOUNT_SID
+      ? { accountSid: process.env.PHONE_ACCOUNT_SID, authToken: process.env.PHONE_AUTH_TOKEN ?? '', from: process.env.PHONE_FROM ?? '', baseUrl: process.env.PHONE_BASE_URL }
+      : undefined,
+  });
 });
 
 // The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made

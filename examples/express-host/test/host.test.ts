@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import knexFactory from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const server = fileURLToPath(new URL('../src/server.mjs', import.meta.url));
@@ -104,6 +104,7 @@ describe('example express host: checks run end to end', () => {
     const state = join(dir, 'state-e2e');
     const db = join(dir, 'e2e.sqlite');
     const r = await start({ VIGIL_STATE_DIR: state, VIGIL_DB: db });
+    let receiver: ReturnType<typeof createHttpServer> | undefined;
     try {
       const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
       const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
@@ -112,7 +113,21 @@ describe('example express host: checks run end to end', () => {
         const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
         return { status: res.status, body: res.status === 204 ? null : await res.json() as any };
       };
-      expect((await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'ops@example.com' } })).status).toBe(201);
+      const hooks: { alertType: string; checkId: string; signature: string }[] = [];
+      receiver = createHttpServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          const json = JSON.parse(body);
+          hooks.push({ alertType: json.ALERT_TYPE, checkId: json.CHECK_ID, signature: String(req.headers['x-vigil-signature']) });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`;
+      const channel = await api('POST', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'ops', url: hookUrl, webhookSecret: 'shh' } });
+      expect(channel.status).toBe(201);
+      expect(channel.body.config.webhookSecret).toBe('********');
       const check = await api('POST', '/v1/checks/tcp', {
         name: 'echo', request: { hostname: '127.0.0.1', port, data: 'hello', assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'hello' }] },
         frequency: 60,
@@ -147,17 +162,15 @@ describe('example express host: checks run end to end', () => {
       const groups = await api('GET', `/v1/error-groups/checks/${id}`);
       expect(groups.body).toHaveLength(1);
       expect((await api('GET', `/v1/check-statuses/${id}`)).body.hasFailures).toBe(true);
-      const knex = knexFactory({ client: 'sqlite3', connection: { filename: db }, useNullAsDefault: true });
-      try {
-        const outbox = (await knex('vigil_outbox').select('check_id', 'data')).map((row: { check_id: string; data: string }) => ({
-          checkId: row.check_id, alertType: JSON.parse(row.data).alertType,
-        }));
-        expect(outbox).toEqual([{ checkId: id, alertType: 'ALERT_FAILURE' }]);
-      } finally {
-        await knex.destroy();
-      }
+      // The failure alert reaches the webhook, signed, and the channel's delivery log says so.
+      for (let i = 0; i < 200 && hooks.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(hooks.map((h) => [h.alertType, h.checkId])).toEqual([['ALERT_FAILURE', id]]);
+      expect(hooks[0]!.signature).toMatch(/^[0-9a-f]{64}$/);
+      const log = await api('GET', `/v1/alert-channels/${channel.body.id}/deliveries`);
+      expect(log.body.map((l: { ok: boolean }) => l.ok)).toEqual([true]);
     } finally {
       echo.close();
+      receiver?.close();
       await stop(r);
     }
   }, 60_000);
