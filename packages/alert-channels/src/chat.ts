@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ChatAppConfigSchema, ChatConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport } from '@vigil/core';
 import { alertFacts, severityOf, type Severity } from './fields.js';
-import { DEFAULT_TIMEOUT_MS, send, type HttpOptions } from './http.js';
+import { DEFAULT_TIMEOUT_MS, delivered, postJson, type HttpOptions } from './http.js';
 
 const COLOURS: Record<Severity, string> = { failure: '#d0342c', degraded: '#f2a900', recovery: '#2eb67d', warning: '#f2a900' };
 const EMOJI: Record<Severity, string> = { failure: ':red_circle:', degraded: ':large_orange_circle:', recovery: ':large_green_circle:', warning: ':warning:' };
@@ -35,12 +35,8 @@ export function chatTransport(options: HttpOptions = {}): AlertTransport {
     configSchema: ChatConfigSchema,
     async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
       const config = v.parse(ChatConfigSchema, channel.config);
-      const answer = await send(
-        { method: 'POST', url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatMessage(alert, config.channel)) },
-        signal,
-        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      );
-      return { detail: `delivered (${answer.status})` };
+      const answer = await postJson(config.url, chatMessage(alert, config.channel), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      return { detail: delivered(answer) };
     },
   };
 }
@@ -78,12 +74,8 @@ export function chatAppTransport(options: HttpOptions = {}): AlertTransport {
     configSchema: ChatAppConfigSchema,
     async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
       const config = v.parse(ChatAppConfigSchema, channel.config);
-      const answer = await send(
-        { method: 'POST', url: config.url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatAppCard(alert)) },
-        signal,
-        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      );
-      return { detail: `delivered (${answer.status})` };
+      const answer = await postJson(config.url, chatAppCard(alert), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      return { detail: delivered(answer) };
     },
   };
 }

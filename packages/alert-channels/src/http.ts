@@ -91,3 +91,10 @@ export function jsonOf(answer: HttpAnswer): Record<string, unknown> | null {
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
+
+/** POSTs a JSON body to a URL; the receipt names the answer's status. */
+export async function postJson(url: string, body: unknown, signal: AbortSignal, timeoutMs: number, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return send({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }, signal, timeoutMs);
+}
+
+export const delivered = (answer: HttpAnswer) => `delivered (${answer.status})`;

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { PagingAConfigSchema, PagingBConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport } from '@vigil/core';
 import { alertFacts, isRecovery, severityOf } from './fields.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, joinUrl, send, type HttpOptions } from './http.js';
+import { DEFAULT_TIMEOUT_MS, delivered, jsonOf, joinUrl, postJson, type HttpOptions } from './http.js';
 
 /**
  * The incident key of a check: every alert of a check triggers, updates and resolves the same
@@ -50,13 +50,9 @@ export function pagingATransport(options: PagingAOptions = {}): AlertTransport {
     configSchema: PagingAConfigSchema,
     async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
       const config = v.parse(PagingAConfigSchema, channel.config);
-      const answer = await send(
-        { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(pagingAEvent(alert, config)) },
-        signal,
-        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      );
+      const answer = await postJson(url, pagingAEvent(alert, config), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       const key = jsonOf(answer)?.dedup_key;
-      return { providerId: typeof key === 'string' ? key : dedupKey(alert), detail: `delivered (${answer.status})` };
+      return { providerId: typeof key === 'string' ? key : dedupKey(alert), detail: delivered(answer) };
     },
   };
 }
@@ -104,18 +100,11 @@ export function pagingBTransport(options: PagingBOptions = {}): AlertTransport {
     async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
       const config = v.parse(PagingBConfigSchema, channel.config);
       const { path, body } = pagingBRequest(alert, config);
-      const answer = await send(
-        {
-          method: 'POST',
-          url: joinUrl(bases[config.region], path),
-          headers: { 'content-type': 'application/json', authorization: `GenieKey ${config.apiKey}` },
-          body: JSON.stringify(body),
-        },
-        signal,
-        options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      );
+      const answer = await postJson(joinUrl(bases[config.region], path), body, signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, {
+        authorization: `GenieKey ${config.apiKey}`,
+      });
       const requestId = jsonOf(answer)?.requestId;
-      return { providerId: typeof requestId === 'string' ? requestId : null, detail: `delivered (${answer.status})` };
+      return { providerId: typeof requestId === 'string' ? requestId : null, detail: delivered(answer) };
     },
   };
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { PhoneConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport } from '@vigil/core';
 import { alertFacts } from './fields.js';
-import { DEFAULT_TIMEOUT_MS, jsonOf, joinUrl, send, type HttpOptions } from './http.js';
+import { DEFAULT_TIMEOUT_MS, delivered, jsonOf, joinUrl, send, type HttpOptions } from './http.js';
 
 /**
  * The voice and text provider account (Twilio-style REST API). The channel's config names only
@@ -57,7 +57,7 @@ function phoneTransport(channelType: 'SMS' | 'CALL', resource: 'Messages' | 'Cal
         options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       );
       const sid = jsonOf(answer)?.sid;
-      return { providerId: typeof sid === 'string' ? sid : null, detail: `delivered (${answer.status})` };
+      return { providerId: typeof sid === 'string' ? sid : null, detail: delivered(answer) };
     },
   };
 }

@@ -3,7 +3,7 @@ import Handlebars from 'handlebars';
 import * as v from 'valibot';
 import { WebhookConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport, type WebhookConfig } from '@vigil/core';
 import { alertFields } from './fields.js';
-import { DEFAULT_TIMEOUT_MS, send, type HttpOptions } from './http.js';
+import { DEFAULT_TIMEOUT_MS, delivered, send, type HttpOptions } from './http.js';
 
 export const SIGNATURE_HEADER = 'x-vigil-signature';
 export const ALERT_ID_HEADER = 'x-vigil-alert-id';
@@ -121,7 +121,7 @@ export function webhookTransport(options: WebhookTransportOptions = {}): AlertTr
     async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
       const config = v.parse(WebhookConfigSchema, channel.config);
       const answer = await send(renderWebhook(alert, config), signal, timeoutMs);
-      return { detail: `delivered (${answer.status})` };
+      return { detail: delivered(answer) };
     },
   };
 }

@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sampleAlertMessage, transportSuite } from '@vigil/core/testing';
 import {
   callTransport, chatAppTransport, chatTransport, pagingATransport, pagingBTransport, smsTransport,
 } from '@vigil/alert-channels';
 import type { AlertChannel, AlertTransport } from '@vigil/core';
 import { channelOf } from './support/channels.js';
-import { Receiver, type Received } from './support/receiver.js';
+import { Receiver, receiversPerTest, type Received } from './support/receiver.js';
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.close();
-});
-async function receiver(): Promise<Receiver> {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-}
+const receiver = receiversPerTest();
 const signal = () => new AbortController().signal;
 const failure = sampleAlertMessage();
 const recovery = sampleAlertMessage({ alertType: 'ALERT_RECOVERY', title: '"orders-db" has recovered', failingSince: null });

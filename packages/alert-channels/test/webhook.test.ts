@@ -1,19 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sampleAlertMessage, transportSuite } from '@vigil/core/testing';
 import { renderTemplate, webhookTransport, TEMPLATE_VARIABLES } from '@vigil/alert-channels';
 import { channelOf } from './support/channels.js';
-import { Receiver } from './support/receiver.js';
+import { Receiver, receiversPerTest } from './support/receiver.js';
 
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.close();
-});
-async function receiver(): Promise<Receiver> {
-  const r = await Receiver.start();
-  receivers.push(r);
-  return r;
-}
+const receiver = receiversPerTest();
 const signal = () => new AbortController().signal;
 
 describe('WEBHOOK transport', () => {

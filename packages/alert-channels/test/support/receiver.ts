@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface Received {
   method: string;
@@ -121,4 +122,17 @@ export class Receiver {
   async close(): Promise<void> {
     await this.down();
   }
+}
+
+/** A `receiver()` for a test file: each one is closed after its test. */
+export function receiversPerTest(): () => Promise<Receiver> {
+  const open: Receiver[] = [];
+  afterEach(async () => {
+    for (const r of open.splice(0)) await r.close();
+  });
+  return async () => {
+    const r = await Receiver.start();
+    open.push(r);
+    return r;
+  };
 }

@@ -369,16 +369,21 @@ export class RunPipeline {
     await this.deps.storage.schedule.upsert({ accountId, checkId, location: ALERT_TICK_LOCATION, dueAt: new Date(now.getTime() + TICK_MS).toISOString() });
   }
 
-  /** One tick of a failing or degraded check; answers when the next is due (null: no more ticks). */
-  async tick(accountId: string, checkId: string): Promise<Date | null> {
-    const { storage, clock } = this.deps;
-    let forRun: CheckForRun;
+  /** The check with what a run needs, or null when it was deleted. */
+  private async forRunOrNull(accountId: string, checkId: string): Promise<CheckForRun | null> {
     try {
-      forRun = await this.services.checks.getForRun(accountId, checkId);
+      return await this.services.checks.getForRun(accountId, checkId);
     } catch (err) {
       if ((err as { code?: string }).code === 'NOT_FOUND') return null;
       throw err;
     }
+  }
+
+  /** One tick of a failing or degraded check; answers when the next is due (null: no more ticks). */
+  async tick(accountId: string, checkId: string): Promise<Date | null> {
+    const { storage, clock } = this.deps;
+    const forRun = await this.forRunOrNull(accountId, checkId);
+    if (!forRun) return null;
     const now = clock.now();
     return this.withCheckLock(checkId, async () => {
       const state = await storage.alertStates.get(accountId, checkId);
@@ -403,13 +408,8 @@ export class RunPipeline {
   async certificate(accountId: string, checkId: string): Promise<Date | null> {
     const { clock, logger, storage } = this.deps;
     const probe = this.deps.certificateProbe;
-    let forRun: CheckForRun;
-    try {
-      forRun = await this.services.checks.getForRun(accountId, checkId);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'NOT_FOUND') return null;
-      throw err;
-    }
+    const forRun = await this.forRunOrNull(accountId, checkId);
+    if (!forRun) return null;
     const target = certificateTarget(forRun.check);
     if (!target) return null;
     const started = clock.now();
