@@ -43,6 +43,15 @@ async function runFor(clock: FakeClock, ms: number, step = 1_000) {
   }
 }
 
+/** Moves the clock a second at a time until `cond` holds (real I/O gets time between steps). */
+async function advanceUntil(clock: FakeClock, cond: () => Promise<boolean>, limitMs = 120_000) {
+  for (let t = 0; !(await cond()); t += 1_000) {
+    if (t >= limitMs) throw new Error(`not reached within ${limitMs / 1000} s of clock time`);
+    clock.advance(1_000);
+    await new Promise((r) => setTimeout(r, 4));
+  }
+}
+
 async function setup() {
   const clock = new FakeClock(T0);
   const receiver = await Receiver.start();
@@ -78,14 +87,17 @@ describe('alerting end to end: engine, TCP runner and a webhook', () => {
     const t = await target();
     const check = await s.vigil.checks.create(s.accountId, 'TCP', tcpCheck(t.port));
     await s.vigil.start();
-    // The first failed run (at most 10 s in) is under the threshold: nothing is sent.
-    await runFor(s.clock, 12_000);
-    const results = await s.vigil.storage.checkResults.listByCheck(s.accountId, check.id, { limit: 10, offset: 0, resultType: 'FINAL' });
-    expect(results.items.length).toBe(1);
-    expect(results.items[0]!.hasErrors || results.items[0]!.hasFailures).toBe(true);
+    const finalResults = async () =>
+      (await s.vigil.storage.checkResults.listByCheck(s.accountId, check.id, { limit: 10, offset: 0, resultType: 'FINAL' })).items;
+    // The first failed run is under the threshold: nothing is sent.
+    await advanceUntil(s.clock, async () => (await finalResults()).length >= 1);
+    await runFor(s.clock, 2_000);
+    const [firstRun] = await finalResults();
+    expect(firstRun!.hasErrors || firstRun!.hasFailures).toBe(true);
     expect(s.alertTypes()).toEqual([]);
     // The second failed run sends the failure alert.
-    await runFor(s.clock, 12_000);
+    await advanceUntil(s.clock, async () => s.receiver.requests.length >= 1);
+    expect(await finalResults()).toHaveLength(2);
     expect(s.alertTypes()).toEqual(['ALERT_FAILURE']);
     const first = s.receiver.requests[0]!.json as Record<string, unknown>;
     expect(first).toMatchObject({ CHECK_NAME: 'orders-db', CHECK_TYPE: 'TCP', CHECK_ID: check.id, RUN_LOCATION: 'us-east-1', IS_REMINDER: false });
@@ -96,7 +108,8 @@ describe('alerting end to end: engine, TCP runner and a webhook', () => {
     expect(s.receiver.requests.slice(1).map((r) => (r.json as { REMINDER_SEQUENCE: number }).REMINDER_SEQUENCE)).toEqual([1, 2]);
     // The target comes up: one recovery.
     await t.open();
-    await runFor(s.clock, 30_000);
+    await advanceUntil(s.clock, async () => s.receiver.requests.length >= 4);
+    await runFor(s.clock, 20_000);
     expect(s.alertTypes()).toEqual(['ALERT_FAILURE', 'ALERT_FAILURE_REMAIN', 'ALERT_FAILURE_REMAIN', 'ALERT_RECOVERY']);
     expect(await s.vigil.storage.outbox.pending(s.accountId)).toEqual([]);
   });
