@@ -17,7 +17,13 @@ export function templateError(template: string): string | null {
     hb.parse(template);
     return null;
   } catch (err) {
-    return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+    // Handlebars answers "Parse error on line N:", a window of the text, a caret, then the long
+    // list of tokens it expected and the one it got: the line and what it got are what helps.
+    const lines = (err instanceof Error ? err.message : String(err)).split('\n');
+    const where = /^Parse error on line (\d+):$/.exec(lines[0] ?? '');
+    const got = /got '([^']+)'$/.exec(lines[lines.length - 1] ?? '');
+    if (where && got) return `unexpected ${got[1] === 'EOF' ? 'end of template' : got[1]} on line ${where[1]}`;
+    return lines[0]!;
   }
 }
 

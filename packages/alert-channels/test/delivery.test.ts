@@ -118,6 +118,7 @@ describe('webhook delivery through the dispatcher', () => {
     }).catch((e: unknown) => e);
     expect(err).toMatchObject({ statusCode: 400 });
     expect(JSON.stringify(err)).toContain('config.template');
+    expect((err as Error).message).toContain('is not a valid Handlebars template: unexpected end of template on line 1');
     expect((await s.vigil.alertChannels.list(s.accountId, {})).items).toHaveLength(1);
   });
 });
