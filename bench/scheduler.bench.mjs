@@ -15,6 +15,25 @@ function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
 }
 
+/** Lateness samples, kept only while measuring: a warm-up window, then the measured one. */
+function recorder() {
+  const lateness = [];
+  let measuring = false;
+  return {
+    add(ms) {
+      if (measuring) lateness.push(ms);
+    },
+    async measure(startMs) {
+      measuring = true;
+      await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
+      const warmup = Float64Array.from(lateness.splice(0)).sort();
+      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      measuring = false;
+      return { ...summary(lateness, startMs), warmupRuns: warmup.length, warmupP99: +percentile(warmup, 0.99).toFixed(0) };
+    },
+  };
+}
+
 function summary(lateness, startMs) {
   const sorted = Float64Array.from(lateness).sort();
   global.gc?.();
@@ -32,12 +51,11 @@ async function vigilMode() {
   const { createVigil, randomIdGenerator } = await import('@vigil/core');
   const { memoryStorage, tcpCheckFixture } = await import('@vigil/core/testing');
   const storage = memoryStorage();
-  const lateness = [];
-  let measuring = false;
+  const lateness = recorder();
   const runner = {
     checkType: 'TCP',
     async run(job) {
-      if (measuring) lateness.push(Date.now() - Date.parse(job.dueAt));
+      lateness.add(Date.now() - Date.parse(job.dueAt));
       return { hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, responseTime: 1, phases: {}, errorMessage: null, failureKind: null };
     },
   };
@@ -50,21 +68,14 @@ async function vigilMode() {
   }
   const t0 = performance.now();
   await vigil.start();
-  const startMs = performance.now() - t0;
-  measuring = true;
-  await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
-  const warmup = Float64Array.from(lateness.splice(0)).sort();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  measuring = false;
-  const result = { ...summary(lateness, startMs), warmupRuns: warmup.length, warmupP99: +percentile(warmup, 0.99).toFixed(0) };
+  const result = await lateness.measure(performance.now() - t0);
   await vigil.stop(1000);
   return result;
 }
 
 async function timersMode() {
   const { checkPeriodMs, checkPhaseMs, randomIdGenerator } = await import('@vigil/core');
-  const lateness = [];
-  let measuring = false;
+  const lateness = recorder();
   const t0 = performance.now();
   for (let i = 0; i < CHECKS; i++) {
     const check = { id: randomIdGenerator.uuid(), frequency: FREQUENCIES[i % 3], frequencyOffset: null };
@@ -74,19 +85,13 @@ async function timersMode() {
       const now = Date.now();
       const due = phase + (Math.floor((now - phase) / period) + 1) * period;
       setTimeout(() => {
-        if (measuring) lateness.push(Date.now() - due);
+        lateness.add(Date.now() - due);
         arm();
       }, due - now);
     };
     arm();
   }
-  const startMs = performance.now() - t0;
-  measuring = true;
-  await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
-  const warmup = Float64Array.from(lateness.splice(0)).sort();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  measuring = false;
-  return { ...summary(lateness, startMs), warmupRuns: warmup.length, warmupP99: +percentile(warmup, 0.99).toFixed(0) };
+  return lateness.measure(performance.now() - t0);
 }
 
 async function child(mode) {

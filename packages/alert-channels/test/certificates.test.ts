@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVigil } from '@vigil/core';
-import { memoryStorage } from '@vigil/core/testing';
 import { registerAlertChannels, tlsCertificateProbe } from '@vigil/alert-channels';
 import { Receiver } from './support/receiver.js';
+import { freshStorage, STORES } from './support/stores.js';
 
 /** A TLS server on 127.0.0.1 whose self-signed certificate is valid for `days` more days. */
 async function tlsServer(cn: string, days: number): Promise<Server> {
@@ -55,11 +55,12 @@ describe('certificate expiry', () => {
     await expect(closed.expiresAt('x.example.com', 443, new AbortController().signal)).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  it('the daily job alerts the channels with sslExpiry whose threshold the days left are under, once, and not for a muted check', async () => {
+  it.each(STORES)('the daily job alerts the channels with sslExpiry whose threshold the days left are under, once, and not for a muted check (%s)', async (kind) => {
     const receiver = await Receiver.start();
+    const storage = await freshStorage(kind);
     const ports: Record<string, number> = { 'shop.example.com': portOf(soon), 'www.example.com': portOf(later), 'muted.example.com': portOf(soon) };
     const vigil = createVigil(
-      { storage: memoryStorage(), secretKey: 'd'.repeat(64), engine: { pollMs: 20 }, alerts: { pollMs: 20 } },
+      { storage, secretKey: 'd'.repeat(64), engine: { pollMs: 20 }, alerts: { pollMs: 20 } },
       (c) => registerAlertChannels(c, { certificates: { target: (host) => ({ host: '127.0.0.1', port: ports[host]! }) } }),
     );
     try {
@@ -82,7 +83,7 @@ describe('certificate expiry', () => {
         ['/wide', { domain: 'shop.example.com', days: 4, type: 'ALERT_SSL', check: 'shop' }],
       ]);
     } finally {
-      await vigil.stop(0);
+      await vigil.close();
       await receiver.close();
     }
   });

@@ -1,23 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVigil, type Vigil } from '@vigil/core';
-import { memoryStorage, outboxMessageFixture } from '@vigil/core/testing';
+import { outboxMessageFixture } from '@vigil/core/testing';
 import { registerAlertChannels } from '@vigil/alert-channels';
 import { Receiver } from './support/receiver.js';
+import { freshStorage, STORES } from './support/stores.js';
 
 const SECRET = 'e'.repeat(64);
 const open: { vigil: Vigil; receiver: Receiver }[] = [];
+const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const { vigil, receiver } of open.splice(0)) {
     await vigil.stop(0);
     await receiver.close();
   }
+  for (const close of closing.splice(0)) await close();
 });
 
-/** A Vigil with the real transports registered, a fast-polling dispatcher and short backoff, on the real clock. */
-async function setup() {
+/**
+ * A Vigil on a real store with the real transports registered, a fast-polling dispatcher and
+ * short backoff, on the real clock.
+ */
+async function setup(kind: (typeof STORES)[number]) {
   const receiver = await Receiver.start();
+  const storage = await freshStorage(kind);
+  closing.push(() => storage.close());
   const vigil = createVigil(
-    { storage: memoryStorage(), secretKey: SECRET, alerts: { pollMs: 20, backoffBaseMs: 100, backoffMaxMs: 200 } },
+    { storage, secretKey: SECRET, alerts: { pollMs: 20, backoffBaseMs: 100, backoffMaxMs: 200 } },
     (container) => registerAlertChannels(container, { certificates: false }),
   );
   open.push({ vigil, receiver });
@@ -45,9 +53,9 @@ const until = async (cond: () => boolean | Promise<boolean>, ms = 10_000) => {
   }
 };
 
-describe('webhook delivery through the dispatcher', () => {
+describe.each(STORES)('webhook delivery through the dispatcher (%s)', (kind) => {
   it('a receiver answering 500 twice and then 200 gets the alert three times; it is then delivered and the log says so', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     s.receiver.answer({ status: 500 }, { status: 500 });
     await s.enqueue(1);
     await s.vigil.start();
@@ -63,7 +71,7 @@ describe('webhook delivery through the dispatcher', () => {
   });
 
   it('a receiver that is down for a while gets every alert once it is back, each once and in order', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     await s.receiver.down();
     await s.enqueue(6);
     await s.vigil.start();
@@ -79,7 +87,7 @@ describe('webhook delivery through the dispatcher', () => {
   });
 
   it('a receiver that is slow to answer holds back no other channel', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const fast = await Receiver.start();
     open.push({ vigil: s.vigil, receiver: fast });
     s.receiver.fallback = { status: 200, delayMs: 1_500 };
@@ -100,7 +108,7 @@ describe('webhook delivery through the dispatcher', () => {
   });
 
   it('the channel\'s webhookSecret is sealed at rest, masked in responses, and signs what is sent', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const stored = await s.vigil.storage.alertChannels.get(s.accountId, s.channelId);
     expect((stored!.config as { webhookSecret: string }).webhookSecret).not.toBe('k');
     expect((await s.vigil.alertChannels.get(s.accountId, s.channelId)).config).toMatchObject({ webhookSecret: '********' });
@@ -112,7 +120,7 @@ describe('webhook delivery through the dispatcher', () => {
   });
 
   it('a template that does not parse is refused when the channel is created, naming the field', async () => {
-    const s = await setup();
+    const s = await setup(kind);
     const err = await s.vigil.alertChannels.create(s.accountId, {
       type: 'WEBHOOK', config: { name: 'bad', url: `${s.receiver.url}/x`, template: '{"a": "{{#if CHECK_NAME}}"}' },
     }).catch((e: unknown) => e);

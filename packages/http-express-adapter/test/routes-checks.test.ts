@@ -8,7 +8,7 @@ import type request from 'supertest';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkResultFixture, checkStatusFixture } from '@vigil/core/testing';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './support/harness.js';
-import { expect400, expectError, expect404, send, call, type Method } from './support/expect.js';
+import { expect400, expectAuthGuards, expectError, expect404, expectHiddenFromB, call, type RouteCall } from './support/expect.js';
 
 afterAll(dropPostgresSchema);
 
@@ -46,28 +46,6 @@ async function created(res: request.Test | Promise<request.Response>): Promise<a
 }
 
 /** A route, its path and a valid body (so that only the credentials can make it fail). */
-type RouteCall = [Method, string, unknown?];
-
-/** 401 without credentials and 403 with a's key under b's account header, for every route given. */
-async function expectAuthGuards(h: ApiHarness, routes: RouteCall[]): Promise<void> {
-  for (const [method, path, body] of routes) {
-    const anonymous = await send(h.a.anonymous(method, path), body);
-    expect(anonymous.status, `${method.toUpperCase()} ${path} anonymous`).toBe(401);
-    expect(anonymous.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
-    const foreign = await send(h.a.asAccount(h.b.accountId, method, path), body);
-    expect(foreign.status, `${method.toUpperCase()} ${path} with b's header`).toBe(403);
-    expect(foreign.body).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.any(String) });
-  }
-}
-
-/** 404 (spec error shape) for b asking for a's ids, on every route given. */
-async function expectHiddenFromB(h: ApiHarness, routes: RouteCall[]): Promise<void> {
-  for (const [method, path, body] of routes) {
-    const res = await call(h.b, method, path, body);
-    expect(res.status, `${method.toUpperCase()} ${path} by b: ${JSON.stringify(res.body)}`).toBe(404);
-    expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: expect.any(String) });
-  }
-}
 
 /** Everything account a stores about checks, groups and statuses (to prove a request changed nothing). */
 async function snapshotA(h: ApiHarness): Promise<string> {

@@ -11,7 +11,7 @@ import type request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkResultFixture, tcpCheckFixture } from '@vigil/core/testing';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './support/harness.js';
-import { expect400, expect404, expect409, send, call, type Method } from './support/expect.js';
+import { expect400, expect404, expect409, expectAuthGuards, expectHiddenFromB, call, type RouteCall } from './support/expect.js';
 
 afterAll(dropPostgresSchema);
 
@@ -25,7 +25,6 @@ const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 type Body = Record<string, unknown>;
 /** A route, its path and a valid body (so that only the credentials can make it fail). */
-type RouteCall = [Method, string, unknown?];
 
 // ---------------------------------------------------------------------------------------------
 // Real PEM material for the client-certificate routes (node cannot make X.509 certificates).
@@ -78,27 +77,6 @@ async function deleted(res: Pending): Promise<void> {
   const r = await res;
   expect(r.status, JSON.stringify(r.body)).toBe(204);
   expect(r.text).toBe('');
-}
-
-/** 401 without credentials and 403 with a's key under b's account header, for every route given. */
-async function expectAuthGuards(h: ApiHarness, routes: RouteCall[]): Promise<void> {
-  for (const [method, path, body] of routes) {
-    const anonymous = await send(h.a.anonymous(method, path), body);
-    expect(anonymous.status, `${method.toUpperCase()} ${path} anonymous`).toBe(401);
-    expect(anonymous.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
-    const foreign = await send(h.a.asAccount(h.b.accountId, method, path), body);
-    expect(foreign.status, `${method.toUpperCase()} ${path} with b's header`).toBe(403);
-    expect(foreign.body).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.any(String) });
-  }
-}
-
-/** 404 (spec error shape) for b asking for, changing or deleting a's ids, on every route given. */
-async function expectHiddenFromB(h: ApiHarness, routes: RouteCall[]): Promise<void> {
-  for (const [method, path, body] of routes) {
-    const res = await call(h.b, method, path, body);
-    expect(res.status, `${method.toUpperCase()} ${path} by b: ${JSON.stringify(res.body)}`).toBe(404);
-    expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: expect.any(String) });
-  }
 }
 
 const ids = (list: { id: unknown }[]) => list.map((x) => x.id);
