@@ -1,3 +1,4 @@
 import { vigilBuild } from '../../tsup.config';
 
-export default vigilBuild({ index: 'src/index.ts' });
+// shims: the runner finds its script worker (child/worker.cjs) beside its own file in both builds.
+export default vigilBuild({ index: 'src/index.ts' }, { shims: true });

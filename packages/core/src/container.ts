@@ -101,7 +101,7 @@ export interface Vigil {
    * of the served locations are claimed and run, and check sessions run as they are triggered.
    */
   start(): Promise<void>;
-  /** Stops claiming, lets running jobs finish (up to the engine's stop deadline) and releases leases. */
+  /** Stops claiming, lets running jobs finish (up to the engine's stop deadline), releases leases and closes the runners (browser processes). */
   stop(deadlineMs?: number): Promise<void>;
   /** Stops the engine if it runs, then closes the store. */
   close(): Promise<void>;
@@ -173,6 +173,11 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
   const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves, onAlertsQueued: () => alerts.wake() }, options.engine);
   const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
+  const closeRunners = async () => {
+    for (const runner of deps.runners.values()) {
+      await runner.close?.().catch((err: unknown) => deps.logger.warn('a runner did not close cleanly', { checkType: runner.checkType, error: String(err) }));
+    }
+  };
   return {
     container: c,
     storage: deps.storage,
@@ -209,11 +214,13 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
       checkSessions.setLauncher(undefined);
       await engine.stop(deadlineMs);
       await alerts.stop();
+      await closeRunners();
     },
     async close() {
       checkSessions.setLauncher(undefined);
       await engine.stop();
       await alerts.stop();
+      await closeRunners();
       await deps.storage.close();
     },
   };

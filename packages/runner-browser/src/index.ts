@@ -1,2 +1,13 @@
 /** @vigil/runner-browser: runs browser checks as scripts in a real Chromium. */
-export const BROWSER_CHECK_TYPE = 'BROWSER' as const;
+export {
+  BROWSER_CHECK_TYPE,
+  browserRunner,
+  registerBrowserRunner,
+  type BrowserRunner,
+  type BrowserRunnerOptions,
+  type BrowserRuntime,
+  type RunnerRegistry,
+} from './browser-runner.js';
+export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from './artifacts.js';
+export { cumulativeLayoutShift, type ConsoleEntry, type FailedRequest, type NavigationVitals } from './page-recorder.js';
+export { validateBrowserCheck } from './validate.js';

@@ -1,8 +1,7 @@
-import { RUNNERS, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { RUNNERS, scrubDeep, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { RegexSandbox } from './regex-sandbox.js';
-import { scrubDeep } from './scrub.js';
 import { Sweeper } from './sweeper.js';
 import { validateTcpCheck } from './validate.js';
 import { fillVariables } from './variables.js';

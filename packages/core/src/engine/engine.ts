@@ -14,7 +14,8 @@ export interface EngineOptions {
   concurrency?: number;
   /**
    * How long a claimed slot belongs to this process. A process that dies loses its slots to the
-   * others after this; a run (with its retries) is kept inside it. Default 120 s.
+   * others after this; a run (with its retries) is kept inside it. Default 120 s, or the longest
+   * time limit of a registered runner plus 30 s where that is longer.
    */
   leaseMs?: number;
   /** Slots due within this much are claimed ahead and started on time. Default 1 s. */
@@ -80,7 +81,7 @@ export class Engine implements SessionLauncher {
   ) {
     this.o = {
       concurrency: options.concurrency ?? 20,
-      leaseMs: options.leaseMs ?? 120_000,
+      leaseMs: options.leaseMs ?? Math.max(120_000, ...[...services.deps.runners.values()].map((r) => (r.timeoutMs ?? 0) + 30_000)),
       lookaheadMs: options.lookaheadMs ?? 1_000,
       pollMs: options.pollMs ?? 500,
       claimBatch: options.claimBatch ?? 500,

@@ -137,6 +137,7 @@ export class RunPipeline {
     const startedAt = deps.clock.now();
     const strategy = effectiveRetryStrategy(check, forRun.group);
     const runner = this.runnerFor(check.checkType);
+    const timeoutMs = runner?.timeoutMs ?? this.options.runTimeoutMs;
     const attempts: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string }[] = [];
     for (let attempt = 1; ; attempt++) {
       const attemptStart = deps.clock.now();
@@ -152,7 +153,7 @@ export class RunPipeline {
             // CI=true only for the runs of a test session (DECISIONS.md).
             ...(spec.session?.projectId ? { CI: 'true' } : {}),
           },
-          secrets: forRun.secrets, timeoutMs: this.options.runTimeoutMs,
+          secrets: forRun.secrets, timeoutMs,
         }, signal)
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
@@ -161,7 +162,7 @@ export class RunPipeline {
       const decision = nextRetry(strategy, { retriesSoFar: attempt - 1, elapsedMs, failureKind: result.failureKind ?? 'OTHER' });
       if (!decision.retry) break;
       // A retry that could not finish inside the lease would let another process run the slot too.
-      const retryEnds = deps.clock.now().getTime() + decision.delayMs + this.options.runTimeoutMs;
+      const retryEnds = deps.clock.now().getTime() + decision.delayMs + timeoutMs;
       if (spec.mustEndBy && retryEnds > spec.mustEndBy.getTime()) break;
       await wait(deps, decision.delayMs, signal);
       if (signal.aborted) break;

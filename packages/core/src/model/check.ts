@@ -160,7 +160,7 @@ export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
 const browserEntries = {
   ...checkCommonEntries,
   script: v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be empty')),
-  scriptPath: v.optional(v.nullable(v.string()), null),
+  scriptPath: v.optional(v.nullable(v.pipe(v.string(), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))), null),
   dependencies: v.optional(v.nullable(v.array(BrowserDependencySchema)), null),
   sslCheckDomain: v.optional(
     v.nullable(v.pipe(v.string(), v.regex(FQDN, 'must be a fully qualified domain name without scheme or path'))),

@@ -62,7 +62,14 @@ export interface Runner {
   readonly checkType: string;
   /** Extra rules for the type's own fields; throws a ValidationError. */
   validate?(check: unknown): void;
+  /**
+   * Time limit of one attempt of this type's checks (a browser script needs longer than a TCP
+   * connect). Without it the engine's `runTimeoutMs` applies.
+   */
+  readonly timeoutMs?: number;
   run(job: RunJob, signal: AbortSignal): Promise<RunResult>;
+  /** Frees what the runner holds (browser processes, sockets); `vigil.stop()` calls it. A later run may start it again. */
+  close?(): Promise<void>;
 }
 
 /** Multi-registration: every runner the host registered. */

@@ -1,0 +1,89 @@
+// Browser checks per minute of @vigil/runner-browser with its pool (browsers reused, each run in a
+// fresh incognito context and a fresh script process prepared while the browser waits), beside a
+// launch-a-browser-per-run baseline in the same run: the same runner with maxRunsPerBrowser 1, so
+// everything but the pool is equal (the script's own process, recording, clean-up). Both keep
+// POOL runs in flight. The script opens a local page, clicks a button and asserts on the text.
+// Overhead is a run's wall time minus its script time (what Vigil adds around the user's code).
+import { once } from 'node:events';
+import http from 'node:http';
+import { browserCheckFixture } from '@vigil/core/testing';
+
+const POOL = Number(process.env.BENCH_POOL ?? 2);
+const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 20_000);
+const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
+
+const PAGE = `<!doctype html><title>Shop</title><h1 id="t">Welcome</h1>
+<button onclick="document.getElementById('t').textContent='Added to cart'">Add</button>`;
+
+async function serve() {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(PAGE);
+    } else {
+      res.writeHead(204);
+      res.end();
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+}
+
+function job(url) {
+  const check = {
+    ...browserCheckFixture(),
+    accountId: 'bench',
+    script: `await page.goto(${JSON.stringify(url)});
+await page.click('button');
+expect(await page.$eval('#t', (e) => e.textContent)).toBe('Added to cart');`,
+  };
+  return {
+    runId: `run-${Math.random().toString(16).slice(2)}`, accountId: 'bench', check, group: null, location: 'us-east-1',
+    attempt: 1, dueAt: new Date().toISOString(), runSource: 'TEST', checkSessionId: null, sequenceId: null,
+    environment: {}, secrets: [], timeoutMs: 60_000,
+  };
+}
+
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+
+/** Runs checks with POOL in flight for ROUND_MS; answers runs per minute and the overheads seen. */
+async function measure(runner, url) {
+  for (let i = 0; i < POOL; i++) await runner.run(job(url), new AbortController().signal); // warm up
+  const overheads = [];
+  let count = 0;
+  const started = performance.now();
+  const until = started + ROUND_MS;
+  await Promise.all(Array.from({ length: POOL }, async () => {
+    while (performance.now() < until) {
+      const t = performance.now();
+      const result = await runner.run(job(url), new AbortController().signal);
+      if (result.hasFailures || result.hasErrors) throw new Error(`a bench run failed: ${result.errorMessage}`);
+      overheads.push(performance.now() - t - result.responseTime);
+      count++;
+    }
+  }));
+  const perMinute = count / ((performance.now() - started) / 60_000);
+  await runner.close();
+  return { perMinute, count, p50: quantile(overheads, 0.5), p95: quantile(overheads, 0.95) };
+}
+
+async function main() {
+  const { browserRunner } = await import('@vigil/runner-browser');
+  const { server, url } = await serve();
+  const options = { executablePath: CHROMIUM, poolSize: POOL, screenshotOnFailure: false };
+  const baseline = await measure(browserRunner({ ...options, maxRunsPerBrowser: 1 }), url);
+  const pooled = await measure(browserRunner(options), url);
+  server.close();
+  const f = (x) => x.toFixed(0);
+  console.log(`browser checks, ${POOL} in flight, ${ROUND_MS / 1000} s each (runs/min; overhead = wall - script time, ms)`);
+  console.log('mode                      runs/min   runs   overhead p50   overhead p95');
+  console.log(`launch a browser per run  ${f(baseline.perMinute).padStart(8)}   ${String(baseline.count).padStart(4)}   ${f(baseline.p50).padStart(12)}   ${f(baseline.p95).padStart(12)}`);
+  console.log(`pool (vigil)              ${f(pooled.perMinute).padStart(8)}   ${String(pooled.count).padStart(4)}   ${f(pooled.p50).padStart(12)}   ${f(pooled.p95).padStart(12)}`);
+  console.log(`ratio pool/baseline: ${(pooled.perMinute / baseline.perMinute).toFixed(2)}x runs/min; overhead p50 ${f(pooled.p50)} ms (target < 300 ms)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

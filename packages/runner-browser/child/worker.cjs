@@ -1,0 +1,180 @@
+'use strict';
+/*
+ * The process a browser check's script runs in: one process per run, never the host's. It starts
+ * with an empty environment under Node's permission model (reads of its own modules and its run
+ * directory, writes to the run directory, no child processes, no workers), connects to the pooled
+ * browser it is handed, waits for one run, runs it and reports through the IPC channel. The
+ * parent kills it when the run is over or its time is up.
+ */
+const Module = require('node:module');
+const path = require('node:path');
+const fs = require('node:fs');
+const vm = require('node:vm');
+const assert = require('node:assert');
+const util = require('node:util');
+
+const puppeteer = require('puppeteer-core');
+const { expect } = require('expect');
+
+let browser = null;
+let running = false;
+let finished = false;
+let degraded = null;
+let shots = 0;
+
+function send(message) {
+  if (process.connected) process.send(message);
+}
+
+function errorOf(err) {
+  if (err instanceof Error) {
+    return {
+      name: err.name,
+      message: util.stripVTControlCharacters(String(err.message)),
+      stack: util.stripVTControlCharacters(String(err.stack || '')),
+      assertion: err.code === 'ERR_ASSERTION' || 'matcherResult' in err,
+    };
+  }
+  return { name: 'Error', message: util.stripVTControlCharacters(util.inspect(err)), stack: '' };
+}
+
+function finish(outcome) {
+  if (finished) return;
+  finished = true;
+  send({ type: 'done', ...outcome, degraded });
+}
+
+function format(args) {
+  return util.stripVTControlCharacters(util.format(...args));
+}
+
+function captureConsole() {
+  for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace']) {
+    console[level] = (...args) => send({ type: 'log', source: 'script', level: level === 'trace' ? 'debug' : level, text: format(args) });
+  }
+}
+
+/** The browser as a script sees it: pages open in the run's own context, and closing it ends nothing else. */
+function scopedBrowser(real, context) {
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'newPage') return () => context.newPage();
+      if (prop === 'pages') return () => context.pages();
+      if (prop === 'defaultBrowserContext') return () => context;
+      if (prop === 'browserContexts') return () => [context];
+      if (prop === 'close' || prop === 'disconnect') return async () => {};
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `require('puppeteer')` in a script: launch and connect hand back the run's browser. */
+function scopedPuppeteer(shim) {
+  const entry = new Proxy(puppeteer, {
+    get(target, prop) {
+      if (prop === 'launch' || prop === 'connect') return async () => shim;
+      if (prop === 'default') return entry;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return entry;
+}
+
+const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', jpg: 'image/jpeg', webp: 'image/webp' };
+
+/** page.screenshot(): secrets are masked on the page while it is taken, and the image goes to the run's artifacts. */
+function recordScreenshots(page, mask, secrets) {
+  const proto = Object.getPrototypeOf(page);
+  if (proto.__vigilScreenshots) return;
+  const original = proto.screenshot;
+  proto.__vigilScreenshots = true;
+  proto.screenshot = async function screenshot(options = {}) {
+    const type = options.type || (options.path ? path.extname(options.path).slice(1).toLowerCase() : 'png') || 'png';
+    await this.evaluate(mask.hide, secrets).catch(() => {});
+    let data;
+    try {
+      data = await original.call(this, { ...options, path: undefined, encoding: 'binary' });
+    } finally {
+      await this.evaluate(mask.show).catch(() => {});
+    }
+    const bytes = Buffer.from(data);
+    if (options.path) fs.writeFileSync(path.resolve(options.path), bytes);
+    shots += 1;
+    const name = options.path ? path.basename(options.path) : `screenshot-${shots}.${type === 'jpeg' ? 'jpg' : type}`;
+    send({ type: 'artifact', name, contentType: CONTENT_TYPES[type] || 'application/octet-stream', data: bytes });
+    return options.encoding === 'base64' ? bytes.toString('base64') : bytes;
+  };
+}
+
+function scriptRequire(scriptFile, shim) {
+  const local = Module.createRequire(scriptFile);
+  const scoped = scopedPuppeteer(shim);
+  const load = Module._load;
+  // Dependency files that require puppeteer get the same scoped browser as the script.
+  Module._load = function vigilLoad(request, parent, isMain) {
+    if (request === 'puppeteer' || request === 'puppeteer-core') return scoped;
+    if (request === 'expect') return { expect };
+    return load.call(this, request, parent, isMain);
+  };
+  return local;
+}
+
+async function run(job) {
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, job.env);
+
+  const context = browser.browserContexts().find((c) => c.id === job.contextId);
+  if (!context) throw new Error('The run\'s browser context is gone');
+  const pages = await context.pages();
+  const page = pages[0] || (await context.newPage());
+  const mask = { hide: new Function(`return (${job.mask.hide})`)(), show: new Function(`return (${job.mask.show})`)() };
+  recordScreenshots(page, mask, job.secrets);
+
+  const shim = scopedBrowser(browser, context);
+  const localRequire = scriptRequire(job.scriptFile, shim);
+  const mod = new Module(job.scriptFile, null);
+  mod.filename = job.scriptFile;
+  mod.paths = Module._nodeModulePaths(path.dirname(job.scriptFile));
+  const markDegraded = (reason) => {
+    degraded = reason === undefined ? 'The script marked the run as degraded' : String(reason);
+  };
+
+  const source = `(async function (${job.params}) {\n${job.code}\n})`;
+  const compiled = new vm.Script(source, { filename: job.scriptFile, lineOffset: -1 });
+  const fn = compiled.runInThisContext();
+  await fn(page, shim, context, localRequire, mod, mod.exports, job.scriptFile, path.dirname(job.scriptFile), expect, assert, markDegraded);
+}
+
+process.exit = (code) => {
+  throw new Error(`A check script may not end its process (process.exit(${code === undefined ? '' : code}) was called)`);
+};
+process.on('unhandledRejection', (err) => {
+  if (running) finish({ ok: false, error: errorOf(err) });
+});
+process.on('uncaughtException', (err) => {
+  if (running) finish({ ok: false, error: errorOf(err) });
+  else send({ type: 'fatal', error: errorOf(err) });
+});
+
+process.on('message', async (message) => {
+  if (message.type === 'connect') {
+    try {
+      browser = await puppeteer.connect({ browserWSEndpoint: message.endpoint, defaultViewport: message.viewport || null });
+      captureConsole();
+      send({ type: 'ready' });
+    } catch (err) {
+      send({ type: 'fatal', error: errorOf(err) });
+    }
+  } else if (message.type === 'run' && !running) {
+    running = true;
+    send({ type: 'started' });
+    try {
+      await run(message);
+      finish({ ok: true });
+    } catch (err) {
+      finish({ ok: false, error: errorOf(err) });
+    }
+  }
+});

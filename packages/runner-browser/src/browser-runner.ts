@@ -1,0 +1,412 @@
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import {
+  RUNNERS,
+  RUNTIME_IDS,
+  scrubDeep,
+  type BrowserCheck,
+  type CertificateProbe,
+  type FailureKind,
+  type Runner,
+  type RunJob,
+  type RunResult,
+  type RuntimeId,
+} from '@vigil/core';
+import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
+import { BrowserPool, type Lease } from './browser-pool.js';
+import { MASK_PAGE, maskFunctions } from './mask.js';
+import type { ScriptError, ScriptLog, ScriptOutcome } from './script-process.js';
+import { normalize, SCRIPT_PARAMETERS, validateBrowserCheck } from './validate.js';
+
+export const BROWSER_CHECK_TYPE = 'BROWSER' as const;
+
+export interface BrowserRunnerOptions {
+  /** The Chromium to run: this, else `PUPPETEER_EXECUTABLE_PATH`, else `/usr/bin/chromium`. */
+  executablePath?: string;
+  /** Extra Chromium command-line switches (after Vigil's own). */
+  args?: string[];
+  /** Browsers kept running, each serving one run at a time. Default 2. */
+  poolSize?: number;
+  /** A browser is replaced after this many runs, so that nothing builds up in it. Default 100. */
+  maxRunsPerBrowser?: number;
+  /** Time limit of one run, script and recording included. Default 120 s. */
+  timeoutMs?: number;
+  /** Heap limit of a script's process, in MB. Default 512. */
+  memoryLimitMb?: number;
+  /** The page size. Default 1280×720. */
+  viewport?: { width: number; height: number };
+  /** Where screenshots go. Default: files under `<tmpdir>/vigil-artifacts`. */
+  artifacts?: ArtifactStore;
+  /** Most bytes of artifacts one run may store; a file past it is refused. Default 150 MB (the spec's upload limit). */
+  maxArtifactBytes?: number;
+  /** Take a screenshot when a run fails. Default true. */
+  screenshotOnFailure?: boolean;
+  /**
+   * Reads the certificate of `sslCheckDomain` when the script did not visit it. Without one, the
+   * days left come from what the browser was served.
+   */
+  certificateProbe?: CertificateProbe;
+}
+
+/** What a runtime id stands for in this process. */
+export interface BrowserRuntime {
+  runtimeId: RuntimeId;
+  puppeteer: string;
+  /** Chromium's version, once a browser has started. */
+  chromium: string | null;
+  node: string;
+}
+
+export interface BrowserRunner extends Runner {
+  readonly checkType: typeof BROWSER_CHECK_TYPE;
+  readonly timeoutMs: number;
+  /** The runtimes this runner accepts and the puppeteer and Chromium versions it runs each as. */
+  runtimes(): Promise<BrowserRuntime[]>;
+  close(): Promise<void>;
+}
+
+/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
+export interface RunnerRegistry {
+  register(token: typeof RUNNERS, provider: { useValue: Runner }): unknown;
+}
+
+const DEFAULT_RUNTIME: RuntimeId = '2026.04';
+const MB = 1024 * 1024;
+const DAY_MS = 86_400_000;
+/** Longest a failure screenshot may take (a page stuck in a loop gives none). */
+const SCREENSHOT_TIMEOUT_MS = 5_000;
+const MAX_LOGS = 500;
+const MAX_LOG_TEXT = 4_000;
+
+/** Vigil's Chromium switches: headless, no first-run work, and no calls home on a closed network. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--mute-audio',
+];
+
+const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+const packageRoot = realpathSync(join(here, '..'));
+const localRequire = createRequire(join(packageRoot, 'package.json'));
+
+/** The node_modules folders the script's process loads its modules from. */
+function moduleFolders(): string[] {
+  const folders = new Set<string>([packageRoot]);
+  for (const name of ['puppeteer-core', 'expect']) {
+    const manifest = realpathSync(localRequire.resolve(`${name}/package.json`));
+    const at = manifest.lastIndexOf(`${join('node_modules', name)}`);
+    folders.add(at >= 0 ? manifest.slice(0, at + 'node_modules'.length) : dirname(manifest));
+  }
+  return [...folders];
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`browserRunner: ${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+function result(overrides: Partial<RunResult>): RunResult {
+  return {
+    hasFailures: false,
+    hasErrors: false,
+    isDegraded: false,
+    overMaxResponseTime: false,
+    responseTime: 0,
+    phases: {},
+    errorMessage: null,
+    failureKind: null,
+    ...overrides,
+  };
+}
+
+function classify(error: ScriptError & { assertion?: boolean }): FailureKind {
+  if (error.assertion || error.name === 'AssertionError' || /^expect\(/.test(error.message)) return 'ASSERTION';
+  if (error.name === 'TimeoutError') return 'TIMEOUT';
+  if (/\bnet::ERR_/.test(error.message)) return 'NETWORK_ERROR';
+  return 'OTHER';
+}
+
+/** "message (at tests/home.js:12:9)": the first place in the check's own files that the stack names. */
+function describeError(error: ScriptError, dir: string): string {
+  const prefix = `${dir}/`;
+  const frame = error.stack.split('\n').find((line) => line.includes(prefix));
+  const where = frame ? /\(?([^()\s]+):(\d+):(\d+)\)?\s*$/.exec(frame.slice(frame.indexOf(prefix))) : null;
+  const message = error.message.trim() || error.name;
+  return where ? `${message} (at ${where[1]!.slice(prefix.length)}:${where[2]}:${where[3]})` : message;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.catch(() => null),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs browser checks: the check's script, with its dependency files, in a process of its own
+ * (empty environment but the check's variables, a memory limit, its own folder, no child
+ * processes) driving a pooled Chromium through puppeteer in a fresh incognito context.
+ */
+export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner {
+  const settings = {
+    executablePath: options.executablePath ?? process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium',
+    poolSize: Math.floor(positive('poolSize', options.poolSize, 2)),
+    maxRunsPerBrowser: Math.floor(positive('maxRunsPerBrowser', options.maxRunsPerBrowser, 100)),
+    timeoutMs: positive('timeoutMs', options.timeoutMs, 120_000),
+    memoryLimitMb: Math.floor(positive('memoryLimitMb', options.memoryLimitMb, 512)),
+    maxArtifactBytes: positive('maxArtifactBytes', options.maxArtifactBytes, 150 * MB),
+    viewport: options.viewport ?? { width: 1280, height: 720 },
+  };
+  const artifacts = options.artifacts ?? directoryArtifacts(join(tmpdir(), 'vigil-artifacts'));
+  const screenshotOnFailure = options.screenshotOnFailure ?? true;
+  const puppeteerVersion = (localRequire('puppeteer-core/package.json') as { version: string }).version;
+  let chromiumVersion: string | null = null;
+
+  const pool = new BrowserPool({
+    size: settings.poolSize,
+    maxRunsPerBrowser: settings.maxRunsPerBrowser,
+    viewport: settings.viewport,
+    launch: async () => {
+      const browser = await puppeteer.launch({
+        executablePath: settings.executablePath,
+        headless: true,
+        args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+        defaultViewport: settings.viewport,
+        // The host owns its signals (graceful shutdown); the browser still goes when the host exits.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+      chromiumVersion ??= await browser.version();
+      return browser;
+    },
+    process: {
+      workerFile: join(packageRoot, 'child', 'worker.cjs'),
+      readPaths: moduleFolders(),
+      memoryLimitMb: settings.memoryLimitMb,
+      startTimeoutMs: 20_000,
+    },
+  });
+
+  async function writeFiles(dir: string, check: BrowserCheck): Promise<string> {
+    for (const dep of check.dependencies ?? []) {
+      const file = join(dir, normalize(dep.path));
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, dep.content);
+    }
+    const scriptFile = join(dir, check.scriptPath ? normalize(check.scriptPath) : 'script.js');
+    await mkdir(dirname(scriptFile), { recursive: true });
+    await writeFile(scriptFile, check.script);
+    return scriptFile;
+  }
+
+  /**
+   * The last page as the run left it, secrets masked. When the page cannot be masked in time (it
+   * is still loading, or its script is stuck) and the run has secrets, no screenshot is taken.
+   */
+  async function failureScreenshot(lease: Lease, secrets: string[], timeoutMs: number): Promise<{ image: Uint8Array | null; error?: string }> {
+    const pages = await lease.context.pages().catch(() => [] as Page[]);
+    const page = pages[pages.length - 1];
+    if (!page || timeoutMs <= 0) return { image: null };
+    const mask = maskFunctions();
+    const started = Date.now();
+    if (secrets.length > 0) {
+      const masked = await withTimeout(page.evaluate(mask.hide, secrets).then(() => true), timeoutMs / 2);
+      if (!masked) return { image: null, error: 'No failure screenshot: the page did not answer in time to hide the run\'s secrets' };
+    }
+    try {
+      const image = await withTimeout(page.screenshot({ type: 'png' }), timeoutMs - (Date.now() - started));
+      return image ? { image } : { image: null, error: 'No failure screenshot: the page did not answer in time' };
+    } finally {
+      if (secrets.length > 0) void page.evaluate(mask.show).catch(() => {});
+    }
+  }
+
+  async function sslDaysRemaining(check: BrowserCheck, seenValidTo: number | null, timeoutMs: number): Promise<{ days: number | null; source: string | null; error?: string }> {
+    const domain = check.sslCheckDomain;
+    if (!domain) return { days: null, source: null };
+    const days = (validTo: number) => Math.floor((validTo - Date.now()) / DAY_MS);
+    if (seenValidTo !== null) return { days: days(seenValidTo), source: 'browser' };
+    if (!options.certificateProbe) return { days: null, source: null, error: `The script did not visit ${domain}, so its certificate was not seen` };
+    try {
+      const at = await options.certificateProbe.expiresAt(domain, 443, AbortSignal.timeout(Math.max(1, timeoutMs)));
+      return { days: days(at.getTime()), source: 'probe' };
+    } catch (err) {
+      return { days: null, source: 'probe', error: `The certificate of ${domain} could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
+  async function runCheck(job: RunJob, check: BrowserCheck, signal: AbortSignal): Promise<RunResult> {
+    const started = Date.now();
+    // The script stops a little before the engine's limit, so that the runner's own result (and
+    // screenshot) is what counts; everything after the script must end by `finishBy`.
+    const reserve = Math.min(5_000, Math.max(1_500, job.timeoutMs * 0.2));
+    const limitMs = Math.max(1, job.timeoutMs - reserve);
+    const finishBy = started + job.timeoutMs - 250;
+    const budget = (most: number) => Math.max(0, Math.min(most, finishBy - Date.now()));
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(limitMs)]);
+
+    let acquired: Awaited<ReturnType<BrowserPool['acquire']>>;
+    try {
+      acquired = await pool.acquire(deadline);
+    } catch (err) {
+      if (signal.aborted) return result({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
+      if (deadline.aborted) return result({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${Math.round(limitMs / 1000)} s`, failureKind: 'TIMEOUT' });
+      return result({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
+    }
+    const { lease, release } = acquired;
+    const logs: (ScriptLog & { at: number })[] = [];
+    const runArtifacts = new RunArtifacts(artifacts, { accountId: job.accountId, checkId: check.id, runId: job.runId }, settings.maxArtifactBytes);
+    const { recorder } = lease;
+    // A browser that crashes ends the run at once rather than at its time limit.
+    const browserGone = new AbortController();
+    const onGone = () => browserGone.abort();
+    lease.browser.once('disconnected', onGone);
+    recorder.sslDomain = check.sslCheckDomain ?? null;
+    let scriptStart = 0;
+    let scriptEnd = 0;
+    try {
+      const scriptFile = await writeFiles(lease.process.dir, check);
+      const setupMs = Date.now() - started;
+      const outcome: ScriptOutcome = await lease.process.run(
+        {
+          contextId: lease.context.id!,
+          env: job.environment,
+          scriptFile,
+          code: check.script,
+          params: SCRIPT_PARAMETERS,
+          secrets: job.secrets,
+          mask: MASK_PAGE,
+        },
+        Math.max(1, limitMs - setupMs),
+        AbortSignal.any([signal, browserGone.signal]),
+        {
+          started: () => {
+            scriptStart = Date.now();
+          },
+          log: (log) => {
+            if (logs.length < MAX_LOGS) logs.push({ ...log, text: log.text.slice(0, MAX_LOG_TEXT), at: Date.now() - started });
+          },
+          artifact: (file) => runArtifacts.add(file),
+        },
+      );
+      scriptEnd = Date.now();
+      scriptStart ||= scriptEnd;
+      const failed = !(outcome.kind === 'done' && outcome.ok);
+      if (failed && screenshotOnFailure && outcome.kind !== 'aborted' && lease.browser.connected) {
+        const shot = await failureScreenshot(lease, job.secrets, budget(SCREENSHOT_TIMEOUT_MS));
+        if (shot.image) runArtifacts.add({ name: 'failure.png', contentType: 'image/png', data: shot.image });
+        else if (shot.error) runArtifacts.errors.push(shot.error);
+      }
+      recorder.stop();
+      const [ssl] = await Promise.all([sslDaysRemaining(check, recorder.certificateValidTo, budget(10_000)), runArtifacts.settle()]);
+      const scriptMs = scriptEnd - scriptStart;
+      const verdict = lease.browser.connected
+        ? judge(outcome, lease.process.dir, limitMs, settings.memoryLimitMb)
+        : { result: { hasErrors: true, errorMessage: 'The browser crashed during the run', failureKind: 'OTHER' as const }, degradedReason: null };
+      const details: Record<string, unknown> = {
+        runtime: { runtimeId: check.runtimeId ?? DEFAULT_RUNTIME, puppeteer: puppeteerVersion, chromium: chromiumVersion, node: process.version },
+        logs,
+        console: recorder.console,
+        pageErrors: recorder.pageErrors,
+        failedRequests: recorder.failedRequests,
+        webVitals: recorder.webVitals(),
+        artifacts: runArtifacts.records,
+      };
+      if (runArtifacts.errors.length > 0) details.artifactErrors = runArtifacts.errors;
+      if (verdict.degradedReason) details.degradedReason = verdict.degradedReason;
+      if (check.sslCheckDomain) details.ssl = { domain: check.sslCheckDomain, daysRemaining: ssl.days, source: ssl.source, ...(ssl.error ? { error: ssl.error } : {}) };
+      return result({
+        ...verdict.result,
+        responseTime: scriptMs,
+        phases: { setup: scriptStart - started, script: scriptMs, total: Date.now() - started },
+        sslDaysRemaining: ssl.days,
+        details,
+      });
+    } finally {
+      lease.browser.off('disconnected', onGone);
+      recorder.stop();
+      release();
+    }
+  }
+
+  const runner: BrowserRunner = {
+    checkType: BROWSER_CHECK_TYPE,
+    timeoutMs: settings.timeoutMs,
+    validate: validateBrowserCheck,
+    async run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
+      let out: RunResult;
+      try {
+        const check = job.check;
+        out = check.checkType === BROWSER_CHECK_TYPE
+          ? await runCheck(job, check, signal)
+          : result({ hasErrors: true, errorMessage: `The browser runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
+      } catch (err) {
+        out = result({ hasErrors: true, errorMessage: `The browser runner failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
+      }
+      return scrubDeep(out, job.secrets ?? []);
+    },
+    async runtimes() {
+      if (chromiumVersion === null) {
+        const { release } = await pool.acquire(AbortSignal.timeout(60_000));
+        release();
+      }
+      return RUNTIME_IDS.map((runtimeId) => ({ runtimeId, puppeteer: puppeteerVersion, chromium: chromiumVersion, node: process.version }));
+    },
+    close: () => pool.close(),
+  };
+  return runner;
+}
+
+interface Verdict {
+  result: Partial<RunResult>;
+  degradedReason: string | null;
+}
+
+/** What a script's ending means for the run. */
+function judge(outcome: ScriptOutcome, dir: string, limitMs: number, memoryLimitMb: number): Verdict {
+  const fail = (errorMessage: string, failureKind: FailureKind): Verdict => ({
+    result: { hasFailures: true, errorMessage, failureKind },
+    degradedReason: null,
+  });
+  switch (outcome.kind) {
+    case 'done':
+      if (outcome.ok) {
+        return { result: { isDegraded: outcome.degraded !== null }, degradedReason: outcome.degraded };
+      }
+      return fail(describeError(outcome.error, dir), classify(outcome.error));
+    case 'timeout':
+      return fail(`The script did not finish within the run's time limit of ${(limitMs / 1000).toFixed(1)} s and was stopped`, 'TIMEOUT');
+    case 'aborted':
+      return fail('The run was cancelled', 'TIMEOUT');
+    case 'exited':
+      if (outcome.outOfMemory) return fail(`The script ran out of memory (its limit is ${memoryLimitMb} MB)`, 'OTHER');
+      return fail(
+        `The script's process ended before the script finished (${outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`})`,
+        'OTHER',
+      );
+  }
+}
+
+/** Creates a browser runner and registers it on the host's container as one of Vigil's RUNNERS. */
+export function registerBrowserRunner(container: RunnerRegistry, options: BrowserRunnerOptions = {}): BrowserRunner {
+  const runner = browserRunner(options);
+  container.register(RUNNERS, { useValue: runner });
+  return runner;
+}

@@ -1,0 +1,209 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What a script's process tells about a line it logged or an image it took. */
+export interface ScriptLog {
+  source: 'script' | 'stdout' | 'stderr';
+  level: string;
+  text: string;
+}
+export interface ScriptArtifact {
+  name: string;
+  contentType: string;
+  data: Uint8Array;
+}
+export interface ScriptError {
+  name: string;
+  message: string;
+  stack: string;
+  /** Thrown by node:assert or expect. */
+  assertion?: boolean;
+}
+
+export type ScriptOutcome =
+  | { kind: 'done'; ok: true; degraded: string | null }
+  | { kind: 'done'; ok: false; error: ScriptError; degraded: string | null }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' }
+  | { kind: 'exited'; code: number | null; signal: string | null; outOfMemory: boolean };
+
+export interface ScriptJob {
+  contextId: string;
+  env: Record<string, string>;
+  scriptFile: string;
+  code: string;
+  /** The names the script's code is wrapped with (validate.ts). */
+  params: string;
+  secrets: string[];
+  mask: { hide: string; show: string };
+}
+
+export interface ScriptProcessOptions {
+  /** The worker entry (child/worker.cjs). */
+  workerFile: string;
+  /** Folders the script's process may read besides its own run folder (its modules). */
+  readPaths: string[];
+  memoryLimitMb: number;
+  /** How long the process may take to start and connect to the browser. */
+  startTimeoutMs: number;
+}
+
+const TAIL_BYTES = 4096;
+const permissionFlag = Number(process.versions.node.split('.')[0]) >= 23 ? '--permission' : '--experimental-permission';
+
+/**
+ * The host's handle on one script process: started ahead (modules loaded, connected to its
+ * browser) so a run does not wait for it, used for exactly one run, then killed with its folder.
+ */
+export class ScriptProcess {
+  private stderrTail = '';
+  private exited: { code: number | null; signal: string | null } | null = null;
+  private listeners: ((m: Record<string, unknown>) => void)[] = [];
+  private onExit: (() => void) | null = null;
+  private logSink: ((log: ScriptLog) => void) | null = null;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    /** The run's own folder: the script, its dependencies, anything it writes. */
+    readonly dir: string,
+  ) {
+    child.on('message', (m) => {
+      for (const l of this.listeners) l(m as Record<string, unknown>);
+    });
+    // A process that died under a send reports through its exit; the send itself is not an error.
+    child.on('error', () => {});
+    child.on('exit', (code, signal) => {
+      this.exited = { code, signal };
+      this.onExit?.();
+    });
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.output('stdout', chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-TAIL_BYTES);
+      this.output('stderr', chunk);
+    });
+  }
+
+  private output(source: 'stdout' | 'stderr', chunk: string) {
+    for (const line of chunk.split('\n')) {
+      if (line.trim() !== '') this.logSink?.({ source, level: source === 'stderr' ? 'error' : 'info', text: line });
+    }
+  }
+
+  get alive(): boolean {
+    return this.exited === null;
+  }
+
+  /** Starts a process with an empty environment and connects it to the browser at `endpoint`. */
+  static async start(endpoint: string, viewport: { width: number; height: number } | null, options: ScriptProcessOptions): Promise<ScriptProcess> {
+    const dir = await mkdtemp(join(tmpdir(), 'vigil-run-'));
+    const execArgv = [
+      permissionFlag,
+      ...[...options.readPaths, dir].map((p) => `--allow-fs-read=${p}/*`),
+      `--allow-fs-write=${dir}/*`,
+      `--max-old-space-size=${options.memoryLimitMb}`,
+      '--disable-warning=ExperimentalWarning',
+    ];
+    const child = fork(options.workerFile, [], {
+      cwd: dir,
+      env: {},
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const proc = new ScriptProcess(child, dir);
+    try {
+      await proc.expect('ready', options.startTimeoutMs, () => proc.send({ type: 'connect', endpoint, viewport }));
+    } catch (err) {
+      await proc.dispose();
+      throw err;
+    }
+    return proc;
+  }
+
+  private expect(type: string, timeoutMs: number, kick: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`The script process did not start within ${timeoutMs} ms`)), timeoutMs);
+      const finish = (err?: Error) => {
+        clearTimeout(timer);
+        this.listeners = this.listeners.filter((l) => l !== listener);
+        this.onExit = null;
+        if (err) reject(err);
+        else resolve();
+      };
+      const listener = (m: Record<string, unknown>) => {
+        if (m.type === type) finish();
+        else if (m.type === 'fatal') finish(new Error(`The script process could not start: ${(m.error as ScriptError).message}`));
+      };
+      this.listeners.push(listener);
+      this.onExit = () => finish(new Error(`The script process ended while starting: ${this.stderrTail.trim().split('\n').pop() ?? ''}`));
+      kick();
+    });
+  }
+
+  /**
+   * Runs the job and resolves with how it ended: the script's own verdict, its time limit, an
+   * abort from the engine, or the process ending (exit, a crash, out of memory).
+   */
+  run(
+    job: ScriptJob,
+    limitMs: number,
+    signal: AbortSignal,
+    sinks: { log: (log: ScriptLog) => void; artifact: (a: ScriptArtifact) => void; started: () => void },
+  ): Promise<ScriptOutcome> {
+    this.logSink = sinks.log;
+    return new Promise<ScriptOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => settle({ kind: 'timeout' }), limitMs);
+      const onAbort = () => settle({ kind: 'aborted' });
+      const settle = (outcome: ScriptOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.listeners = [];
+        this.onExit = null;
+        // Nothing a script does after its verdict counts; the process goes at once.
+        this.kill();
+        resolve(outcome);
+      };
+      this.listeners.push((m) => {
+        if (m.type === 'log') sinks.log({ source: 'script', level: String(m.level), text: String(m.text) });
+        else if (m.type === 'artifact') sinks.artifact(m as unknown as ScriptArtifact);
+        else if (m.type === 'started') sinks.started();
+        else if (m.type === 'done') {
+          const degraded = (m.degraded as string | null) ?? null;
+          settle(m.ok ? { kind: 'done', ok: true, degraded } : { kind: 'done', ok: false, error: m.error as ScriptError, degraded });
+        }
+      });
+      this.onExit = () => {
+        // The exit event may come before the stderr pipe has been read to its end.
+        setImmediate(() => settle({
+          kind: 'exited',
+          code: this.exited?.code ?? null,
+          signal: this.exited?.signal ?? null,
+          outOfMemory: /heap out of memory|Allocation failed/i.test(this.stderrTail),
+        }));
+      };
+      if (signal.aborted) return settle({ kind: 'aborted' });
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (!this.alive) return this.onExit();
+      this.send({ type: 'run', ...job });
+    });
+  }
+
+  private send(message: unknown): void {
+    if (this.alive && this.child.connected) this.child.send(message as object, () => {});
+  }
+
+  kill(): void {
+    if (this.alive) this.child.kill('SIGKILL');
+  }
+
+  /** Kills the process and removes its folder. */
+  async dispose(): Promise<void> {
+    this.kill();
+    await rm(this.dir, { recursive: true, force: true }).catch(() => {});
+  }
+}

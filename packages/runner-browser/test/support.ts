@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BrowserCheck, RunJob } from '@vigil/core';
+import { browserCheckFixture } from '@vigil/core/testing';
+
+export const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
+/** Browser tests run where Chromium is; CI sets VIGIL_REQUIRE_BROWSER so that a missing browser fails rather than skips. */
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM && process.env.VIGIL_REQUIRE_BROWSER) {
+  throw new Error(`VIGIL_REQUIRE_BROWSER is set but there is no Chromium at ${CHROMIUM}`);
+}
+
+export interface Site {
+  url: string;
+  /** Paths requested, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+type Route = string | ((req: http.IncomingMessage, res: http.ServerResponse) => void);
+
+/** A real HTTP server on 127.0.0.1 serving the given pages (HTML strings or handlers); anything else is a 404. */
+export async function serveSite(routes: Record<string, Route>): Promise<Site> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    requests.push(path);
+    const route = routes[path];
+    if (typeof route === 'function') return route(req, res);
+    if (typeof route === 'string') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(route);
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface BrowserJobOptions {
+  script: string;
+  check?: Partial<Omit<BrowserCheck, 'script'>>;
+  job?: Partial<Omit<RunJob, 'check'>>;
+}
+
+/** A RunJob for a browser check, built from the core fixture so every field has its schema default. */
+export function browserJob({ script, check = {}, job = {} }: BrowserJobOptions): RunJob {
+  const fullCheck: BrowserCheck = { ...browserCheckFixture(), accountId: 'account-1', ...check, script };
+  return {
+    runId: `run-${Math.random().toString(16).slice(2)}`,
+    accountId: 'account-1',
+    check: fullCheck,
+    group: null,
+    location: 'us-east-1',
+    attempt: 1,
+    dueAt: new Date().toISOString(),
+    runSource: 'TEST',
+    checkSessionId: null,
+    sequenceId: null,
+    environment: {},
+    secrets: [],
+    timeoutMs: 30_000,
+    ...job,
+  };
+}
