@@ -7,6 +7,7 @@ import express from 'express';
 import { consoleLogger, createVigil } from '@vigil/core';
 import { vigilRouter } from '@vigil/http-express-adapter';
 import { registerAlertChannels } from '@vigil/alert-channels';
+import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -33,6 +34,9 @@ if (!postgres) mkdirSync(dirname(db), { recursive: true });
 const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
   registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
   registerTcpRunner(container);
+  // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
+  // screenshots are kept under the state directory.
+  registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });
   // WEBHOOK, CHAT, CHAT_APP and paging channels need nothing more; EMAIL needs an SMTP server and
   // SMS/CALL a provider account, each only when its variables are set.
   registerAlertChannels(container, {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const server = fileURLToPath(new URL('../src/server.mjs', import.meta.url));
+const HAS_CHROMIUM = existsSync(process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium');
+if (!HAS_CHROMIUM && process.env.VIGIL_REQUIRE_BROWSER) throw new Error('VIGIL_REQUIRE_BROWSER is set but Chromium is missing');
 const dir = mkdtempSync(join(tmpdir(), 'vigil-host-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -174,4 +176,57 @@ describe('example express host: checks run end to end', () => {
       await stop(r);
     }
   }, 60_000);
+
+  it.runIf(HAS_CHROMIUM)('runs a browser check created and edited through the API, and keeps its failure screenshot', async () => {
+    const state = join(dir, 'state-browser');
+    const r = await start({ VIGIL_STATE_DIR: state, VIGIL_DB: join(dir, 'browser.sqlite') });
+    try {
+      const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
+      const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
+      const headers = { authorization: `Bearer ${key}`, 'x-service-account': account, 'content-type': 'application/json' };
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        return { status: res.status, body: res.status === 204 ? null : await res.json() as any };
+      };
+      const broken = await api('POST', '/v1/checks/browser', { name: 'home page', script: 'await page.goto(' });
+      expect(broken.status).toBe(400);
+      expect(broken.body.validation.keys).toEqual(['script']);
+
+      // The script visits the host's own home page, whose address it reads from a variable.
+      const created = await api('POST', '/v1/checks/browser', {
+        name: 'home page',
+        frequency: 60,
+        script: "await page.goto(process.env.HOME_URL);\nexpect(await page.content()).toContain('Example host');",
+        environmentVariables: [{ key: 'HOME_URL', value: `${r.base}/` }],
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const trigger = async () => {
+        const t = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [id] } });
+        expect(t.status).toBe(201);
+        const done = await api('GET', `/v1/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+        expect(done.status).toBe(200);
+        return done.body;
+      };
+      expect(await trigger()).toMatchObject({ status: 'PASSED', checkType: 'BROWSER' });
+      const [passed] = (await api('GET', `/v1/check-results/${id}`)).body;
+      expect(passed).toMatchObject({ hasFailures: false, checkType: 'BROWSER' });
+      expect(passed.details.webVitals[0]).toMatchObject({ url: `${r.base}/`, status: 200 });
+      expect(passed.details.runtime.chromium).toMatch(/Chrome\//);
+
+      const edited = await api('PUT', `/v1/checks/browser/${id}`, {
+        script: "await page.goto(process.env.HOME_URL);\nexpect(await page.title()).toBe('Orders');",
+      });
+      expect(edited.status).toBe(200);
+      expect(await trigger()).toMatchObject({ status: 'FAILED' });
+      const [failed] = (await api('GET', `/v1/check-results/${id}?limit=1`)).body;
+      expect(failed.errorMessage).toContain('Expected: "Orders"');
+      expect(failed.details.artifacts).toEqual([expect.objectContaining({ name: '01-failure.png', contentType: 'image/png' })]);
+      const png = readFileSync(join(state, 'artifacts', failed.details.artifacts[0].ref));
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect((await api('GET', `/v1/check-statuses/${id}`)).body).toMatchObject({ hasFailures: true, lastCheckRunId: failed.id });
+    } finally {
+      expect(await stop(r)).toBe(0);
+    }
+  }, 90_000);
 });

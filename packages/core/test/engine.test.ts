@@ -142,6 +142,31 @@ describe('engine: scheduled runs', () => {
   });
 });
 
+describe('engine: runners with a time limit of their own', () => {
+  it('gives a runner\'s own time limit to its jobs, keeps its leases longer, and closes it on stop', async () => {
+    let closed = 0;
+    const runner = Object.assign(new FakeRunner('TCP', [() => new Promise(() => {})]), {
+      timeoutMs: 150_000,
+      close: async () => {
+        closed++;
+      },
+    });
+    const s = await setup({ engine: { runTimeoutMs: 5_000 } }, runner);
+    expect((s.vigil.engine as unknown as { o: { leaseMs: number } }).o.leaseMs).toBe(180_000);
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    await start(s);
+    await runFor(s.clock, 170_000, 1_000);
+    expect(s.runner.jobs[0]!.timeoutMs).toBe(150_000);
+    const [result] = (await s.vigil.checkResults.list(s.accountId, check.id, {})).items.reverse();
+    expect(result).toMatchObject({ hasFailures: true, errorMessage: 'The run did not finish within its time limit of 150 s' });
+    // Later runs still hang: the stop deadline passes on the fake clock, then the runner is closed.
+    const stopping = s.vigil.stop(0);
+    await runFor(s.clock, 1_000);
+    await stopping;
+    expect(closed).toBe(1);
+  });
+});
+
 describe('engine: alerts, errors and sessions', () => {
   it('groups the error, writes a failure alert to the outbox for subscribed channels, and none for a muted check', async () => {
     const runner = new FakeRunner('TCP', [failResult('Connection refused by 10.0.0.7:5432')]);
