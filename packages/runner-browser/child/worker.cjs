@@ -92,7 +92,7 @@ function recordScreenshots(page, mask, secrets) {
   proto.__vigilScreenshots = true;
   proto.screenshot = async function screenshot(options = {}) {
     const type = options.type || (options.path ? path.extname(options.path).slice(1).toLowerCase() : 'png') || 'png';
-    await this.evaluate(mask.hide, secrets).catch(() => {});
+    const hidden = await this.evaluate(mask.hide, secrets).then(() => true, () => false);
     let data;
     try {
       data = await original.call(this, { ...options, path: undefined, encoding: 'binary' });
@@ -103,7 +103,9 @@ function recordScreenshots(page, mask, secrets) {
     if (options.path) fs.writeFileSync(path.resolve(options.path), bytes);
     shots += 1;
     const name = options.path ? path.basename(options.path) : `screenshot-${shots}.${type === 'jpeg' ? 'jpg' : type}`;
-    send({ type: 'artifact', name, contentType: CONTENT_TYPES[type] || 'application/octet-stream', data: bytes });
+    // A page whose secrets could not be hidden (it was navigating) is not kept.
+    if (hidden || secrets.length === 0) send({ type: 'artifact', name, contentType: CONTENT_TYPES[type] || 'application/octet-stream', data: bytes });
+    else send({ type: 'log', level: 'warn', text: `${name} was not stored: the page did not answer in time to hide the run's secrets` });
     return options.encoding === 'base64' ? bytes.toString('base64') : bytes;
   };
 }
@@ -147,6 +149,11 @@ async function run(job) {
   await fn(page, shim, context, localRequire, mod, mod.exports, job.scriptFile, path.dirname(job.scriptFile), expect, assert, markDegraded);
 }
 
+// Signals reach any process of the same user (SIGUSR1 would open the host's inspector), and the
+// permission model does not cover them: a script gets no way to send one.
+for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', 'dlopen']) {
+  Object.defineProperty(process, name, { value: undefined, writable: false, configurable: false });
+}
 process.exit = (code) => {
   throw new Error(`A check script may not end its process (process.exit(${code === undefined ? '' : code}) was called)`);
 };

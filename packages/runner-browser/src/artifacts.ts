@@ -57,6 +57,7 @@ export function directoryArtifacts(dir: string): ArtifactStore {
 }
 
 const MB = 1024 * 1024;
+const MAX_FILES = 50;
 
 /**
  * The artifacts of one run, up to a limit of bytes in all: a file that would pass it is refused
@@ -76,6 +77,10 @@ export class RunArtifacts {
 
   add(file: ArtifactFile): void {
     const size = file.data.byteLength;
+    if (this.records.length >= MAX_FILES) {
+      this.errors.push(`${file.name} was not stored: a run keeps at most ${MAX_FILES} artifacts`);
+      return;
+    }
     const name = `${String(this.records.length + this.errors.length + 1).padStart(2, '0')}-${file.name}`;
     if (this.bytes + size > this.maxBytes) {
       this.errors.push(

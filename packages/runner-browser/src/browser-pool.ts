@@ -63,13 +63,18 @@ export class BrowserPool {
         try {
           const lease = await (idle.next ?? this.prepare(idle));
           idle.next = null;
-          if (!lease.process.alive) throw new Error('the prepared script process is gone');
+          if (!lease.process.alive) {
+            await lease.process.dispose();
+            await lease.context.close().catch(() => {});
+            throw new Error('the prepared script process is gone');
+          }
           return { lease, release: () => this.releaseLater(idle, lease) };
         } catch (err) {
           // The browser went away, or its prepared run did; a fresh one is made on the next turn.
           idle.next = null;
           idle.busy = false;
           if (!idle.browser.connected) this.retire(idle);
+          this.waiters.shift()?.();
           if (++failures >= 3) throw err;
           continue;
         }
@@ -89,6 +94,8 @@ export class BrowserPool {
       await new Promise<void>((resolve) => {
         const wake = () => {
           signal.removeEventListener('abort', wake);
+          const at = this.waiters.indexOf(wake);
+          if (at >= 0) this.waiters.splice(at, 1);
           resolve();
         };
         this.waiters.push(wake);
@@ -101,15 +108,14 @@ export class BrowserPool {
     const { browser } = slot;
     const defaultPages = new Set(await browser.defaultBrowserContext().pages());
     const context = await browser.createBrowserContext();
+    const starting = ScriptProcess.start(browser.wsEndpoint(), this.options.viewport, this.options.process);
     try {
-      const [page, process] = await Promise.all([
-        context.newPage(),
-        ScriptProcess.start(browser.wsEndpoint(), this.options.viewport, this.options.process),
-      ]);
+      const [page, process] = await Promise.all([context.newPage(), starting]);
       const recorder = new PageRecorder(context);
       await recorder.start(page);
       return { browser, context, page, process, recorder, defaultPages };
     } catch (err) {
+      await starting.then((p) => p.dispose(), () => {});
       await context.close().catch(() => {});
       throw err;
     }
@@ -124,9 +130,9 @@ export class BrowserPool {
   private async release(slot: Slot, lease: Lease): Promise<void> {
     lease.recorder.stop();
     await lease.process.dispose();
-    await this.clean(lease);
+    const tainted = await this.clean(lease);
     slot.runs++;
-    if (slot.dead || this.closed || slot.runs >= this.options.maxRunsPerBrowser) {
+    if (tainted || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
       this.retire(slot);
       await slot.browser.close().catch(() => {});
     } else {
@@ -138,23 +144,41 @@ export class BrowserPool {
     this.waiters.shift()?.();
   }
 
-  /** Closes what the run opened: its context, any context the script made, pages it opened elsewhere. */
-  private async clean(lease: Lease): Promise<void> {
+  /**
+   * Closes what the run opened: its context and every other one the browser has (a script may
+   * make contexts over its own connection that this side never saw). Answers true when the run
+   * used the browser's default context, whose cookies and storage would outlive it: that browser
+   * is then replaced rather than reused.
+   */
+  private async clean(lease: Lease): Promise<boolean> {
     const { browser } = lease;
-    if (!browser.connected) return;
+    if (!browser.connected) return true;
     await lease.context.close().catch(() => {});
-    for (const context of browser.browserContexts()) {
-      if (context !== browser.defaultBrowserContext()) await context.close().catch(() => {});
+    let tainted: boolean;
+    const session = await browser.target().createCDPSession().catch(() => null);
+    if (!session) return true;
+    try {
+      const { browserContextIds } = await session.send('Target.getBrowserContexts');
+      for (const id of browserContextIds) {
+        await session.send('Target.disposeBrowserContext', { browserContextId: id }).catch(() => {});
+      }
+      // What is left is the default context: the blank page it started with, unless the run used it.
+      const { targetInfos } = await session.send('Target.getTargets');
+      const pages = targetInfos.filter((t) => t.type === 'page' && !browserContextIds.includes(t.browserContextId ?? ''));
+      tainted = pages.length > lease.defaultPages.size || pages.some((t) => t.url !== 'about:blank');
+    } catch {
+      tainted = true;
+    } finally {
+      await session.detach().catch(() => {});
     }
-    const pages = await browser.defaultBrowserContext().pages().catch(() => [] as Page[]);
-    for (const page of pages) {
-      if (!lease.defaultPages.has(page)) await page.close().catch(() => {});
-    }
+    return tainted;
   }
 
   private retire(slot: Slot): void {
     if (slot.dead) return;
     slot.dead = true;
+    // A browser whose connection dropped may still be running.
+    slot.browser.process()?.kill('SIGKILL');
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     slot.next?.then((lease) => lease.process.dispose(), () => {});

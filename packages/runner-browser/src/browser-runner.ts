@@ -9,6 +9,7 @@ import {
   RUNNERS,
   RUNTIME_IDS,
   scrubDeep,
+  scrubSecrets,
   type BrowserCheck,
   type CertificateProbe,
   type FailureKind,
@@ -279,6 +280,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const onGone = () => browserGone.abort();
     lease.browser.once('disconnected', onGone);
     recorder.sslDomain = check.sslCheckDomain ?? null;
+    recorder.secrets = job.secrets;
     let scriptStart = 0;
     let scriptEnd = 0;
     try {
@@ -301,7 +303,8 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
             scriptStart = Date.now();
           },
           log: (log) => {
-            if (logs.length < MAX_LOGS) logs.push({ ...log, text: log.text.slice(0, MAX_LOG_TEXT), at: Date.now() - started });
+            // Scrubbed before it is cut, so that no piece of a secret survives at the cut.
+            if (logs.length < MAX_LOGS) logs.push({ ...log, text: scrubSecrets(log.text, job.secrets, true).slice(0, MAX_LOG_TEXT), at: Date.now() - started });
           },
           artifact: (file) => runArtifacts.add(file),
         },
@@ -315,7 +318,10 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         else if (shot.error) runArtifacts.errors.push(shot.error);
       }
       recorder.stop();
-      const [ssl] = await Promise.all([sslDaysRemaining(check, recorder.certificateValidTo, budget(10_000)), runArtifacts.settle()]);
+      const [ssl] = await Promise.all([
+        sslDaysRemaining(check, recorder.certificateValidTo, budget(10_000)),
+        withTimeout(runArtifacts.settle(), budget(10_000)),
+      ]);
       const scriptMs = scriptEnd - scriptStart;
       const verdict = lease.browser.connected
         ? judge(outcome, lease.process.dir, limitMs, settings.memoryLimitMb)

@@ -1,3 +1,4 @@
+import { scrubSecrets } from '@vigil/core';
 import type { BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
 
 /** Web vitals of one navigation of a page's main frame, in milliseconds (CLS has no unit). */
@@ -29,7 +30,7 @@ export interface FailedRequest {
 const MAX_ENTRIES = 200;
 const MAX_TEXT = 2000;
 
-const clip = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+const clipText = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
 const ms = (x: number) => Math.round(x * 10) / 10;
 
 interface Navigation {
@@ -89,6 +90,11 @@ export class PageRecorder {
 
   /** The domain whose certificate the check watches (sslCheckDomain), set when the run starts. */
   sslDomain: string | null = null;
+  /** The run's secret values: scrubbed from text before it is cut to length. */
+  secrets: readonly string[] = [];
+  private clip(text: string): string {
+    return clipText(scrubSecrets(text, this.secrets, true));
+  }
 
   constructor(private readonly context: BrowserContext) {}
 
@@ -111,9 +117,9 @@ export class PageRecorder {
     this.pages.add(page);
     page.on('console', (msg) => {
       const at = msg.location();
-      this.push(this.console, { type: msg.type(), text: clip(msg.text()), url: at.url ? withoutCredentials(at.url) : null });
+      this.push(this.console, { type: msg.type(), text: this.clip(msg.text()), url: at.url ? withoutCredentials(at.url) : null });
     });
-    page.on('pageerror', (err) => this.push(this.pageErrors, clip(err instanceof Error ? err.message : String(err))));
+    page.on('pageerror', (err) => this.push(this.pageErrors, this.clip(err instanceof Error ? err.message : String(err))));
     page.on('requestfailed', (req) => {
       this.push(this.failedRequests, { method: req.method(), url: withoutCredentials(req.url()), error: req.failure()?.errorText ?? 'failed', status: null });
     });

@@ -51,6 +51,7 @@ export interface ScriptProcessOptions {
 }
 
 const TAIL_BYTES = 4096;
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 const permissionFlag = Number(process.versions.node.split('.')[0]) >= 23 ? '--permission' : '--experimental-permission';
 
 /**
@@ -78,6 +79,10 @@ export class ScriptProcess {
       this.exited = { code, signal };
       this.onExit?.();
     });
+    child.on('close', () => {
+      this.output('stdout', '', true);
+      this.output('stderr', '', true);
+    });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.output('stdout', chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-TAIL_BYTES);
@@ -85,8 +90,13 @@ export class ScriptProcess {
     });
   }
 
-  private output(source: 'stdout' | 'stderr', chunk: string) {
-    for (const line of chunk.split('\n')) {
+  private readonly partial = { stdout: '', stderr: '' };
+
+  /** Whole lines only, so that a secret split across two pipe reads is still one line to scrub. */
+  private output(source: 'stdout' | 'stderr', chunk: string, flush = false) {
+    const lines = (this.partial[source] + chunk).split('\n');
+    this.partial[source] = flush ? '' : lines.pop()!;
+    for (const line of lines) {
       if (line.trim() !== '') this.logSink?.({ source, level: source === 'stderr' ? 'error' : 'info', text: line });
     }
   }
@@ -170,7 +180,13 @@ export class ScriptProcess {
       };
       this.listeners.push((m) => {
         if (m.type === 'log') sinks.log({ source: 'script', level: String(m.level), text: String(m.text) });
-        else if (m.type === 'artifact') sinks.artifact(m as unknown as ScriptArtifact);
+        else if (m.type === 'artifact') {
+          // The script can call process.send itself: only an image with a plain name is taken.
+          const { name, contentType, data } = m as Partial<ScriptArtifact>;
+          if (data instanceof Uint8Array && typeof name === 'string' && typeof contentType === 'string' && IMAGE_TYPES.has(contentType)) {
+            sinks.artifact({ name: name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100), contentType, data });
+          }
+        }
         else if (m.type === 'started') sinks.started();
         else if (m.type === 'done') {
           const degraded = (m.degraded as string | null) ?? null;

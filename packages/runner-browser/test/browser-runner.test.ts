@@ -167,7 +167,8 @@ fs.writeFileSync('note.txt', 'mine');
 expect(fs.readFileSync('note.txt', 'utf8')).toBe('mine');
 expect(() => fs.readFileSync('/etc/hostname')).toThrow(expect.objectContaining({ code: 'ERR_ACCESS_DENIED' }));
 expect(() => fs.writeFileSync('/tmp/vigil-escape.txt', 'x')).toThrow(expect.objectContaining({ code: 'ERR_ACCESS_DENIED' }));
-expect(() => require('node:child_process').execSync('id')).toThrow(expect.objectContaining({ code: 'ERR_ACCESS_DENIED' }));`,
+expect(() => require('node:child_process').execSync('id')).toThrow(expect.objectContaining({ code: 'ERR_ACCESS_DENIED' }));
+expect([process.kill, process._debugProcess]).toEqual([undefined, undefined]);`,
       });
       expect(result.errorMessage).toBeNull();
     });
@@ -248,6 +249,35 @@ expect(await page.evaluate(() => [document.cookie, localStorage.getItem('cart')]
 expect((await browser.pages()).length).toBe(1);`,
         }), signal());
         expect(later.errorMessage).toBeNull();
+      }
+    });
+
+    it('leaves nothing of a run in the browser: contexts the script made are disposed, a used default context retires the browser', async () => {
+      const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      try {
+        const messy = await solo.run(browserJob({
+          script: `const real = page.browser();
+const own = await real.createBrowserContext();
+const hidden = await own.newPage();
+await hidden.goto('${site.url}/');
+await hidden.evaluate(() => localStorage.setItem('cart', 'someone else'));
+const shared = await real.defaultBrowserContext().newPage();
+await shared.goto('${site.url}/');
+await shared.evaluate(() => { document.cookie = 'session=leaked'; });`,
+        }), signal());
+        expect(messy.errorMessage).toBeNull();
+        const next = await solo.run(browserJob({
+          script: `const s = await page.browser().target().createCDPSession();
+const { browserContextIds } = await s.send('Target.getBrowserContexts');
+expect(browserContextIds).toHaveLength(1);
+const { targetInfos } = await s.send('Target.getTargets');
+expect(targetInfos.filter((t) => t.type === 'page').map((t) => t.url)).toEqual(['about:blank', 'about:blank']);
+const { cookies } = await s.send('Storage.getCookies');
+expect(cookies).toEqual([]);`,
+        }), signal());
+        expect(next.errorMessage).toBeNull();
+      } finally {
+        await solo.close();
       }
     });
 
