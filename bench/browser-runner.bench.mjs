@@ -6,7 +6,7 @@
 // Overhead is a run's wall time minus its script time (what Vigil adds around the user's code).
 import { once } from 'node:events';
 import http from 'node:http';
-import { browserCheckFixture } from '@vigil/core/testing';
+import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
 const POOL = Number(process.env.BENCH_POOL ?? 2);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 20_000);
@@ -38,11 +38,7 @@ function job(url) {
 await page.click('button');
 expect(await page.$eval('#t', (e) => e.textContent)).toBe('Added to cart');`,
   };
-  return {
-    runId: `run-${Math.random().toString(16).slice(2)}`, accountId: 'bench', check, group: null, location: 'us-east-1',
-    attempt: 1, dueAt: new Date().toISOString(), runSource: 'TEST', checkSessionId: null, sequenceId: null,
-    environment: {}, secrets: [], timeoutMs: 60_000,
-  };
+  return runJobFixture(check, { accountId: 'bench', timeoutMs: 60_000 });
 }
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];

@@ -40,6 +40,28 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
   return { child, base, get output() { return output; } };
 }
 
+type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** Calls the host's Vigil API with the account and key it printed on its first start. */
+function client(r: Running): Api {
+  const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
+  const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
+  const headers = { authorization: `Bearer ${key}`, 'x-service-account': account, 'content-type': 'application/json' };
+  return async (method, path, body) => {
+    const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: res.status === 204 ? null : await res.json() };
+  };
+}
+
+/** Triggers a session of one check and waits for it to end; answers the final session. */
+async function triggerAndWait(api: Api, checkId: string) {
+  const t = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [checkId] } });
+  expect(t.status).toBe(201);
+  const done = await api('GET', `/v1/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
+  expect(done.status).toBe(200);
+  return done.body;
+}
+
 async function stop(r: Running): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => r.child.once('exit', (code) => resolve(code)));
   r.child.kill('SIGTERM');
@@ -108,13 +130,7 @@ describe('example express host: checks run end to end', () => {
     const r = await start({ VIGIL_STATE_DIR: state, VIGIL_DB: db });
     let receiver: ReturnType<typeof createHttpServer> | undefined;
     try {
-      const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
-      const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
-      const headers = { authorization: `Bearer ${key}`, 'x-service-account': account, 'content-type': 'application/json' };
-      const api = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-        return { status: res.status, body: res.status === 204 ? null : await res.json() as any };
-      };
+      const api = client(r);
       const hooks: { alertType: string; checkId: string; signature: string }[] = [];
       receiver = createHttpServer((req, res) => {
         let body = '';
@@ -137,13 +153,7 @@ describe('example express host: checks run end to end', () => {
       expect(check.status).toBe(201);
       const id = check.body.id as string;
 
-      const trigger = async () => {
-        const t = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [id] } });
-        expect(t.status).toBe(201);
-        const done = await api('GET', `/v1/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=20`);
-        expect(done.status).toBe(200);
-        return done.body;
-      };
+      const trigger = () => triggerAndWait(api, id);
       const passed = await trigger();
       expect(passed).toMatchObject({ status: 'PASSED', runSource: 'TRIGGER_API' });
       expect(passed.results).toHaveLength(1);
@@ -181,13 +191,7 @@ describe('example express host: checks run end to end', () => {
     const state = join(dir, 'state-browser');
     const r = await start({ VIGIL_STATE_DIR: state, VIGIL_DB: join(dir, 'browser.sqlite') });
     try {
-      const account = /Vigil account: (\S+)/.exec(r.output)![1]!;
-      const key = /Vigil API key: (\S+)/.exec(r.output)![1]!;
-      const headers = { authorization: `Bearer ${key}`, 'x-service-account': account, 'content-type': 'application/json' };
-      const api = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${r.base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-        return { status: res.status, body: res.status === 204 ? null : await res.json() as any };
-      };
+      const api = client(r);
       const broken = await api('POST', '/v1/checks/browser', { name: 'home page', script: 'await page.goto(' });
       expect(broken.status).toBe(400);
       expect(broken.body.validation.keys).toEqual(['script']);
@@ -201,13 +205,7 @@ describe('example express host: checks run end to end', () => {
       });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
-      const trigger = async () => {
-        const t = await api('POST', '/v1/check-sessions/trigger', { target: { checkId: [id] } });
-        expect(t.status).toBe(201);
-        const done = await api('GET', `/v1/check-sessions/${t.body.sessions[0].checkSessionId}/completion?maxWaitSeconds=30`);
-        expect(done.status).toBe(200);
-        return done.body;
-      };
+      const trigger = () => triggerAndWait(api, id);
       expect(await trigger()).toMatchObject({ status: 'PASSED', checkType: 'BROWSER' });
       const [passed] = (await api('GET', `/v1/check-results/${id}`)).body;
       expect(passed).toMatchObject({ hasFailures: false, checkType: 'BROWSER' });

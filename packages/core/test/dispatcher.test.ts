@@ -148,14 +148,16 @@ describe('alerting end to end with the engine', () => {
     const s = await setup(new FakeTransport('EMAIL'), runner);
     await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
     await s.vigil.checks.create(s.accountId, 'TCP', tcp({
-      name: 'reminded', frequency: 60, frequencyOffset: null,
+      // Fixed phases (minute 1 and 2 of the hour): a phase derived from a random id could put the
+      // second check's run late enough in the hour that the first one runs again in the window.
+      name: 'reminded', frequency: 60, frequencyOffset: 10,
       alertSettings: {
         escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 2, interval: 5 },
         parallelRunFailureThreshold: { enabled: false, percentage: 10 },
       },
     }));
     await s.vigil.checks.create(s.accountId, 'TCP', tcp({
-      name: 'escalated', frequency: 60, frequencyOffset: null,
+      name: 'escalated', frequency: 60, frequencyOffset: 20,
       alertSettings: {
         escalationType: 'TIME_BASED', timeBasedEscalation: { minutesFailingThreshold: 5 }, runBasedEscalation: { failedRunThreshold: 1 },
         reminders: { amount: 0, interval: 5 }, parallelRunFailureThreshold: { enabled: false, percentage: 10 },

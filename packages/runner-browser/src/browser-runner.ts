@@ -6,7 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import {
+  positiveOption,
   RUNNERS,
+  runResult,
   RUNTIME_IDS,
   scrubDeep,
   scrubSecrets,
@@ -113,25 +115,7 @@ function moduleFolders(): string[] {
   return [...folders];
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`browserRunner: ${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function result(overrides: Partial<RunResult>): RunResult {
-  return {
-    hasFailures: false,
-    hasErrors: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: 0,
-    phases: {},
-    errorMessage: null,
-    failureKind: null,
-    ...overrides,
-  };
-}
+const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('browserRunner', name, value, fallback);
 
 function classify(error: ScriptError & { assertion?: boolean }): FailureKind {
   if (error.assertion || error.name === 'AssertionError' || /^expect\(/.test(error.message)) return 'ASSERTION';
@@ -267,9 +251,9 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     try {
       acquired = await pool.acquire(deadline);
     } catch (err) {
-      if (signal.aborted) return result({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
-      if (deadline.aborted) return result({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${Math.round(limitMs / 1000)} s`, failureKind: 'TIMEOUT' });
-      return result({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
+      if (signal.aborted) return runResult({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
+      if (deadline.aborted) return runResult({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${Math.round(limitMs / 1000)} s`, failureKind: 'TIMEOUT' });
+      return runResult({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
     }
     const { lease, release } = acquired;
     const logs: (ScriptLog & { at: number })[] = [];
@@ -338,7 +322,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       if (runArtifacts.errors.length > 0) details.artifactErrors = runArtifacts.errors;
       if (verdict.degradedReason) details.degradedReason = verdict.degradedReason;
       if (check.sslCheckDomain) details.ssl = { domain: check.sslCheckDomain, daysRemaining: ssl.days, source: ssl.source, ...(ssl.error ? { error: ssl.error } : {}) };
-      return result({
+      return runResult({
         ...verdict.result,
         responseTime: scriptMs,
         phases: { setup: scriptStart - started, script: scriptMs, total: Date.now() - started },
@@ -362,9 +346,9 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         const check = job.check;
         out = check.checkType === BROWSER_CHECK_TYPE
           ? await runCheck(job, check, signal)
-          : result({ hasErrors: true, errorMessage: `The browser runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
+          : runResult({ hasErrors: true, errorMessage: `The browser runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
       } catch (err) {
-        out = result({ hasErrors: true, errorMessage: `The browser runner failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
+        out = runResult({ hasErrors: true, errorMessage: `The browser runner failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
       }
       return scrubDeep(out, job.secrets ?? []);
     },

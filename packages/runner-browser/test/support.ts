@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserCheck, RunJob } from '@vigil/core';
-import { browserCheckFixture } from '@vigil/core/testing';
+import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
 export const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
 /** Browser tests run where Chromium is; CI sets VIGIL_REQUIRE_BROWSER so that a missing browser fails rather than skips. */
@@ -58,20 +58,5 @@ export interface BrowserJobOptions {
 /** A RunJob for a browser check, built from the core fixture so every field has its schema default. */
 export function browserJob({ script, check = {}, job = {} }: BrowserJobOptions): RunJob {
   const fullCheck: BrowserCheck = { ...browserCheckFixture(), accountId: 'account-1', ...check, script };
-  return {
-    runId: `run-${Math.random().toString(16).slice(2)}`,
-    accountId: 'account-1',
-    check: fullCheck,
-    group: null,
-    location: 'us-east-1',
-    attempt: 1,
-    dueAt: new Date().toISOString(),
-    runSource: 'TEST',
-    checkSessionId: null,
-    sequenceId: null,
-    environment: {},
-    secrets: [],
-    timeoutMs: 30_000,
-    ...job,
-  };
+  return runJobFixture(fullCheck, { timeoutMs: 30_000, ...job });
 }

@@ -1,4 +1,4 @@
-import { RUNNERS, scrubDeep, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { positiveOption, RUNNERS, runResult, scrubDeep, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { RegexSandbox } from './regex-sandbox.js';
@@ -48,25 +48,8 @@ const TICK_MS = 10;
 /** Longest piece of the response kept in `details.response`. */
 const RESPONSE_EXCERPT = 512;
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`tcpRunner: ${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-function emptyResult(overrides: Partial<RunResult>): RunResult {
-  return {
-    hasFailures: false,
-    hasErrors: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: 0,
-    phases: { dns: 0, connection: 0, data: 0, total: 0 },
-    errorMessage: null,
-    failureKind: null,
-    ...overrides,
-  };
-}
+const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('tcpRunner', name, value, fallback);
+const emptyResult = (overrides: Partial<RunResult>) => runResult({ phases: { dns: 0, connection: 0, data: 0, total: 0 }, ...overrides });
 
 function withTarget(a: TcpAssertion, environment: Readonly<Record<string, string>>): TcpAssertion {
   const target = a.target ?? '';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import type { RunJob, TcpAssertion, TcpCheck, TcpRequest } from '@vigil/core';
-import { tcpCheckFixture } from '@vigil/core/testing';
+import { runJobFixture, tcpCheckFixture } from '@vigil/core/testing';
 
 export interface TestServer {
   host: string;
@@ -120,20 +120,5 @@ export function tcpJob({ request, check = {}, job = {} }: JobOptions): RunJob {
     ...check,
     request: { ...base.request, hostname: '127.0.0.1', ...request },
   };
-  return {
-    runId: `run-${Math.random().toString(16).slice(2)}`,
-    accountId: 'account-1',
-    check: fullCheck,
-    group: null,
-    location: 'us-east-1',
-    attempt: 1,
-    dueAt: new Date().toISOString(),
-    runSource: 'TEST',
-    checkSessionId: null,
-    sequenceId: null,
-    environment: {},
-    secrets: [],
-    timeoutMs: 10_000,
-    ...job,
-  };
+  return runJobFixture(fullCheck, job);
 }

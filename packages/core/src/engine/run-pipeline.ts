@@ -3,7 +3,7 @@ import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
-import type { RunJob, RunResult, RunSource, Runner } from '../ports/runner.js';
+import { runResult, type RunJob, type RunResult, type RunSource, type Runner } from '../ports/runner.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { ALERT_TICK_LOCATION, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
@@ -61,10 +61,7 @@ export interface PipelineOptions {
 const isFailed = (r: RunResult) => r.hasFailures || r.hasErrors;
 
 function errorResult(message: string, kind: RunResult['failureKind'] = 'OTHER', hasErrors = true): RunResult {
-  return {
-    hasFailures: !hasErrors, hasErrors, isDegraded: false, overMaxResponseTime: false, responseTime: 0,
-    phases: {}, errorMessage: message, failureKind: kind,
-  };
+  return runResult({ hasFailures: !hasErrors, hasErrors, errorMessage: message, failureKind: kind });
 }
 
 /** Resolves after `ms` on the clock, or at once when the signal aborts. */

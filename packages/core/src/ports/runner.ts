@@ -74,3 +74,25 @@ export interface Runner {
 
 /** Multi-registration: every runner the host registered. */
 export const RUNNERS = createToken<Runner>('vigil.runners');
+
+/** A result with nothing to report (passing, no time spent), for a runner to fill in. */
+export function runResult(overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    hasFailures: false,
+    hasErrors: false,
+    isDegraded: false,
+    overMaxResponseTime: false,
+    responseTime: 0,
+    phases: {},
+    errorMessage: null,
+    failureKind: null,
+    ...overrides,
+  };
+}
+
+/** A runner factory's numeric option: the fallback when not given, else a positive number or a TypeError naming it. */
+export function positiveOption(factory: string, name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${factory}: ${name} must be a positive number, got ${value}`);
+  return value;
+}

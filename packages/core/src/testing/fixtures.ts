@@ -11,6 +11,7 @@ import {
   HeartbeatCheckCreateSchema,
   TcpCheckCreateSchema,
   type BrowserCheck,
+  type Check,
   type HeartbeatCheck,
   type TcpCheck,
 } from '../model/check.js';
@@ -29,6 +30,7 @@ import {
 } from '../model/status-page.js';
 import { INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import type { NewRecord, Outbox, StoredRecord } from '../ports/storage.js';
+import type { RunJob } from '../ports/runner.js';
 
 /** The time fixtures are created at, unless a test says otherwise. */
 export const FIXTURE_TIME = '2026-05-01T12:00:00.000Z';
@@ -346,4 +348,24 @@ export function testSessionErrorGroupFixture(
 
 export function alertStateFixture(overrides: Partial<AlertState> = {}): AlertState {
   return { ...structuredClone(INITIAL_ALERT_STATE), ...overrides };
+}
+
+/** A job for a runner's tests: `check` as given (accountId account-1), a TEST run in us-east-1, 10 s limit. */
+export function runJobFixture(check: Check, overrides: Partial<Omit<RunJob, 'check'>> = {}): RunJob {
+  return {
+    runId: `run-${randomUUID()}`,
+    accountId: 'account-1',
+    check,
+    group: null,
+    location: 'us-east-1',
+    attempt: 1,
+    dueAt: new Date().toISOString(),
+    runSource: 'TEST',
+    checkSessionId: null,
+    sequenceId: null,
+    environment: {},
+    secrets: [],
+    timeoutMs: 10_000,
+    ...overrides,
+  };
 }
