@@ -1,20 +1,10 @@
-import type { Runner, RunJob, RunResult } from '../ports/runner.js';
+import { runResult, type Runner, type RunJob, type RunResult } from '../ports/runner.js';
 
 export type FakeOutcome = Partial<RunResult> | ((job: RunJob) => Partial<RunResult> | Promise<Partial<RunResult>>);
 
 /** A passing result; `fail()` and `degrade()` give the other two outcomes. */
 export function passResult(overrides: Partial<RunResult> = {}): RunResult {
-  return {
-    hasFailures: false,
-    hasErrors: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: 42,
-    phases: { total: 42 },
-    errorMessage: null,
-    failureKind: null,
-    ...overrides,
-  };
+  return runResult({ responseTime: 42, phases: { total: 42 }, ...overrides });
 }
 
 export function failResult(message = 'Connection refused', overrides: Partial<RunResult> = {}): RunResult {
