@@ -31,6 +31,16 @@ export interface PoolOptions {
   process: ScriptProcessOptions;
 }
 
+/** Waits for `promise`, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
  * A few browsers, each serving one run at a time, reused across runs. Every run gets a new
  * incognito context (no cookie, storage or cache of another run) and a new script process, both
@@ -41,6 +51,7 @@ export class BrowserPool {
   private readonly slots: Slot[] = [];
   private launching = 0;
   private readonly waiters: (() => void)[] = [];
+  private readonly launches = new Set<Promise<void>>();
   /** Runs being cleaned up after their result went back. */
   private readonly releasing = new Set<Promise<void>>();
   private closed = false;
@@ -60,8 +71,9 @@ export class BrowserPool {
       const idle = this.slots.find((s) => !s.busy && !s.dead);
       if (idle) {
         idle.busy = true;
+        const preparing = idle.next ?? this.prepare(idle);
         try {
-          const lease = await (idle.next ?? this.prepare(idle));
+          const lease = await untilAborted(preparing, signal);
           idle.next = null;
           if (!lease.process.alive) {
             await lease.process.dispose();
@@ -70,9 +82,16 @@ export class BrowserPool {
           }
           return { lease, release: () => this.releaseLater(idle, lease) };
         } catch (err) {
+          idle.busy = false;
+          if (signal.aborted) {
+            // The run's time is up; the preparation goes on for the next run.
+            idle.next = preparing;
+            preparing.catch(() => {});
+            this.waiters.shift()?.();
+            throw err;
+          }
           // The browser went away, or its prepared run did; a fresh one is made on the next turn.
           idle.next = null;
-          idle.busy = false;
           if (!idle.browser.connected) this.retire(idle);
           this.waiters.shift()?.();
           if (++failures >= 3) throw err;
@@ -81,14 +100,19 @@ export class BrowserPool {
       }
       if (this.slots.length + this.launching < this.options.size) {
         this.launching++;
-        try {
-          const browser = await this.options.launch();
+        // A launch that outlasts this run's time still adds its browser to the pool.
+        const launched = this.options.launch().then((browser) => {
           const slot: Slot = { browser, runs: 0, busy: false, dead: false, next: null };
           browser.on('disconnected', () => this.retire(slot));
-          this.slots.push(slot);
-        } finally {
+          if (this.closed) void browser.close().catch(() => {});
+          else this.slots.push(slot);
+        }).finally(() => {
           this.launching--;
-        }
+          this.waiters.shift()?.();
+        });
+        this.launches.add(launched);
+        launched.catch(() => {}).finally(() => this.launches.delete(launched));
+        await untilAborted(launched, signal);
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -188,7 +212,7 @@ export class BrowserPool {
   /** Closes every browser and prepared process. The pool starts browsers again when next asked. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.releasing]);
+    await Promise.allSettled([...this.releasing, ...this.launches]);
     const slots = this.slots.splice(0);
     await Promise.all(slots.map(async (slot) => {
       slot.dead = true;

@@ -252,7 +252,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       acquired = await pool.acquire(deadline);
     } catch (err) {
       if (signal.aborted) return runResult({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
-      if (deadline.aborted) return runResult({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${Math.round(limitMs / 1000)} s`, failureKind: 'TIMEOUT' });
+      if (deadline.aborted) return runResult({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${(limitMs / 1000).toFixed(1)} s`, failureKind: 'TIMEOUT' });
       return runResult({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
     }
     const { lease, release } = acquired;

@@ -281,6 +281,21 @@ expect(cookies).toEqual([]);`,
       }
     });
 
+    it('keeps the run\'s time limit while a browser starts, and the next run gets that browser', async () => {
+      const fresh = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      try {
+        const started = Date.now();
+        // 1.6 s for the job leaves 100 ms for the script's side: less than a browser takes to start.
+        const late = await fresh.run(browserJob({ script: '1', job: { timeoutMs: 1_600 } }), signal());
+        expect(Date.now() - started).toBeLessThan(1_600);
+        expect(late).toMatchObject({ hasFailures: true, failureKind: 'TIMEOUT', errorMessage: "No browser was free within the run's time limit of 0.1 s" });
+        const next = await fresh.run(browserJob({ script: `await page.goto('${site.url}/');` }), signal());
+        expect(next.errorMessage).toBeNull();
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('replaces a browser that crashed', async () => {
       const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
       try {
