@@ -19,13 +19,19 @@ interface Slot {
   runs: number;
   busy: boolean;
   dead: boolean;
-  /** The next run's context and process, made while the browser is idle. */
-  next: Promise<Lease> | null;
+  /** The next runs' contexts and processes, made ahead (also while a run is going on). */
+  ready: Promise<Lease>[];
+  /** Contexts of prepared runs, which cleaning up after a run leaves alone. */
+  prepared: Set<string>;
+  /** Making a context and cleaning up take turns, so that cleaning never meets a context not yet in `prepared`. */
+  contexts: Promise<unknown>;
 }
 
 export interface PoolOptions {
   size: number;
   maxRunsPerBrowser: number;
+  /** Runs prepared ahead per browser. */
+  prepareAhead: number;
   viewport: { width: number; height: number } | null;
   launch: () => Promise<Browser>;
   process: ScriptProcessOptions;
@@ -71,10 +77,11 @@ export class BrowserPool {
       const idle = this.slots.find((s) => !s.busy && !s.dead);
       if (idle) {
         idle.busy = true;
-        const preparing = idle.next ?? this.prepare(idle);
+        const preparing = idle.ready.shift() ?? this.prepare(idle);
         try {
           const lease = await untilAborted(preparing, signal);
-          idle.next = null;
+          idle.prepared.delete(lease.context.id!);
+          this.fill(idle);
           if (!lease.process.alive) {
             await lease.process.dispose();
             await lease.context.close().catch(() => {});
@@ -85,13 +92,11 @@ export class BrowserPool {
           idle.busy = false;
           if (signal.aborted) {
             // The run's time is up; the preparation goes on for the next run.
-            idle.next = preparing;
-            preparing.catch(() => {});
+            idle.ready.unshift(preparing);
             this.waiters.shift()?.();
             throw err;
           }
           // The browser went away, or its prepared run did; a fresh one is made on the next turn.
-          idle.next = null;
           if (!idle.browser.connected) this.retire(idle);
           this.waiters.shift()?.();
           if (++failures >= 3) throw err;
@@ -102,7 +107,7 @@ export class BrowserPool {
         this.launching++;
         // A launch that outlasts this run's time still adds its browser to the pool.
         const launched = this.options.launch().then((browser) => {
-          const slot: Slot = { browser, runs: 0, busy: false, dead: false, next: null };
+          const slot: Slot = { browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve() };
           browser.on('disconnected', () => this.retire(slot));
           if (this.closed) void browser.close().catch(() => {});
           else this.slots.push(slot);
@@ -128,10 +133,32 @@ export class BrowserPool {
     }
   }
 
+  /** Prepares runs ahead until the browser has `prepareAhead` of them, counting the runs it may still serve. */
+  private fill(slot: Slot): void {
+    const room = this.options.maxRunsPerBrowser - slot.runs - (slot.busy ? 1 : 0);
+    while (!slot.dead && slot.ready.length < Math.min(this.options.prepareAhead, room)) {
+      const lease = this.prepare(slot);
+      lease.catch(() => {});
+      slot.ready.push(lease);
+    }
+  }
+
+  /** Runs `fn` when the slot's context work before it is done. */
+  private inTurn<T>(slot: Slot, fn: () => Promise<T>): Promise<T> {
+    const turn = slot.contexts.then(fn);
+    slot.contexts = turn.catch(() => {});
+    return turn;
+  }
+
   private async prepare(slot: Slot): Promise<Lease> {
     const { browser } = slot;
+    if (slot.dead || !browser.connected) throw new Error('The browser is gone');
     const defaultPages = new Set(await browser.defaultBrowserContext().pages());
-    const context = await browser.createBrowserContext();
+    const context = await this.inTurn(slot, async () => {
+      const made = await browser.createBrowserContext();
+      slot.prepared.add(made.id!);
+      return made;
+    });
     const starting = ScriptProcess.start(browser.wsEndpoint(), this.options.viewport, this.options.process);
     try {
       const [page, process] = await Promise.all([context.newPage(), starting]);
@@ -139,6 +166,7 @@ export class BrowserPool {
       await recorder.start(page);
       return { browser, context, page, process, recorder, defaultPages };
     } catch (err) {
+      slot.prepared.delete(context.id!);
       await starting.then((p) => p.dispose(), () => {});
       await context.close().catch(() => {});
       throw err;
@@ -154,16 +182,14 @@ export class BrowserPool {
   private async release(slot: Slot, lease: Lease): Promise<void> {
     lease.recorder.stop();
     await lease.process.dispose();
-    const tainted = await this.clean(lease);
+    const tainted = await this.inTurn(slot, () => this.clean(lease, slot.prepared));
     slot.runs++;
     if (tainted || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
       this.retire(slot);
       await slot.browser.close().catch(() => {});
     } else {
-      // Ready the next run while the browser waits for it; a failure here shows on acquire.
-      slot.next = this.prepare(slot);
-      slot.next.catch(() => {});
       slot.busy = false;
+      this.fill(slot);
     }
     this.waiters.shift()?.();
   }
@@ -174,7 +200,7 @@ export class BrowserPool {
    * used the browser's default context, whose cookies and storage would outlive it: that browser
    * is then replaced rather than reused.
    */
-  private async clean(lease: Lease): Promise<boolean> {
+  private async clean(lease: Lease, prepared: ReadonlySet<string>): Promise<boolean> {
     const { browser } = lease;
     if (!browser.connected) return true;
     await lease.context.close().catch(() => {});
@@ -184,6 +210,7 @@ export class BrowserPool {
     try {
       const { browserContextIds } = await session.send('Target.getBrowserContexts');
       for (const id of browserContextIds) {
+        if (prepared.has(id)) continue;
         await session.send('Target.disposeBrowserContext', { browserContextId: id }).catch(() => {});
       }
       // What is left is the default context: the blank page it started with, unless the run used it.
@@ -205,7 +232,7 @@ export class BrowserPool {
     slot.browser.process()?.kill('SIGKILL');
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
-    slot.next?.then((lease) => lease.process.dispose(), () => {});
+    for (const ready of slot.ready.splice(0)) void ready.then((lease) => lease.process.dispose(), () => {});
     this.waiters.shift()?.();
   }
 
@@ -216,8 +243,7 @@ export class BrowserPool {
     const slots = this.slots.splice(0);
     await Promise.all(slots.map(async (slot) => {
       slot.dead = true;
-      const next = await slot.next?.catch(() => null);
-      await next?.process.dispose();
+      for (const ready of slot.ready.splice(0)) await ready.then((lease) => lease.process.dispose(), () => {});
       if (!slot.busy) await slot.browser.close().catch(() => {});
     }));
   }
