@@ -110,6 +110,14 @@ function recordScreenshots(page, mask, secrets) {
   };
 }
 
+/**
+ * Raw sockets and process-level tools a check has no use for. Node's permission model does not
+ * cover the network; this keeps a script to the browser, fetch and http(s). It is a fence in
+ * JavaScript, not a wall: the README says what it does not stop.
+ */
+const WITHHELD = new Set(['net', 'tls', 'dgram', 'http2', 'inspector', 'cluster', 'child_process', 'worker_threads', 'v8', 'repl', 'trace_events']);
+const runDir = process.cwd();
+
 function scriptRequire(scriptFile, shim) {
   const local = Module.createRequire(scriptFile);
   const scoped = scopedPuppeteer(shim);
@@ -118,6 +126,10 @@ function scriptRequire(scriptFile, shim) {
   Module._load = function vigilLoad(request, parent, isMain) {
     if (request === 'puppeteer' || request === 'puppeteer-core') return scoped;
     if (request === 'expect') return { expect };
+    const name = request.startsWith('node:') ? request.slice(5) : request;
+    if (WITHHELD.has(name) && (!parent || !parent.filename || parent.filename.startsWith(runDir))) {
+      throw new Error(`require('${request}') is not available to check scripts`);
+    }
     return load.call(this, request, parent, isMain);
   };
   return local;
