@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Page } from 'puppeteer-core';
 import {
   positiveOption,
   RUNNERS,
@@ -14,7 +14,6 @@ import {
   scrubSecrets,
   type BrowserCheck,
   type CertificateProbe,
-  type FailureKind,
   type Runner,
   type RunJob,
   type RunResult,
@@ -23,7 +22,8 @@ import {
 import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
 import { MASK_PAGE, maskFunctions } from './mask.js';
-import type { ScriptError, ScriptLog, ScriptOutcome } from './script-process.js';
+import type { ScriptLog, ScriptOutcome } from './script-process.js';
+import { judge } from './verdict.js';
 import { normalize, SCRIPT_PARAMETERS, validateBrowserCheck } from './validate.js';
 
 export const BROWSER_CHECK_TYPE = 'BROWSER' as const;
@@ -121,22 +121,6 @@ function moduleFolders(): string[] {
 }
 
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('browserRunner', name, value, fallback);
-
-function classify(error: ScriptError & { assertion?: boolean }): FailureKind {
-  if (error.assertion || error.name === 'AssertionError' || /^expect\(/.test(error.message)) return 'ASSERTION';
-  if (error.name === 'TimeoutError') return 'TIMEOUT';
-  if (/\bnet::ERR_/.test(error.message)) return 'NETWORK_ERROR';
-  return 'OTHER';
-}
-
-/** "message (at tests/home.js:12:9)": the first place in the check's own files that the stack names. */
-function describeError(error: ScriptError, dir: string): string {
-  const prefix = `${dir}/`;
-  const frame = error.stack.split('\n').find((line) => line.includes(prefix));
-  const where = frame ? /\(?([^()\s]+):(\d+):(\d+)\)?\s*$/.exec(frame.slice(frame.indexOf(prefix))) : null;
-  const message = error.message.trim() || error.name;
-  return where ? `${message} (at ${where[1]!.slice(prefix.length)}:${where[2]}:${where[3]})` : message;
-}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   let timer: NodeJS.Timeout;
@@ -369,36 +353,6 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     close: () => pool.close(),
   };
   return runner;
-}
-
-interface Verdict {
-  result: Partial<RunResult>;
-  degradedReason: string | null;
-}
-
-/** What a script's ending means for the run. */
-function judge(outcome: ScriptOutcome, dir: string, limitMs: number, memoryLimitMb: number): Verdict {
-  const fail = (errorMessage: string, failureKind: FailureKind): Verdict => ({
-    result: { hasFailures: true, errorMessage, failureKind },
-    degradedReason: null,
-  });
-  switch (outcome.kind) {
-    case 'done':
-      if (outcome.ok) {
-        return { result: { isDegraded: outcome.degraded !== null }, degradedReason: outcome.degraded };
-      }
-      return fail(describeError(outcome.error, dir), classify(outcome.error));
-    case 'timeout':
-      return fail(`The script did not finish within the run's time limit of ${(limitMs / 1000).toFixed(1)} s and was stopped`, 'TIMEOUT');
-    case 'aborted':
-      return fail('The run was cancelled', 'TIMEOUT');
-    case 'exited':
-      if (outcome.outOfMemory) return fail(`The script ran out of memory (its limit is ${memoryLimitMb} MB)`, 'OTHER');
-      return fail(
-        `The script's process ended before the script finished (${outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.code}`})`,
-        'OTHER',
-      );
-  }
 }
 
 /** Creates a browser runner and registers it on the host's container as one of Vigil's RUNNERS. */
