@@ -285,6 +285,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         },
       );
       scriptEnd = Date.now();
+      if (lease.browser.connected) await recorder.flush(budget(1_000));
       scriptStart ||= scriptEnd;
       const failed = !(outcome.kind === 'done' && outcome.ok);
       if (failed && screenshotOnFailure && outcome.kind !== 'aborted' && lease.browser.connected) {

@@ -103,6 +103,23 @@ export class PageRecorder {
     await this.watch(page);
   }
 
+  /**
+   * Waits for the events Chromium sent before now: the script drives the page over a connection
+   * of its own, so its last console messages may still be on their way over the host's. One
+   * round trip per page on the host's connection brings everything sent before it.
+   */
+  async flush(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.sessions.map((s) => s.send('Page.getFrameTree').catch(() => {}))),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
   stop(): void {
     this.context.off('targetcreated', this.onTarget);
     for (const s of this.sessions) void s.detach().catch(() => {});
