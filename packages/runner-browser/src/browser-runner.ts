@@ -10,7 +10,7 @@ import {
   RUNNERS,
   runResult,
   RUNTIME_IDS,
-  scrubDeep,
+  runChecked,
   scrubSecrets,
   type BrowserCheck,
   type CertificateProbe,
@@ -332,17 +332,8 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     checkType: BROWSER_CHECK_TYPE,
     timeoutMs: settings.timeoutMs,
     validate: validateBrowserCheck,
-    async run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
-      let out: RunResult;
-      try {
-        const check = job.check;
-        out = check.checkType === BROWSER_CHECK_TYPE
-          ? await runCheck(job, check, signal)
-          : runResult({ hasErrors: true, errorMessage: `The browser runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
-      } catch (err) {
-        out = runResult({ hasErrors: true, errorMessage: `The browser runner failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
-      }
-      return scrubDeep(out, job.secrets ?? []);
+    run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
+      return runChecked('browser runner', BROWSER_CHECK_TYPE, job, (check) => runCheck(job, check, signal));
     },
     async runtimes() {
       if (chromiumVersion === null) {

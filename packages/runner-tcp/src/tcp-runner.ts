@@ -1,4 +1,4 @@
-import { positiveOption, RUNNERS, runResult, scrubDeep, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { positiveOption, runChecked, RUNNERS, runResult, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { RegexSandbox } from './regex-sandbox.js';
@@ -147,21 +147,8 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
     checkType: TCP_CHECK_TYPE,
     options: settings,
     validate: validateTcpCheck,
-    async run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
-      let result: RunResult;
-      try {
-        const check = job.check;
-        result = check.checkType === TCP_CHECK_TYPE
-          ? await runCheck(job, check, signal)
-          : emptyResult({ hasErrors: true, errorMessage: `The TCP runner cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
-      } catch (err) {
-        result = emptyResult({
-          hasErrors: true,
-          errorMessage: `The TCP runner failed: ${err instanceof Error ? err.message : String(err)}`,
-          failureKind: 'OTHER',
-        });
-      }
-      return scrubDeep(result, job.secrets ?? []);
+    run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
+      return runChecked('TCP runner', TCP_CHECK_TYPE, job, (check) => runCheck(job, check, signal));
     },
   };
   return runner;

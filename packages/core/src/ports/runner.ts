@@ -1,5 +1,6 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
+import { scrubDeep } from '../engine/scrub.js';
 import { createToken } from './token.js';
 
 export type RunSource = 'SCHEDULER' | 'SCHEDULE_NOW' | 'TRIGGER_API' | 'TEST';
@@ -95,4 +96,27 @@ export function positiveOption(factory: string, name: string, value: number | un
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${factory}: ${name} must be a positive number, got ${value}`);
   return value;
+}
+
+/**
+ * The frame of a runner's `run`: a job of another check type, or anything `fn` throws, becomes an
+ * error result naming the runner (it never rejects), and the job's secrets are scrubbed from
+ * whatever comes back.
+ */
+export async function runChecked<T extends string>(
+  runnerName: string,
+  checkType: T,
+  job: RunJob,
+  fn: (check: Extract<Check, { checkType: T }>) => Promise<RunResult>,
+): Promise<RunResult> {
+  let result: RunResult;
+  try {
+    const check = job.check;
+    result = check.checkType === checkType
+      ? await fn(check as Extract<Check, { checkType: T }>)
+      : runResult({ hasErrors: true, errorMessage: `The ${runnerName} cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
+  } catch (err) {
+    result = runResult({ hasErrors: true, errorMessage: `The ${runnerName} failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
+  }
+  return scrubDeep(result, job.secrets ?? []);
 }
