@@ -175,7 +175,8 @@ describe('StatusPageIncidentService', () => {
     const entry = await incidents.create(ACCOUNT_A, { name: 'Slow', serviceIds: [api.id], incidentUpdate: { description: 'Slow answers' } });
     expect(entry).toEqual({
       name: 'Slow', id: expect.any(String), services: [api], created_at: '2026-05-01T12:00:00.000Z', duration: 0, updated_at: null,
-      incidentUpdates: [{ description: 'Slow answers', id: expect.any(String), created_at: '2026-05-01T12:00:00.000Z', publicIncidentUpdateDate: '2026-05-01T12:00:00.000Z', notifySubscribers: false }],
+      status: 'INVESTIGATING', stoppedAt: null,
+      incidentUpdates: [{ description: 'Slow answers', id: expect.any(String), status: 'INVESTIGATING', created_at: '2026-05-01T12:00:00.000Z', publicIncidentUpdateDate: '2026-05-01T12:00:00.000Z', notifySubscribers: false }],
     });
     expect(await storage.statusPageIncidents.listUpdates(ACCOUNT_A, entry.id)).toHaveLength(1);
     const dated = await incidents.create(ACCOUNT_A, { name: 'Old', serviceIds: [api.id], incidentUpdate: { description: 'x', notifySubscribers: true, publicIncidentUpdateDate: '2026-04-30T08:00:00Z' } });
@@ -203,6 +204,27 @@ describe('StatusPageIncidentService', () => {
     expect(updated.incidentUpdates.map((u) => u.description)).toEqual(['Recovering', 'Slow answers']);
     expect(updated).toMatchObject({ duration: 90_000, updated_at: '2026-05-01T12:01:30.000Z', created_at: '2026-05-01T12:00:00.000Z' });
     expect(await keys(incidents.addUpdate(ACCOUNT_A, entry.id, { description: '' }))).toEqual(['description']);
+  });
+
+  it('an update carries a status; RESOLVED stops the clock, a later status reopens; a bad status changes nothing', async () => {
+    const { incidents, services, clock, storage } = setup();
+    const api = await services.create(ACCOUNT_A, { name: 'API' });
+    const entry = await incidents.create(ACCOUNT_A, { name: 'Down', serviceIds: [api.id], incidentUpdate: { description: 'Down', status: 'IDENTIFIED' } });
+    expect(entry).toMatchObject({ status: 'IDENTIFIED', stoppedAt: null });
+    clock.advance(60_000);
+    const kept = await incidents.addUpdate(ACCOUNT_A, entry.id, { description: 'Still looking' });
+    expect(kept.incidentUpdates[0]).toMatchObject({ status: 'IDENTIFIED' });
+    clock.advance(60_000);
+    const resolved = await incidents.addUpdate(ACCOUNT_A, entry.id, { description: 'Fixed', status: 'RESOLVED' });
+    expect(resolved).toMatchObject({ status: 'RESOLVED', stoppedAt: '2026-05-01T12:02:00.000Z', duration: 120_000 });
+    clock.advance(600_000);
+    expect((await incidents.list(ACCOUNT_A, {})).entries[0]).toMatchObject({ duration: 120_000 });
+    const again = await incidents.addUpdate(ACCOUNT_A, entry.id, { description: 'Fixed, a note', status: 'RESOLVED' });
+    expect(again.stoppedAt).toBe('2026-05-01T12:02:00.000Z');
+    expect(await keys(incidents.addUpdate(ACCOUNT_A, entry.id, { description: 'x', status: 'GONE' }))).toEqual(['status']);
+    expect(await storage.statusPageIncidents.listUpdates(ACCOUNT_A, entry.id)).toHaveLength(4);
+    const reopened = await incidents.addUpdate(ACCOUNT_A, entry.id, { description: 'Back', status: 'INVESTIGATING' });
+    expect(reopened).toMatchObject({ status: 'INVESTIGATING', stoppedAt: null });
   });
 
   it('another account can add no update', async () => {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { CursorQuerySchema, DateTimeSchema, NonEmptyStringSchema, QueryBooleanSchema, TimestampSchema } from './primitives.js';
+import { INCIDENT_UPDATE_STATUSES } from './incident.js';
 import { modelObject, oneOf, updateEntries } from './shared.js';
 import { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './urls.js';
 
@@ -91,6 +92,11 @@ export type StatusPageResponse = v.InferOutput<typeof StatusPageResponseSchema>;
 
 export const StatusPageIncidentUpdateCreateSchema = modelObject({
   description: NonEmptyStringSchema,
+  /**
+   * Where the incident stands (DECISIONS.md's incident-update statuses). Absent: INVESTIGATING on
+   * the first update, the incident's current status on a later one. RESOLVED closes the incident.
+   */
+  status: v.optional(oneOf(INCIDENT_UPDATE_STATUSES)),
   notifySubscribers: v.optional(v.boolean(), false),
   publicIncidentUpdateDate: v.optional(DateTimeSchema),
 });
@@ -108,6 +114,10 @@ export const StatusPageIncidentSchema = v.object({
   accountId: v.string(),
   name: v.string(),
   serviceIds: v.array(v.string()),
+  /** The status of the newest update (rows stored before statuses existed read as INVESTIGATING). */
+  status: v.optional(oneOf(INCIDENT_UPDATE_STATUSES)),
+  /** When an update RESOLVED it; null while it is open. */
+  stoppedAt: v.optional(v.nullable(TimestampSchema)),
   ...stamps,
 });
 export type StatusPageIncident = v.InferOutput<typeof StatusPageIncidentSchema>;
@@ -117,6 +127,7 @@ export const StatusPageIncidentUpdateSchema = v.object({
   accountId: v.string(),
   incidentId: v.string(),
   description: v.string(),
+  status: v.optional(oneOf(INCIDENT_UPDATE_STATUSES)),
   notifySubscribers: v.boolean(),
   publicIncidentUpdateDate: v.nullable(TimestampSchema),
   ...stamps,
@@ -132,12 +143,18 @@ export const StatusPageIncidentEntrySchema = v.object({
     v.object({
       description: v.string(),
       id: v.string(),
+      status: oneOf(INCIDENT_UPDATE_STATUSES),
       created_at: TimestampSchema,
       publicIncidentUpdateDate: TimestampSchema,
       notifySubscribers: v.boolean(),
     }),
   ),
+  /** The status of the newest update; RESOLVED once the incident is over. */
+  status: oneOf(INCIDENT_UPDATE_STATUSES),
+  /** When it was resolved, or null while it is open. */
+  stoppedAt: v.nullable(TimestampSchema),
   created_at: TimestampSchema,
+  /** Milliseconds from its start to its resolution, or to now while it is open. */
   duration: v.number(),
   updated_at: v.nullable(TimestampSchema),
 });

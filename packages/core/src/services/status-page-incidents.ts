@@ -31,12 +31,15 @@ export class StatusPageIncidentService {
       incidentUpdates: [...updates].reverse().map((u) => ({
         description: u.description,
         id: u.id,
+        status: u.status ?? 'INVESTIGATING',
         created_at: u.created_at,
         publicIncidentUpdateDate: u.publicIncidentUpdateDate ?? u.created_at,
         notifySubscribers: u.notifySubscribers,
       })),
+      status: incident.status ?? 'INVESTIGATING',
+      stoppedAt: incident.stoppedAt ?? null,
       created_at: incident.created_at,
-      duration: Math.max(0, this.deps.clock.now().getTime() - Date.parse(incident.created_at)),
+      duration: Math.max(0, (incident.stoppedAt ? Date.parse(incident.stoppedAt) : this.deps.clock.now().getTime()) - Date.parse(incident.created_at)),
       updated_at: incident.updated_at,
     };
   }
@@ -47,11 +50,13 @@ export class StatusPageIncidentService {
     const missing = input.serviceIds.findIndex((id) => !known.has(id));
     if (missing >= 0) throw new ValidationError([{ path: `serviceIds.${missing}`, message: 'is not a service of this account' }]);
     const now = this.deps.clock.now().toISOString();
+    const status = input.incidentUpdate.status ?? 'INVESTIGATING';
     const incident = await this.storage.statusPageIncidents.insert(accountId, {
-      id: this.deps.ids.uuid(), name: input.name, serviceIds: input.serviceIds, created_at: now, updated_at: null,
+      id: this.deps.ids.uuid(), name: input.name, serviceIds: input.serviceIds, status,
+      stoppedAt: status === 'RESOLVED' ? now : null, created_at: now, updated_at: null,
     });
     await this.storage.statusPageIncidents.insertUpdate(accountId, {
-      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.incidentUpdate.description,
+      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.incidentUpdate.description, status,
       notifySubscribers: input.incidentUpdate.notifySubscribers,
       publicIncidentUpdateDate: input.incidentUpdate.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
     });
@@ -62,12 +67,15 @@ export class StatusPageIncidentService {
     const incident = found(await this.storage.statusPageIncidents.get(accountId, stringId(rawId)), 'Status page incident');
     const input = parse(StatusPageIncidentUpdateCreateSchema, body);
     const now = this.deps.clock.now().toISOString();
+    const status = input.status ?? incident.status ?? 'INVESTIGATING';
     await this.storage.statusPageIncidents.insertUpdate(accountId, {
-      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.description, notifySubscribers: input.notifySubscribers,
+      id: this.deps.ids.uuid(), incidentId: incident.id, description: input.description, status, notifySubscribers: input.notifySubscribers,
       publicIncidentUpdateDate: input.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
     });
     const { accountId: _a, ...rest } = incident;
-    const updated = await this.storage.statusPageIncidents.update(accountId, incident.id, { ...rest, updated_at: now });
+    // RESOLVED stops the clock; any later status reopens the incident (any status may follow any other).
+    const stoppedAt = status === 'RESOLVED' ? (incident.status === 'RESOLVED' ? incident.stoppedAt ?? now : now) : null;
+    const updated = await this.storage.statusPageIncidents.update(accountId, incident.id, { ...rest, status, stoppedAt, updated_at: now });
     return this.toEntry(accountId, found(updated, 'Status page incident'));
   }
 
