@@ -73,6 +73,9 @@ export function statusPageRepository(ctx: TableContext): StatusPageRepository {
     async findByUrl(url) {
       return (await table.where(null, { url }))[0] ?? null;
     },
+    async findAnywhere(id) {
+      return (await table.where(null, { id }))[0] ?? null;
+    },
   };
 }
 

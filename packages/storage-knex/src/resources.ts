@@ -122,12 +122,19 @@ export function checkRepository(ctx: TableContext): CheckRepository {
       const [found] = await table.where(null, { ping_token: token });
       return found?.checkType === 'HEARTBEAT' ? found : null;
     },
+    async findAnywhere(id) {
+      return (await table.where(null, { id }))[0] ?? null;
+    },
   };
 }
 
 export function checkGroupRepository(ctx: TableContext): CheckGroupRepository {
   const table = new Table<CheckGroup>(ctx, { name: 'check_groups', numericId: true });
-  return { ...docRepository<CheckGroup, number>(table), listAll: (accountId) => table.where(accountId) };
+  return {
+    ...docRepository<CheckGroup, number>(table),
+    listAll: (accountId) => table.where(accountId),
+    findAnywhere: async (id) => (Number.isSafeInteger(id) ? ((await table.where(null, { id }))[0] ?? null) : null),
+  };
 }
 
 export function alertChannelRepository(ctx: TableContext): AlertChannelRepository {

@@ -82,10 +82,14 @@ export interface CheckRepository extends Repository<Check, string> {
   scan(afterId: string | null, limit: number): Promise<Check[]>;
   /** The heartbeat check that owns a ping token, in whatever account. */
   findByPingToken(token: string): Promise<Check | null>;
+  /** The check with this id in whatever account (public badges address a check by its id alone). */
+  findAnywhere(id: string): Promise<Check | null>;
 }
 
 export interface CheckGroupRepository extends Repository<CheckGroup, number> {
   listAll(accountId: string): Promise<CheckGroup[]>;
+  /** The group with this id in whatever account (public badges). */
+  findAnywhere(id: number): Promise<CheckGroup | null>;
 }
 
 export interface AlertChannelRepository extends Repository<AlertChannel, number> {
@@ -137,6 +141,8 @@ export interface IncidentRepository extends Repository<Incident, string> {
 export interface StatusPageRepository extends Repository<StatusPage, string> {
   /** url is unique across all accounts. */
   findByUrl(url: string): Promise<StatusPage | null>;
+  /** The status page with this id in whatever account (its public page). */
+  findAnywhere(id: string): Promise<StatusPage | null>;
 }
 
 export interface ServiceRepository extends Repository<Service, string> {

@@ -75,6 +75,10 @@ export function statusPageRepository(table: MemoryTable<StatusPage>): StatusPage
       const found = table.all().find((p) => p.url === url);
       return found ? copy(found) : null;
     },
+    async findAnywhere(id) {
+      const found = table.peek(id);
+      return found ? copy(found) : null;
+    },
   };
 }
 

@@ -122,6 +122,10 @@ export function memoryStorage(options: MemoryStorageOptions = {}): VigilStorage 
     checkGroups: {
       ...repository<CheckGroup, number>(t.check_groups),
       listAll: async (accountId) => t.check_groups.ofAccount(accountId),
+      findAnywhere: async (id) => {
+        const row = t.check_groups.peek(id);
+        return row ? structuredClone(row) : null;
+      },
     },
     alertChannels: {
       ...repository<AlertChannel, number>(t.alert_channels),

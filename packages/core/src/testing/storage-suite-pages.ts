@@ -133,6 +133,8 @@ export function pageCases(c: StorageCase) {
     await checkRejects(() => pages.update(ACCOUNT_B, other.id, { ...other, url: 'acme' }), 'CONFLICT', 'updating to a taken url');
     checkSame(await pages.findByUrl('acme'), mine, 'findByUrl finds it from anywhere');
     check((await pages.findByUrl('nope')) === null, 'an unknown url finds nothing');
+    checkSame(await pages.findAnywhere(mine.id), mine, 'findAnywhere finds it by id from anywhere');
+    check((await pages.findAnywhere('nope')) === null, 'an unknown id finds nothing');
   });
 
   c('incidents: listByDashboard and updates, oldest first, in one account', async (f) => {

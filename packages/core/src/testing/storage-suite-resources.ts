@@ -201,6 +201,8 @@ export function resourceCases(c: StorageCase) {
     const token = beat.checkType === 'HEARTBEAT' ? beat.heartbeat.pingToken : '';
     checkSame(await checks.findByPingToken(token), beat, 'findByPingToken answers the heartbeat check');
     check((await checks.findByPingToken('no-such-token')) === null, 'an unknown token finds nothing');
+    checkSame(await checks.findAnywhere(foreign.id), foreign, 'findAnywhere answers a check of any account');
+    check((await checks.findAnywhere('no-such-check')) === null, 'findAnywhere of an unknown id finds nothing');
   });
 
   c('check groups and alert channels: listAll answers one account\'s rows', async (f) => {
@@ -208,6 +210,9 @@ export function resourceCases(c: StorageCase) {
     await f.storage.checkGroups.insert(ACCOUNT_B, checkGroupFixture());
     const g2 = await f.storage.checkGroups.insert(ACCOUNT_A, checkGroupFixture());
     checkSame((await f.storage.checkGroups.listAll(ACCOUNT_A)).map((g) => g.id), [g1.id, g2.id], 'groups of account A');
+    const gb = (await f.storage.checkGroups.listAll(ACCOUNT_B))[0]!;
+    checkSame(await f.storage.checkGroups.findAnywhere(gb.id), gb, 'findAnywhere answers a group of any account');
+    check((await f.storage.checkGroups.findAnywhere(gb.id + 1000)) === null, 'findAnywhere of an unknown id finds nothing');
     const ch = await f.storage.alertChannels.insert(ACCOUNT_A, emailChannelFixture());
     await f.storage.alertChannels.insert(ACCOUNT_B, emailChannelFixture());
     checkSame(await f.storage.alertChannels.listAll(ACCOUNT_A), [ch], 'channels of account A');
