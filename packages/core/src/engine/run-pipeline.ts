@@ -4,7 +4,8 @@ import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
 import { runResult, type RunJob, type RunResult, type RunSource, type Runner } from '../ports/runner.js';
-import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
+import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep } from '../rules/alerting.js';
+import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { ALERT_TICK_LOCATION, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
@@ -12,6 +13,7 @@ import type { CheckForRun, CheckService } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+import { StatusPageIncidentService } from '../services/status-page-incidents.js';
 import { heartbeatRunner } from './heartbeat-runner.js';
 import { scrubSecrets } from './scrub.js';
 
@@ -24,6 +26,8 @@ export interface PipelineServices {
   checks: CheckService;
   maintenanceWindows: MaintenanceWindowService;
   errorGroups: ErrorGroupService;
+  /** Opens and resolves the incidents of checks with triggerIncident. Default: one on `deps`. */
+  statusPageIncidents?: StatusPageIncidentService;
   /** Told when alerts were queued, so this process's dispatcher sends them without waiting for its next poll. */
   onAlertsQueued?: () => void;
 }
@@ -96,10 +100,14 @@ function latestPerLocation(results: readonly CheckResult[]): CheckResult[] {
 }
 
 export class RunPipeline {
+  private readonly incidents: StatusPageIncidentService;
+
   constructor(
     private readonly services: PipelineServices,
     private readonly options: PipelineOptions,
-  ) {}
+  ) {
+    this.incidents = services.statusPageIncidents ?? new StatusPageIncidentService(services.deps);
+  }
 
   private get deps() {
     return this.services.deps;
@@ -336,7 +344,7 @@ export class RunPipeline {
   }
 
   private async alert(accountId: string, forRun: CheckForRun, round: CheckResult[], silenced: boolean): Promise<void> {
-    const { storage, clock, ids } = this.deps;
+    const { storage, clock } = this.deps;
     const check = forRun.check;
     const now = clock.now();
     // What the alert tells: the round's failing run if there is one, else its last.
@@ -345,7 +353,7 @@ export class RunPipeline {
     const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
       settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
     });
-    let state = step.state;
+    let state: AlertState = { ...step.state, incidentId: await this.followIncident(accountId, forRun, previous, step, silenced, result) };
     const alerts: AlertType[] = [...step.alerts];
     const ssl = evaluateSsl(state, result.sslDaysRemaining, now);
     if (ssl.alert && !forRun.muted && !silenced) {
@@ -355,6 +363,61 @@ export class RunPipeline {
     await storage.alertStates.put(accountId, check.id, state);
     await this.planTick(accountId, check.id, previous.status, state.status, now);
     await this.enqueue(accountId, forRun, result, state, alerts, now);
+  }
+
+  /**
+   * Opens or resolves the status-page incident of the check's triggerIncident for this alert step
+   * and answers the id of the incident the episode now has open. A missing service or a failing
+   * store is logged and skipped: the run and its alerts go on without the incident.
+   */
+  private async followIncident(
+    accountId: string,
+    forRun: CheckForRun,
+    previous: AlertState,
+    step: AlertStep,
+    silenced: boolean,
+    result: CheckResult | null,
+  ): Promise<string | null> {
+    const { logger, storage } = this.deps;
+    const check = forRun.check;
+    const trigger = check.triggerIncident;
+    const action = incidentTriggerAction(previous, step, { enabled: trigger != null, silenced });
+    if (action.kind === 'NONE') return step.state.incidentId ?? null;
+    if (action.kind === 'OPEN' && trigger) {
+      try {
+        const entry = await this.incidents.create(accountId, {
+          name: trigger.name,
+          serviceIds: [trigger.serviceId],
+          incidentUpdate: {
+            description: incidentOpeningText(trigger.description, check.name, result?.errorMessage ?? null),
+            notifySubscribers: trigger.notifySubscribers,
+            status: 'INVESTIGATING',
+          },
+        });
+        return entry.id;
+      } catch (err) {
+        logger.warn('incident trigger: could not open a status-page incident', {
+          accountId, checkId: check.id, serviceId: trigger.serviceId, error: err instanceof Error ? err.message : String(err),
+        });
+        return null;
+      }
+    }
+    if (action.kind === 'RESOLVE') {
+      try {
+        // Resolved or deleted by hand in the meantime: someone already closed it, add nothing.
+        const incident = await storage.statusPageIncidents.get(accountId, action.incidentId);
+        if (incident && incident.status !== 'RESOLVED') {
+          await this.incidents.addUpdate(accountId, incident.id, {
+            description: incidentResolvedText(check.name), status: 'RESOLVED', notifySubscribers: trigger?.notifySubscribers ?? false,
+          });
+        }
+      } catch (err) {
+        logger.warn('incident trigger: could not resolve a status-page incident', {
+          accountId, checkId: check.id, incidentId: action.incidentId, error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+    return null;
   }
 
   /**
@@ -389,11 +452,13 @@ export class RunPipeline {
       const check = forRun.check;
       const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
       const step = evaluateTick(state, { settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced: effect.silenced, now });
-      if (step.state !== state) await storage.alertStates.put(accountId, checkId, step.state);
-      if (step.alerts.length > 0) {
-        const [last] = (await storage.checkResults.listByCheck(accountId, checkId, { limit: 1, offset: 0, resultType: 'FINAL' })).items;
-        if (last) await this.enqueue(accountId, forRun, last, step.state, step.alerts, now);
-      }
+      const [last] = step.raised.length > 0
+        ? (await storage.checkResults.listByCheck(accountId, checkId, { limit: 1, offset: 0, resultType: 'FINAL' })).items
+        : [];
+      const incidentId = await this.followIncident(accountId, forRun, state, step, effect.silenced, last ?? null);
+      const next = incidentId === (step.state.incidentId ?? null) ? step.state : { ...step.state, incidentId };
+      if (next !== state) await storage.alertStates.put(accountId, checkId, next);
+      if (step.alerts.length > 0 && last) await this.enqueue(accountId, forRun, last, next, step.alerts, now);
       return new Date(now.getTime() + TICK_MS);
     });
   }

@@ -37,6 +37,11 @@ export interface AlertState {
   remindersSent: number;
   lastAlertAt: string | null;
   lastSslAlertDay: string | null;
+  /**
+   * The status-page incident this failure episode opened through the check's triggerIncident, kept
+   * until the check passes again (absent in states stored before incidents were triggered).
+   */
+  incidentId?: string | null;
 }
 
 export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
@@ -49,6 +54,7 @@ export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
   remindersSent: 0,
   lastAlertAt: null,
   lastSslAlertDay: null,
+  incidentId: null,
 }) as AlertState;
 
 export interface AlertContext {
@@ -62,7 +68,10 @@ export interface AlertContext {
 
 export interface AlertStep {
   state: AlertState;
+  /** What is sent: nothing while muted or silenced. */
   alerts: AlertType[];
+  /** What the alert settings decided at this step, before muting and silencing took it away. */
+  raised: AlertType[];
 }
 
 const MINUTE = 60_000;
@@ -102,14 +111,15 @@ function thresholdMet(count: number, since: string | null, settings: AlertSettin
 
 /** Muted or silenced: the state moves, but nothing is sent and nothing counts as notified. */
 function emit(before: AlertState, after: AlertState, alerts: AlertType[], ctx: AlertContext): AlertStep {
-  if (alerts.length === 0) return { state: after, alerts };
+  if (alerts.length === 0) return { state: after, alerts, raised: [] };
   if (ctx.muted || ctx.silenced) {
     return {
       state: { ...after, alerted: before.alerted, lastAlertAt: before.lastAlertAt, remindersSent: before.remindersSent },
       alerts: [],
+      raised: alerts,
     };
   }
-  return { state: after, alerts };
+  return { state: after, alerts, raised: alerts };
 }
 
 function reminderDue(state: AlertState, settings: AlertSettingsInput, now: Date): boolean {
@@ -119,7 +129,7 @@ function reminderDue(state: AlertState, settings: AlertSettingsInput, now: Date)
   return minutesSince(state.lastAlertAt, now) >= interval;
 }
 
-function stepFailing(state: AlertState, ctx: AlertContext): AlertStep {
+function stepFailing(state: AlertState, ctx: AlertContext): Omit<AlertStep, 'raised'> {
   const nowIso = ctx.now.toISOString();
   if (state.alerted !== 'FAILURE' && thresholdMet(state.consecutiveFailures, state.failingSince, ctx.settings, ctx.now)) {
     const type: AlertType = state.alerted === 'DEGRADED' ? 'ALERT_DEGRADED_FAILURE' : 'ALERT_FAILURE';
@@ -131,7 +141,7 @@ function stepFailing(state: AlertState, ctx: AlertContext): AlertStep {
   return { state, alerts: [] };
 }
 
-function stepDegraded(state: AlertState, ctx: AlertContext): AlertStep {
+function stepDegraded(state: AlertState, ctx: AlertContext): Omit<AlertStep, 'raised'> {
   const nowIso = ctx.now.toISOString();
   if (state.alerted === 'FAILURE') {
     return { state: { ...state, alerted: 'DEGRADED', lastAlertAt: nowIso, remindersSent: 0 }, alerts: ['ALERT_FAILURE_DEGRADED'] };
@@ -151,9 +161,10 @@ export function evaluateRun(previous: AlertState, run: RunOutcomeInput | RunOutc
     const alerts: AlertType[] = previous.alerted === 'FAILURE'
       ? ['ALERT_RECOVERY']
       : previous.alerted === 'DEGRADED' ? ['ALERT_DEGRADED_RECOVERY'] : [];
+    // Passing ends the episode: its incident too (the engine resolves it from `previous`).
     const reset: AlertState = { ...INITIAL_ALERT_STATE, lastSslAlertDay: previous.lastSslAlertDay };
-    if (alerts.length > 0 && (ctx.muted || ctx.silenced)) return { state: reset, alerts: [] };
-    return { state: reset, alerts };
+    if (alerts.length > 0 && (ctx.muted || ctx.silenced)) return { state: reset, alerts: [], raised: alerts };
+    return { state: reset, alerts, raised: alerts };
   }
 
   if (health === 'FAILING') {
@@ -195,7 +206,7 @@ export function evaluateTick(state: AlertState, ctx: AlertContext): AlertStep {
     const step = stepDegraded(state, ctx);
     return emit(state, step.state, step.alerts, ctx);
   }
-  return { state, alerts: [] };
+  return { state, alerts: [], raised: [] };
 }
 
 /** The largest sslExpiryThreshold a channel may set. */

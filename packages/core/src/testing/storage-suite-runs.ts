@@ -112,7 +112,7 @@ export function runCases(c: StorageCase) {
 
   c('alert states: put, get, delete per account and check', async (f) => {
     const states = f.storage.alertStates;
-    const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 3, failingSince: T0, alerted: 'FAILURE', lastAlertAt: T0 });
+    const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 3, failingSince: T0, alerted: 'FAILURE', lastAlertAt: T0, incidentId: 'incident-1' });
     check((await states.get(ACCOUNT_A, 'check-1')) === null, 'no state yet');
     await states.put(ACCOUNT_A, 'check-1', alertStateFixture());
     await states.put(ACCOUNT_A, 'check-1', failing);
