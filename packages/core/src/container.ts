@@ -13,6 +13,7 @@ import { createToken, resolve, resolveAll } from './ports/token.js';
 import { AlertDispatcher, type DispatcherOptions } from './engine/dispatcher.js';
 import { Engine, type EngineOptions } from './engine/engine.js';
 import { AccountService } from './services/accounts.js';
+import { PublicPageService, type PublicPageOptions } from './services/public-pages.js';
 import { AlertChannelService } from './services/alert-channels.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApiKeyAuthenticator, ApiKeyService } from './services/api-keys.js';
@@ -64,6 +65,8 @@ export interface VigilOptions {
    * process has any transport registered, so an agent without transports leaves alerts to the host.
    */
   alerts?: DispatcherOptions & { enabled?: boolean };
+  /** History kept on the public pages (see PublicPageOptions). */
+  publicPages?: PublicPageOptions;
 }
 
 /** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
@@ -92,6 +95,8 @@ export interface Vigil {
   readonly reporting: ReportingService;
   readonly analytics: AnalyticsService;
   readonly heartbeats: HeartbeatService;
+  /** What the public pages show: dashboards, status pages and badges (rendered by the HTTP adapter). */
+  readonly publicPages: PublicPageService;
   /** The scheduler and run loop of this process (idle until start()). */
   readonly engine: Engine;
   /** Alert delivery of this process (idle until start()). */
@@ -170,8 +175,12 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const errorGroups = new ErrorGroupService(deps);
   const checkSessions = new CheckSessionService(deps);
   const alertChannels = new AlertChannelService(deps);
+  const statusPageIncidents = new StatusPageIncidentService(deps);
   const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
-  const engine = new Engine({ deps, checks, maintenanceWindows, errorGroups, serves, onAlertsQueued: () => alerts.wake() }, options.engine);
+  const engine = new Engine(
+    { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, serves, onAlertsQueued: () => alerts.wake() },
+    options.engine,
+  );
   const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
   const closeRunners = async () => {
     for (const runner of deps.runners.values()) {
@@ -198,11 +207,12 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     incidents: new IncidentService(deps),
     statusPages: new StatusPageService(deps),
     services: new ServiceCatalog(deps),
-    statusPageIncidents: new StatusPageIncidentService(deps),
+    statusPageIncidents,
     checkSessions,
     reporting: new ReportingService(deps),
     analytics: new AnalyticsService(deps),
     heartbeats: new HeartbeatService(deps),
+    publicPages: new PublicPageService(deps, statusPageIncidents, options.publicPages),
     engine,
     alerts,
     async start() {

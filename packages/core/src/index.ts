@@ -33,6 +33,8 @@ export * from './rules/transitions.js';
 export * from './rules/session-targets.js';
 export * from './rules/result-aggregates.js';
 export * from './rules/schedule-plan.js';
+export * from './rules/incident-trigger.js';
+export * from './rules/uptime.js';
 
 export * from './ports/token.js';
 export * from './ports/clock.js';

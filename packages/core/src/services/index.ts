@@ -19,3 +19,4 @@ export { CheckSessionService, type SessionLauncher } from './check-sessions.js';
 export { ReportingService } from './reporting.js';
 export { AnalyticsService } from './analytics.js';
 export { HeartbeatService, heartbeatDeadlineMs } from './heartbeats.js';
+export * from './public-pages.js';

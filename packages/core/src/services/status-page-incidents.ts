@@ -19,7 +19,8 @@ export class StatusPageIncidentService {
     return this.deps.storage;
   }
 
-  private async toEntry(accountId: string, incident: StatusPageIncident): Promise<StatusPageIncidentEntry> {
+  /** The read-only entry of an incident: its services and updates, newest first. */
+  async toEntry(accountId: string, incident: StatusPageIncident): Promise<StatusPageIncidentEntry> {
     const [services, updates] = await Promise.all([
       this.storage.services.listByIds(accountId, incident.serviceIds),
       this.storage.statusPageIncidents.listUpdates(accountId, incident.id),

@@ -1,0 +1,357 @@
+import type { Check } from '../model/check.js';
+import type { CheckGroup } from '../model/check-group.js';
+import type { CheckResult } from '../model/check-result.js';
+import type { CheckStatus } from '../model/check-status.js';
+import type { Dashboard } from '../model/dashboard.js';
+import type { IncidentUpdateStatus } from '../model/incident.js';
+import type { StatusPage, StatusPageIncidentEntry } from '../model/status-page.js';
+import { dailyUptime, overallUptime, type UptimeDay } from '../rules/uptime.js';
+import type { ServiceDeps } from './deps.js';
+import type { StatusPageIncidentService } from './status-page-incidents.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** What a public page says of a check. */
+export type PublicCheckState = 'PASSING' | 'DEGRADED' | 'FAILING' | 'PAUSED' | 'PENDING';
+export const PUBLIC_CHECK_STATES: readonly PublicCheckState[] = ['FAILING', 'DEGRADED', 'PENDING', 'PASSING', 'PAUSED'];
+
+/** One hour of a check's last day: how its final runs went. */
+export interface PublicCheckHour {
+  start: string;
+  runs: number;
+  failures: number;
+}
+
+export interface PublicCheck {
+  id: string;
+  name: string;
+  checkType: string;
+  state: PublicCheckState;
+  groupName: string | null;
+  /** The check's own tags. */
+  tags: string[];
+  /** Over the last 24 hours, in milliseconds (null without runs). */
+  avg: number | null;
+  p95: number | null;
+  p99: number | null;
+  /** Percent of the last 24 hours' final runs that passed (null without runs). */
+  successRatio: number | null;
+  runs24h: number;
+  lastRunAt: string | null;
+  lastRunLocation: string | null;
+  /** The last 24 hours by the hour, oldest first (only when asked for). */
+  hours: PublicCheckHour[];
+}
+
+export interface PublicIncidentUpdate {
+  id: string;
+  status: IncidentUpdateStatus;
+  description: string;
+  created_at: string;
+}
+
+/** A dashboard incident as its page shows it: updates newest first. */
+export interface PublicIncident {
+  id: string;
+  name: string;
+  impact: string;
+  status: IncidentUpdateStatus;
+  active: boolean;
+  startedAt: string | null;
+  stoppedAt: string | null;
+  created_at: string;
+  updates: PublicIncidentUpdate[];
+}
+
+export type PublicDashboard = Omit<Dashboard, 'accountId' | 'keys'>;
+
+export interface DashboardView {
+  dashboard: PublicDashboard;
+  /** Every check the dashboard shows: failing first, then degraded, pending, passing, paused; by name within. */
+  checks: PublicCheck[];
+  counts: Record<PublicCheckState, number>;
+  incidents: PublicIncident[];
+  generatedAt: string;
+}
+
+export type ServiceState = 'OPERATIONAL' | 'MAINTENANCE' | 'DISRUPTED';
+
+export interface PublicService {
+  id: string;
+  name: string;
+  state: ServiceState;
+  /** Percent over the days shown (null before any). */
+  uptime: number | null;
+  days: UptimeDay[];
+}
+
+export type PublicStatusPage = Omit<StatusPage, 'accountId' | 'cards'>;
+
+export interface StatusPageView {
+  page: PublicStatusPage;
+  state: ServiceState;
+  cards: { id: string; name: string; services: PublicService[] }[];
+  /** Open incidents on the page's services, newest first. */
+  activeIncidents: StatusPageIncidentEntry[];
+  /** Resolved ones of the days shown, newest first. */
+  pastIncidents: StatusPageIncidentEntry[];
+  generatedAt: string;
+}
+
+export interface BadgeView {
+  state: PublicCheckState;
+  /** Average response time over the last 24 hours, in milliseconds (null without runs). */
+  responseTime: number | null;
+}
+
+export interface PublicPageOptions {
+  /** Days of history on a status page. Default 90. */
+  uptimeDays?: number;
+  /** Resolved dashboard incidents stay listed this long. Default 7 days. */
+  incidentHistoryMs?: number;
+  /** How many past status-page incidents a page lists. Default 20. */
+  pastIncidents?: number;
+}
+
+function stateOf(check: Check, status: CheckStatus | undefined): PublicCheckState {
+  if (!check.activated) return 'PAUSED';
+  if (!status || !status.lastCheckRunId) return 'PENDING';
+  if (status.hasFailures || status.hasErrors) return 'FAILING';
+  return status.isDegraded ? 'DEGRADED' : 'PASSING';
+}
+
+const rank = (s: PublicCheckState) => PUBLIC_CHECK_STATES.indexOf(s);
+const round = (n: number | null | undefined) => (n === null || n === undefined ? null : Math.round(n));
+
+/** A check on a dashboard: it carries one of the tags (all of them with the AND operator); no tags shows every check. */
+export function dashboardShows(dashboard: Pick<Dashboard, 'tags' | 'useTagsAndOperator'>, check: Check, group: CheckGroup | undefined): boolean {
+  if (dashboard.tags.length === 0) return true;
+  const tags = new Set([...check.tags, ...(group?.tags ?? [])]);
+  return dashboard.useTagsAndOperator ? dashboard.tags.every((t) => tags.has(t)) : dashboard.tags.some((t) => tags.has(t));
+}
+
+/**
+ * What the public pages (dashboards, status pages, badges) show. Nothing here is an API shape: the
+ * HTTP adapter renders it. Reads address a page by its public name and never cross into another account.
+ */
+export class PublicPageService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly statusPageIncidents: StatusPageIncidentService,
+    private readonly options: PublicPageOptions = {},
+  ) {}
+
+  private get storage() {
+    return this.deps.storage;
+  }
+
+  /** Days of history a status page shows. */
+  get uptimeDays(): number {
+    return this.options.uptimeDays ?? 90;
+  }
+
+  /** The checks of a dashboard with their state and figures of the last 24 hours. */
+  async dashboardView(dashboard: Dashboard, options: { hours?: boolean } = {}): Promise<DashboardView> {
+    const now = this.deps.clock.now();
+    const { accountId, keys: _keys, ...publicFields } = dashboard;
+    const [checks, groups, statuses] = await Promise.all([
+      this.storage.checks.listAll(accountId),
+      this.storage.checkGroups.listAll(accountId),
+      this.storage.checkStatuses.list(accountId),
+    ]);
+    const groupById = new Map(groups.map((g) => [g.id, g]));
+    const statusById = new Map(statuses.map((s) => [s.checkId, s]));
+    const shown = checks.filter((c) => dashboardShows(dashboard, c, c.groupId === null ? undefined : groupById.get(c.groupId)));
+    const views = await this.publicChecks(accountId, shown, statusById, groupById, now, options.hours ?? dashboard.expandChecks);
+    views.sort((a, b) => rank(a.state) - rank(b.state) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    const counts = Object.fromEntries(PUBLIC_CHECK_STATES.map((s) => [s, 0])) as Record<PublicCheckState, number>;
+    for (const v of views) counts[v.state]++;
+    return {
+      dashboard: publicFields,
+      checks: views,
+      counts,
+      incidents: dashboard.enableIncidents ? await this.dashboardIncidents(accountId, dashboard.id, now) : [],
+      generatedAt: now.toISOString(),
+    };
+  }
+
+  private async publicChecks(
+    accountId: string,
+    checks: Check[],
+    statusById: Map<string, CheckStatus>,
+    groupById: Map<number, CheckGroup>,
+    now: Date,
+    hours: boolean,
+  ): Promise<PublicCheck[]> {
+    if (checks.length === 0) return [];
+    const to = new Date(Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS);
+    const from = new Date(to.getTime() - DAY_MS);
+    const checkIds = checks.map((c) => c.id);
+    const [whole, hourly] = await Promise.all([
+      this.storage.checkResults.aggregate(accountId, {
+        checkIds, from, to,
+        measures: [
+          { name: 'avg', field: 'responseTime', fn: 'avg' },
+          { name: 'p95', field: 'responseTime', fn: 'p95' },
+          { name: 'p99', field: 'responseTime', fn: 'p99' },
+        ],
+      }),
+      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from, to, bucketMs: HOUR_MS, measures: [] }) : Promise.resolve([]),
+    ]);
+    const wholeById = new Map(whole.map((r) => [r.checkId, r]));
+    const hoursById = new Map<string, Map<string, { runs: number; failures: number }>>();
+    for (const r of hourly) {
+      const m = hoursById.get(r.checkId) ?? new Map();
+      m.set(new Date(r.bucketStart).toISOString(), { runs: r.count, failures: r.failures });
+      hoursById.set(r.checkId, m);
+    }
+    return checks.map((c) => {
+      const status = statusById.get(c.id);
+      const agg = wholeById.get(c.id);
+      const byHour = hoursById.get(c.id);
+      return {
+        id: c.id,
+        name: c.name,
+        checkType: c.checkType,
+        state: stateOf(c, status),
+        groupName: c.groupId === null ? null : (groupById.get(c.groupId)?.name ?? null),
+        tags: c.tags,
+        avg: round(agg?.values.avg),
+        p95: round(agg?.values.p95),
+        p99: round(agg?.values.p99),
+        successRatio: agg && agg.count > 0 ? Math.round(((agg.count - agg.failures) / agg.count) * 10_000) / 100 : null,
+        runs24h: agg?.count ?? 0,
+        lastRunAt: status?.lastCheckRunId ? (status.updated_at ?? status.created_at) : null,
+        lastRunLocation: status?.lastRunLocation ?? null,
+        hours: hours
+          ? Array.from({ length: 24 }, (_, i) => {
+              const start = new Date(from.getTime() + i * HOUR_MS).toISOString();
+              return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0 }) };
+            })
+          : [],
+      };
+    });
+  }
+
+  private async dashboardIncidents(accountId: string, dashboardId: number, now: Date): Promise<PublicIncident[]> {
+    const keepFor = this.options.incidentHistoryMs ?? 7 * DAY_MS;
+    const incidents = await this.storage.incidents.listByDashboard(accountId, dashboardId);
+    const out: PublicIncident[] = [];
+    for (const i of incidents) {
+      const active = i.stoppedAt === null || Date.parse(i.stoppedAt) > now.getTime();
+      if (!active && now.getTime() - Date.parse(i.stoppedAt!) > keepFor) continue;
+      const updates = (await this.storage.incidents.listUpdates(accountId, i.id)).reverse();
+      out.push({
+        id: i.id, name: i.name, impact: i.impact, status: updates[0]?.status ?? 'INVESTIGATING', active,
+        startedAt: i.startedAt, stoppedAt: i.stoppedAt, created_at: i.created_at,
+        updates: updates.map((u) => ({ id: u.id, status: u.status, description: u.description, created_at: u.created_at })),
+      });
+    }
+    return out.sort((a, b) => Number(b.active) - Number(a.active) || b.created_at.localeCompare(a.created_at));
+  }
+
+  /** A check of a dashboard that links to its runs, with its newest final results; null when the dashboard does not show it. */
+  async dashboardCheckRuns(dashboard: Dashboard, checkId: string, limit = 25): Promise<{ check: PublicCheck; results: CheckResult[] } | null> {
+    if (!dashboard.showCheckRunLinks) return null;
+    const check = await this.storage.checks.get(dashboard.accountId, checkId);
+    if (!check) return null;
+    const group = check.groupId === null ? undefined : ((await this.storage.checkGroups.get(dashboard.accountId, check.groupId)) ?? undefined);
+    if (!dashboardShows(dashboard, check, group)) return null;
+    const status = await this.storage.checkStatuses.get(dashboard.accountId, check.id);
+    const groups = new Map(group ? [[group.id, group]] : []);
+    const [view] = await this.publicChecks(dashboard.accountId, [check], new Map(status ? [[check.id, status]] : []), groups, this.deps.clock.now(), true);
+    const page = await this.storage.checkResults.listByCheck(dashboard.accountId, check.id, { limit, offset: 0, resultType: 'FINAL' });
+    return { check: view!, results: page.items };
+  }
+
+  /** A status page by its id or its url. */
+  async findStatusPage(idOrUrl: string): Promise<StatusPage | null> {
+    return (await this.storage.statusPages.findByUrl(idOrUrl.toLowerCase())) ?? (await this.storage.statusPages.findAnywhere(idOrUrl));
+  }
+
+  /** Cards of services with their state and daily uptime, and the incidents on them. */
+  async statusPageView(page: StatusPage): Promise<StatusPageView> {
+    const now = this.deps.clock.now();
+    const days = this.uptimeDays;
+    const cutoff = now.getTime() - days * DAY_MS;
+    const { accountId, cards, ...publicFields } = page;
+    const serviceIds = new Set(cards.flatMap((c) => c.serviceIds));
+    const services = new Map((await this.storage.services.listByIds(accountId, [...serviceIds])).map((s) => [s.id, s]));
+
+    // Incidents newest first, down to the oldest day shown; only those touching this page's services.
+    const entries: StatusPageIncidentEntry[] = [];
+    const serviceIdsOf = new Map<string, string[]>();
+    for (let after: string | null = null; ;) {
+      const batch = await this.storage.statusPageIncidents.listAfter(accountId, after, 100);
+      for (const i of batch) {
+        const open = (i.status ?? 'INVESTIGATING') !== 'RESOLVED';
+        if (!open && i.stoppedAt && Date.parse(i.stoppedAt) < cutoff) continue;
+        if (!i.serviceIds.some((id) => serviceIds.has(id))) continue;
+        entries.push(await this.statusPageIncidents.toEntry(accountId, i));
+        serviceIdsOf.set(i.id, i.serviceIds);
+      }
+      if (batch.length < 100 || Date.parse(batch.at(-1)!.created_at) < cutoff) break;
+      after = batch.at(-1)!.id;
+    }
+
+    const publicServices = new Map<string, PublicService>();
+    for (const [id, service] of services) {
+      const mine = entries.filter((e) => serviceIdsOf.get(e.id)!.includes(id));
+      const open = mine.filter((e) => e.status !== 'RESOLVED');
+      const state: ServiceState = open.some((e) => e.status !== 'MAINTENANCE') ? 'DISRUPTED' : open.length ? 'MAINTENANCE' : 'OPERATIONAL';
+      // Planned maintenance (an incident opened as MAINTENANCE) is not downtime.
+      const spans = mine
+        .filter((e) => e.incidentUpdates.at(-1)?.status !== 'MAINTENANCE')
+        .map((e) => ({
+          start: Math.min(Date.parse(e.created_at), ...e.incidentUpdates.map((u) => Date.parse(u.publicIncidentUpdateDate))),
+          end: e.stoppedAt ? Date.parse(e.stoppedAt) : null,
+        }));
+      const since = Date.parse(service.created_at);
+      const history = dailyUptime(spans, { days, now, since });
+      publicServices.set(id, { id, name: service.name, state, uptime: overallUptime(history, { now, since }), days: history });
+    }
+    const worst = [...publicServices.values()].map((s) => s.state);
+    return {
+      page: publicFields,
+      state: worst.includes('DISRUPTED') ? 'DISRUPTED' : worst.includes('MAINTENANCE') ? 'MAINTENANCE' : 'OPERATIONAL',
+      cards: cards.map((c) => ({ id: c.id, name: c.name, services: c.serviceIds.flatMap((id) => publicServices.get(id) ?? []) })),
+      activeIncidents: entries.filter((e) => e.status !== 'RESOLVED'),
+      pastIncidents: entries.filter((e) => e.status === 'RESOLVED').slice(0, this.options.pastIncidents ?? 20),
+      generatedAt: now.toISOString(),
+    };
+  }
+
+  /** A check's badge, by its id alone (ids are random UUIDs). */
+  async checkBadge(checkId: string): Promise<BadgeView | null> {
+    const check = await this.storage.checks.findAnywhere(checkId);
+    return check ? this.badge(check.accountId, [check]) : null;
+  }
+
+  /** A group's badge: the worst state of its active checks, their average response time. */
+  async groupBadge(groupId: number): Promise<BadgeView | null> {
+    const group = await this.storage.checkGroups.findAnywhere(groupId);
+    if (!group) return null;
+    const checks = await this.storage.checks.listByGroup(group.accountId, group.id);
+    return this.badge(group.accountId, checks, group.activated === false);
+  }
+
+  private async badge(accountId: string, checks: Check[], paused = false): Promise<BadgeView> {
+    if (paused) return { state: 'PAUSED', responseTime: null };
+    const statuses = new Map((await this.storage.checkStatuses.list(accountId)).map((s) => [s.checkId, s]));
+    const active = checks.filter((c) => c.activated);
+    if (checks.length > 0 && active.length === 0) return { state: 'PAUSED', responseTime: null };
+    const states = active.map((c) => stateOf(c, statuses.get(c.id)));
+    const state = states.length ? states.reduce((a, b) => (rank(b) < rank(a) ? b : a)) : 'PENDING';
+    const now = this.deps.clock.now();
+    const rows = active.length
+      ? await this.storage.checkResults.aggregate(accountId, {
+          checkIds: active.map((c) => c.id), from: new Date(now.getTime() - DAY_MS), to: now,
+          measures: [{ name: 'sum', field: 'responseTime', fn: 'sum' }],
+        })
+      : [];
+    const count = rows.reduce((n, r) => n + r.count, 0);
+    const sum = rows.reduce((n, r) => n + (r.values.sum ?? 0), 0);
+    return { state, responseTime: count > 0 ? Math.round(sum / count) : null };
+  }
+}
