@@ -7,3 +7,4 @@ export { API_ROUTES, type RouteDef } from './route-table.js';
 export { errorBody, type ErrorBody } from './errors.js';
 
 export const API_VERSIONS = ['v1', 'v2'] as const;
+export { vigilPages, type PrivatePageRef, type VigilPagesOptions } from './pages/pages-router.js';

@@ -1,0 +1,260 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import type { CheckResult, Dashboard, DashboardView, Logger, PublicCheck, StatusPage, StatusPageView, Vigil } from '@vigil/core';
+import { vigilFrom } from '../router.js';
+import { badgeSvg } from './badges.js';
+import { DASHBOARD_SCRIPT, STATUS_PAGE_SCRIPT } from './client-script.js';
+import { imageSource, newNonce, pageHeaders, styleText } from './security.js';
+import { BASE_CSS, themeCss } from './styles.js';
+import { checkRunsTemplate, dashboardTemplate, messageTemplate, statusPageTemplate } from './templates.js';
+
+export interface PrivatePageRef {
+  kind: 'dashboard' | 'status-page';
+  accountId: string;
+  id: string;
+}
+
+export interface VigilPagesOptions {
+  /**
+   * Lets a viewer in to a private dashboard or status page without a dashboard key, e.g. by the
+   * host's own session. A private status page has no keys, so without this it opens to nobody.
+   */
+  authorize?: (req: Request, page: PrivatePageRef) => boolean | Promise<boolean>;
+  /** Serve `/badges/checks/{checkId}` and `/badges/groups/{groupId}`. Default true. */
+  badges?: boolean;
+  /** Answer `/` (and `/checks/{id}`) of a request whose Host is a dashboard's customDomain with that dashboard. Default true. */
+  customDomains?: boolean;
+  /** Show a page's configured logo and favicon from their own hosts. Default true; false keeps every image on this host (they are left out). */
+  externalImages?: boolean;
+  /** Seconds between reloads of a status page. Default 60; 0 never. */
+  statusPageRefresh?: number;
+  /** Where internal errors are logged. Default: Vigil's logger. */
+  logger?: Logger;
+}
+
+const STATE_ORDER = ['FAILING', 'DEGRADED', 'PENDING', 'PASSING', 'PAUSED'] as const;
+
+function resultState(r: CheckResult): string {
+  if (r.hasFailures || r.hasErrors) return 'FAILING';
+  return r.isDegraded ? 'DEGRADED' : 'PASSING';
+}
+
+function hourClass(h: { runs: number; failures: number }): string {
+  if (h.runs === 0) return 'b-none';
+  if (h.failures === 0) return 'b-ok';
+  return h.failures === h.runs ? 'b-down' : 'b-some';
+}
+
+function dayBar(day: { date: string; uptime: number | null; downMs: number }): { date: string; cls: string; label: string } {
+  if (day.uptime === null) return { date: day.date, cls: 'b-none', label: 'no data' };
+  const cls = day.downMs === 0 ? 'b-ok' : day.uptime >= 95 ? 'b-some' : 'b-down';
+  return { date: day.date, cls, label: `${day.uptime}% uptime` };
+}
+
+function presentedKey(req: Request): string | null {
+  const q = req.query.key;
+  const fromQuery = typeof q === 'string' ? q : null;
+  return fromQuery ?? req.get('x-dashboard-key') ?? null;
+}
+
+function pageNumber(raw: unknown, pages: number): number {
+  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return Math.min(Math.max(n, 1), pages);
+}
+
+/**
+ * Dashboards, status pages and badges as web pages: `app.use(vigilPages(vigil))` serves
+ * `/d/{customUrl}`, `/s/{id or url}` and `/badges/...`. Every value a user typed is escaped by
+ * the templates; each response carries a Content-Security-Policy that admits only its own inline
+ * style and script.
+ */
+export function vigilPages(source: Vigil | DependencyContainer, options: VigilPagesOptions = {}): Router {
+  const vigil = vigilFrom(source);
+  const logger = options.logger ?? vigil.deps.logger;
+  const router = express.Router();
+  const images = (...urls: (string | null)[]) => (options.externalImages === false ? urls.map(() => null) : urls);
+
+  const send = (res: Response, status: number, html: string) => res.status(status).type('html').send(html);
+
+  function message(res: Response, status: number, heading: string, text: string, askKey = false): void {
+    const nonce = newNonce();
+    pageHeaders(res, nonce, [], { private: true });
+    send(res, status, messageTemplate({ nonce, title: heading, heading, text, askKey, css: `${themeCss(undefined, true)}\n${BASE_CSS}` }));
+  }
+
+  async function mayView(req: Request, ref: PrivatePageRef, isPrivate: boolean, dashboard?: Dashboard): Promise<boolean> {
+    if (!isPrivate) return true;
+    if (dashboard && vigil.dashboards.verifyKey(dashboard, presentedKey(req))) return true;
+    return options.authorize ? !!(await options.authorize(req, ref)) : false;
+  }
+
+  async function dashboardPage(req: Request, res: Response, dashboard: Dashboard, base: string): Promise<void> {
+    if (!(await mayView(req, { kind: 'dashboard', accountId: dashboard.accountId, id: String(dashboard.id) }, dashboard.isPrivate, dashboard))) {
+      message(res, 401, 'This dashboard is private', 'Open it with one of its access keys.', true);
+      return;
+    }
+    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard);
+    const d = view.dashboard;
+    const perPage = d.paginate ? (d.checksPerPage ?? 15) : Math.max(view.checks.length, 1);
+    const pages = Math.max(1, Math.ceil(view.checks.length / perPage));
+    const page = pageNumber(req.query.page, pages);
+    const key = typeof req.query.key === 'string' ? req.query.key : null;
+    const keyQuery = key ? `?key=${encodeURIComponent(key)}` : '';
+    const link = (n: number) => {
+      const q = new URLSearchParams();
+      if (n > 1) q.set('page', String(n));
+      if (key) q.set('key', key);
+      return q.size ? `${base}?${q}` : base;
+    };
+    const [logo, favicon] = images(d.logo, d.favicon);
+    const nonce = newNonce();
+    pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: d.isPrivate });
+    send(res, 200, dashboardTemplate({
+      nonce,
+      title: d.header,
+      favicon,
+      d: { ...d, logo },
+      logoAlt: d.header,
+      css: `${themeCss(undefined, true)}\n${BASE_CSS}`,
+      customCss: styleText(d.customCSS),
+      widthClass: d.width === '960PX' ? 'w-960' : '',
+      expand: d.expandChecks,
+      runLinks: d.showCheckRunLinks,
+      runBase: base === '/' ? '' : base,
+      keyQuery,
+      incidents: view.incidents,
+      summary: STATE_ORDER.filter((s) => view.counts[s] > 0).map((state) => ({ state, count: view.counts[state] })),
+      checks: view.checks.slice((page - 1) * perPage, page * perPage).map((c: PublicCheck) => ({ ...c, hours: c.hours.map((h) => ({ ...h, cls: hourClass(h) })) })),
+      pagination: pages > 1 ? Array.from({ length: pages }, (_, i) => ({ n: i + 1, current: i + 1 === page, href: link(i + 1) })) : null,
+      generatedAt: view.generatedAt,
+      refreshSeconds: d.refreshRate,
+      data: { page, pages, refresh: d.refreshRate, rotate: d.paginate && pages > 1 ? d.paginationRate : 0 },
+      script: DASHBOARD_SCRIPT,
+    }));
+  }
+
+  async function checkRunsPage(req: Request, res: Response, dashboard: Dashboard, base: string, checkId: string): Promise<void> {
+    if (!(await mayView(req, { kind: 'dashboard', accountId: dashboard.accountId, id: String(dashboard.id) }, dashboard.isPrivate, dashboard))) {
+      message(res, 401, 'This dashboard is private', 'Open it with one of its access keys.', true);
+      return;
+    }
+    const runs = await vigil.publicPages.dashboardCheckRuns(dashboard, checkId);
+    if (!runs) {
+      message(res, 404, 'Not found', 'This dashboard shows no such check.');
+      return;
+    }
+    const key = typeof req.query.key === 'string' ? req.query.key : null;
+    const [logo, favicon] = images(dashboard.logo, dashboard.favicon);
+    const nonce = newNonce();
+    pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: dashboard.isPrivate });
+    send(res, 200, checkRunsTemplate({
+      nonce,
+      title: `${runs.check.name} · ${dashboard.header}`,
+      favicon,
+      d: { ...dashboard, logo },
+      logoAlt: dashboard.header,
+      css: `${themeCss(undefined, true)}\n${BASE_CSS}`,
+      customCss: styleText(dashboard.customCSS),
+      widthClass: dashboard.width === '960PX' ? 'w-960' : '',
+      back: `${base}${key ? `?key=${encodeURIComponent(key)}` : ''}`,
+      check: runs.check,
+      results: runs.results.map((r) => ({ ...r, state: resultState(r) })),
+    }));
+  }
+
+  function statusPageHtml(res: Response, view: StatusPageView): void {
+    const p = view.page;
+    const [logo, favicon] = images(p.logo, p.favicon);
+    const nonce = newNonce();
+    const refresh = options.statusPageRefresh ?? 60;
+    pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: p.isPrivate });
+    send(res, 200, statusPageTemplate({
+      nonce,
+      title: `${p.name} status`,
+      favicon,
+      theme: p.defaultTheme === 'AUTO' ? null : p.defaultTheme.toLowerCase(),
+      p: { ...p, logo },
+      logoAlt: p.name,
+      css: `${themeCss(p.themeColors, p.defaultTheme === 'AUTO')}\n${BASE_CSS}`,
+      state: view.state,
+      days: vigil.publicPages.uptimeDays,
+      cards: view.cards.map((c) => ({ ...c, services: c.services.map((s) => ({ ...s, bars: s.days.map(dayBar) })) })),
+      activeIncidents: view.activeIncidents,
+      pastIncidents: view.pastIncidents,
+      generatedAt: view.generatedAt,
+      refreshSeconds: refresh || null,
+      data: { auto: p.defaultTheme === 'AUTO' ? 1 : 0, refresh },
+      script: STATUS_PAGE_SCRIPT,
+    }));
+  }
+
+  async function statusPage(req: Request, res: Response, page: StatusPage): Promise<void> {
+    if (!(await mayView(req, { kind: 'status-page', accountId: page.accountId, id: page.id }, page.isPrivate))) {
+      message(res, 401, 'This status page is private', 'Sign in to the site that hosts it to see it.');
+      return;
+    }
+    statusPageHtml(res, await vigil.publicPages.statusPageView(page));
+  }
+
+  const wrap = (fn: (req: Request, res: Response, next: NextFunction) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+    fn(req, res, next).catch(next);
+  };
+
+  router.get('/d/:customUrl', wrap(async (req, res) => {
+    const dashboard = await vigil.dashboards.findPublic(String(req.params.customUrl));
+    if (!dashboard) return message(res, 404, 'Not found', 'There is no dashboard at this address.');
+    await dashboardPage(req, res, dashboard, `${req.baseUrl}/d/${encodeURIComponent(dashboard.customUrl)}`);
+  }));
+  router.get('/d/:customUrl/checks/:checkId', wrap(async (req, res) => {
+    const dashboard = await vigil.dashboards.findPublic(String(req.params.customUrl));
+    if (!dashboard) return message(res, 404, 'Not found', 'There is no dashboard at this address.');
+    await checkRunsPage(req, res, dashboard, `${req.baseUrl}/d/${encodeURIComponent(dashboard.customUrl)}`, String(req.params.checkId));
+  }));
+
+  router.get('/s/:idOrUrl', wrap(async (req, res) => {
+    const page = await vigil.publicPages.findStatusPage(String(req.params.idOrUrl));
+    if (!page) return message(res, 404, 'Not found', 'There is no status page at this address.');
+    await statusPage(req, res, page);
+  }));
+
+  if (options.badges !== false) {
+    const badge = (kind: 'checks' | 'groups') => wrap(async (req, res) => {
+      const id = String(req.params.id).replace(/\.svg$/, '');
+      const view = kind === 'checks'
+        ? await vigil.publicPages.checkBadge(id)
+        : /^\d{1,15}$/.test(id) ? await vigil.publicPages.groupBadge(Number(id)) : null;
+      const responseTime = req.query.responseTime === 'true';
+      res.set({ 'Cache-Control': 'no-cache, max-age=0', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" });
+      res.status(view ? 200 : 404).type('image/svg+xml').send(badgeSvg(view, { responseTime }));
+    });
+    router.get('/badges/checks/:id', badge('checks'));
+    router.get('/badges/groups/:id', badge('groups'));
+  }
+
+  if (options.customDomains !== false) {
+    const byDomain = async (req: Request) => (req.hostname ? vigil.storage.dashboards.findByCustomDomain(req.hostname.toLowerCase()) : null);
+    router.get('/', wrap(async (req, res, next) => {
+      const dashboard = await byDomain(req);
+      if (!dashboard) return next();
+      await dashboardPage(req, res, dashboard, req.baseUrl || '/');
+    }));
+    router.get('/checks/:checkId', wrap(async (req, res, next) => {
+      const dashboard = await byDomain(req);
+      if (!dashboard) return next();
+      await checkRunsPage(req, res, dashboard, req.baseUrl || '/', String(req.params.checkId));
+    }));
+  }
+
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A client's own mistake (an address that does not decode, say) is not an internal error.
+    const status = (err as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      if (!res.headersSent) message(res, status, 'Bad request', 'This address could not be read.');
+      return;
+    }
+    logger.error('vigil pages: internal error', { path: req.path, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    if (res.headersSent) return;
+    message(res, 500, 'Something went wrong', 'This page could not be shown. Try again in a moment.');
+  });
+  return router;
+}
