@@ -80,7 +80,7 @@ h2{font-size:1.15rem;margin:24px 0 8px;color:var(--title-font-color)}
 .s-MAINTENANCE{color:#1a5fb4}.s-PAUSED,.s-PENDING{color:var(--body-font-color-muted)}
 [data-theme=dark] .s-PASSING,[data-theme=dark] .s-OPERATIONAL{color:#81c995}[data-theme=dark] .s-FAILING,[data-theme=dark] .s-DISRUPTED{color:#f28b82}
 [data-theme=dark] .s-DEGRADED{color:#fdd663}[data-theme=dark] .s-MAINTENANCE{color:#8ab4f8}
-.figures{display:flex;gap:14px;flex-wrap:wrap;margin:6px 0 0;font-size:.9rem}
+.figures{display:grid;grid-auto-flow:column;justify-content:start;column-gap:14px;margin:6px 0 0;font-size:.9rem}
 .figures dt{color:var(--body-font-color-muted)}.figures dd{margin:0;font-weight:600}
 .figures div{display:flex;gap:4px}
 .tags{display:flex;gap:4px;flex-wrap:wrap;margin:6px 0 0;padding:0;list-style:none}
@@ -92,7 +92,8 @@ h2{font-size:1.15rem;margin:24px 0 8px;color:var(--title-font-color)}
 nav.pages ul{display:flex;gap:6px;list-style:none;padding:0;flex-wrap:wrap}
 nav.pages a,nav.pages span{display:inline-block;padding:2px 10px;border:1px solid var(--border-color);border-radius:4px}
 nav.pages [aria-current]{background:var(--primary-button-background-color);color:var(--primary-button-font-color)}
-.incident{border-left:4px solid #b3261e}.incident.resolved{border-left-color:var(--border-color)}
+.incident{border-left:4px solid #b3261e;margin:0 0 12px}
+section.card{margin:0 0 16px}.service{margin:12px 0 16px}.service h3{margin:0 0 4px;display:flex;gap:10px;align-items:center;flex-wrap:wrap}.incident.resolved{border-left-color:var(--border-color)}
 .incident ol{list-style:none;padding:0;margin:8px 0 0}.incident li{margin:0 0 8px}
 .banner{padding:14px 16px;border-radius:8px;font-weight:600;margin:16px 0;background:var(--card-background-color);border:1px solid var(--border-color)}
 table{width:100%;border-collapse:collapse;font-size:.9rem}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--border-color);vertical-align:top}
