@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import express from 'express';
 import { consoleLogger, createVigil } from '@vigil/core';
-import { vigilRouter } from '@vigil/http-express-adapter';
+import { vigilPages, vigilRouter } from '@vigil/http-express-adapter';
 import { registerAlertChannels } from '@vigil/alert-channels';
 import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
 import { registerTcpRunner } from '@vigil/runner-tcp';
@@ -73,6 +73,8 @@ const app = express();
 
 // Vigil's API: its own body parser, rate limit and error handler apply only under /api.
 app.use('/api', vigilRouter(vigil));
+// Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
+app.use(vigilPages(vigil));
 
 // The host's own routes, parser and error handler.
 app.use(express.json({ limit: '100kb' }));
@@ -93,11 +95,52 @@ app.use((err, _req, res, _next) => {
 // The engine runs the checks in this process: on schedule, and when a session is triggered.
 await vigil.start();
 
-const server = app.listen(port, () => {
+/**
+ * The host's own monitoring, made on the first start (VIGIL_EXAMPLE_PAGES=false skips it): a TCP
+ * check of its own HTTP port, a dashboard of every check of the account, and a status page whose
+ * service the check opens an incident on when it fails (triggerIncident). Later starts only point
+ * the check at the port the host listens on now.
+ */
+async function ownMonitoring(actualPort) {
+  const idFile = join(stateDir, 'example-check-id');
+  if (existsSync(idFile)) {
+    const id = readFileSync(idFile, 'utf8').trim();
+    await vigil.checks.update(account.id, id, { request: { hostname: '127.0.0.1', port: actualPort } }).catch(() => {});
+    return;
+  }
+  const service = await vigil.services.create(account.id, { name: 'Example host' });
+  const check = await vigil.checks.create(account.id, 'TCP', {
+    name: 'example host: HTTP port',
+    request: { hostname: '127.0.0.1', port: actualPort },
+    frequency: 1,
+    tags: ['example'],
+    triggerIncident: { serviceId: service.id, name: 'Example host unreachable', description: '', notifySubscribers: false },
+  });
+  if (!(await vigil.dashboards.findPublic('example'))) {
+    await vigil.dashboards.create(account.id, {
+      header: 'Example host', description: 'Every check of this host, live', customUrl: 'example',
+      expandChecks: true, showCheckRunLinks: true, enableIncidents: true,
+    });
+  }
+  if (!(await vigil.publicPages.findStatusPage('example'))) {
+    await vigil.statusPages.create(account.id, {
+      name: 'Example host', url: 'example', description: 'Is the example host up?', cards: [{ name: 'Services', serviceIds: [service.id] }],
+    });
+  }
+  writeFileSync(idFile, check.id);
+}
+
+const server = app.listen(port, async () => {
   const { port: actual } = server.address();
+  if (process.env.VIGIL_EXAMPLE_PAGES !== 'false') {
+    await ownMonitoring(actual).catch((err) => console.error('The example dashboard and status page could not be made:', err.message));
+  }
   const key = process.env.VIGIL_API_KEY ? '$VIGIL_API_KEY' : `$(cat ${join(stateDir, 'api-key')})`;
-  console.log(`Example host listening on http://localhost:${actual}`);
+  if (process.env.VIGIL_EXAMPLE_PAGES !== 'false') {
+    console.log(`Dashboard: http://localhost:${actual}/d/example   Status page: http://localhost:${actual}/s/example`);
+  }
   console.log(`Try: curl -H "Authorization: Bearer ${key}" -H "x-service-account: ${account.id}" http://localhost:${actual}/api/v1/checks`);
+  console.log(`Example host listening on http://localhost:${actual}`);
 });
 
 let stopping = false;

@@ -86,7 +86,8 @@ describe('example express host', () => {
       const check = (await created.json()) as { id: string };
       const statuses = await fetch(`${first.base}/api/v1/check-statuses`, { headers });
       expect(statuses.status).toBe(200);
-      expect(((await statuses.json()) as { checkId: string }[]).map((s) => s.checkId)).toEqual([check.id]);
+      // Beside it, the host's own check of its HTTP port, made on the first start.
+      expect(((await statuses.json()) as { checkId: string; name: string }[]).map((s) => s.name).sort()).toEqual(['example host: HTTP port', 'orders-db']);
       const unauthorized = await fetch(`${first.base}/api/v1/checks`);
       expect(unauthorized.status).toBe(401);
       expect(readFileSync(join(dir, 'state', 'api-key'), 'utf8')).toBe(key);
@@ -101,7 +102,7 @@ describe('example express host', () => {
       const key = readFileSync(join(dir, 'state', 'api-key'), 'utf8');
       const account = readFileSync(join(dir, 'state', 'account-id'), 'utf8');
       const list = await fetch(`${second.base}/api/v1/checks`, { headers: { authorization: `Bearer ${key}`, 'x-service-account': account } });
-      expect(((await list.json()) as { name: string }[]).map((c) => c.name)).toEqual(['orders-db']);
+      expect(((await list.json()) as { name: string }[]).map((c) => c.name)).toEqual(['example host: HTTP port', 'orders-db']);
     } finally {
       await stop(second);
     }
@@ -183,6 +184,44 @@ describe('example express host: checks run end to end', () => {
     } finally {
       echo.close();
       receiver?.close();
+      await stop(r);
+    }
+  }, 60_000);
+
+  it('serves a dashboard and a status page of its own checks; a failing check opens an incident there', async () => {
+    const r = await start({ VIGIL_STATE_DIR: join(dir, 'state-pages'), VIGIL_DB: join(dir, 'pages.sqlite') });
+    try {
+      expect(r.output).toContain('/d/example');
+      const api = client(r);
+      const own = (await api('GET', '/v1/checks')).body.find((c: { name: string }) => c.name === 'example host: HTTP port');
+      expect(own.request.port).toBe(Number(new URL(r.base).port));
+      expect((await triggerAndWait(api, own.id)).status).toBe('PASSED');
+      const dashboard = await fetch(`${r.base}/d/example`);
+      expect(dashboard.status).toBe(200);
+      const html = await dashboard.text();
+      expect(html).toMatch(new RegExp(`data-check="${own.id}" data-state="PASSING"`));
+      expect(html).toContain('example host: HTTP port');
+
+      // A check of a closed port that names the page's service fails and opens an incident on it.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const serviceId = (await api('GET', '/v1/status-pages/services')).body.entries[0].id;
+      const down = await api('POST', '/v1/checks/tcp', {
+        name: 'orders-db', request: { hostname: '127.0.0.1', port }, frequency: 60,
+        triggerIncident: { serviceId, name: 'Orders database down', description: 'Orders cannot be stored', notifySubscribers: false },
+      });
+      expect(down.status).toBe(201);
+      expect((await triggerAndWait(api, down.body.id)).status).toBe('FAILED');
+      const status = await (await fetch(`${r.base}/s/example`)).text();
+      expect(status).toContain('data-overall="DISRUPTED"');
+      expect(status).toContain('Orders database down');
+      expect(status).toContain('Orders cannot be stored');
+      const badge = await fetch(`${r.base}/badges/checks/${down.body.id}`);
+      expect(badge.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(await badge.text()).toContain('failing');
+    } finally {
       await stop(r);
     }
   }, 60_000);
