@@ -16,23 +16,9 @@ import {
 } from '../src/rules/alerting.js';
 import { maintenanceEffect } from '../src/rules/maintenance.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
+import { alertSettings, DEGRADED, ERROR, FAIL, PASS } from './alert-fixtures.js';
 
-const PASS: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: false };
-const FAIL: RunOutcomeInput = { hasFailures: true, hasErrors: false, isDegraded: false };
-const ERROR: RunOutcomeInput = { hasFailures: false, hasErrors: true, isDegraded: false };
-const DEGRADED: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: true };
-
-// The defaults of DECISIONS.md "alertSettings".
-function settings(overrides: Partial<AlertSettingsInput> = {}): AlertSettingsInput {
-  return {
-    escalationType: 'RUN_BASED',
-    runBasedEscalation: { failedRunThreshold: 1 },
-    timeBasedEscalation: { minutesFailingThreshold: 5 },
-    reminders: { amount: 0, interval: 5 },
-    parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-    ...overrides,
-  };
-}
+const settings = alertSettings;
 
 /** Drives one check through the rules, a run per `runs` entry, `everyMs` apart on a fake clock. */
 class Driver {

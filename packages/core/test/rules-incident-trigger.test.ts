@@ -10,21 +10,9 @@ import {
 } from '../src/rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction, type IncidentTriggerAction } from '../src/rules/incident-trigger.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
+import { alertSettings, DEGRADED, FAIL, PASS } from './alert-fixtures.js';
 
-const PASS: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: false };
-const FAIL: RunOutcomeInput = { hasFailures: true, hasErrors: false, isDegraded: false };
-const DEGRADED: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: true };
-
-function settings(overrides: Partial<AlertSettingsInput> = {}): AlertSettingsInput {
-  return {
-    escalationType: 'RUN_BASED',
-    runBasedEscalation: { failedRunThreshold: 1 },
-    timeBasedEscalation: { minutesFailingThreshold: 5 },
-    reminders: { amount: 0, interval: 5 },
-    parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-    ...overrides,
-  };
-}
+const settings = alertSettings;
 
 /** Drives one check with a triggerIncident through the rules, as the engine does; OPEN stores a new id. */
 class Driver {

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
