@@ -5,7 +5,7 @@ import type { CheckStatus } from '../model/check-status.js';
 import type { Dashboard } from '../model/dashboard.js';
 import type { IncidentUpdateStatus } from '../model/incident.js';
 import type { StatusPage, StatusPageIncidentEntry } from '../model/status-page.js';
-import { dailyUptime, overallUptime, type UptimeDay } from '../rules/uptime.js';
+import { dailyUptime, overallUptime, type DownSpan, type UptimeDay } from '../rules/uptime.js';
 import type { ServiceDeps } from './deps.js';
 import type { StatusPageIncidentService } from './status-page-incidents.js';
 
@@ -114,14 +114,34 @@ export interface PublicPageOptions {
   pastIncidents?: number;
 }
 
-function stateOf(check: Check, status: CheckStatus | undefined): PublicCheckState {
-  if (!check.activated) return 'PAUSED';
+function stateOf(check: Check, status: CheckStatus | undefined, group?: CheckGroup): PublicCheckState {
+  if (!check.activated || group?.activated === false) return 'PAUSED';
   if (!status || !status.lastCheckRunId) return 'PENDING';
   if (status.hasFailures || status.hasErrors) return 'FAILING';
   return status.isDegraded ? 'DEGRADED' : 'PASSING';
 }
 
 const rank = (s: PublicCheckState) => PUBLIC_CHECK_STATES.indexOf(s);
+
+/**
+ * When an incident had the service down, by the public times of its updates (oldest first): a
+ * RESOLVED update closes a span, any other opens one; a span still open runs on (end null). An
+ * incident resolved and later reopened is down only while open.
+ */
+function downSpans(entry: StatusPageIncidentEntry): DownSpan[] {
+  const spans: DownSpan[] = [];
+  let open: number | null = null;
+  const updates = [...entry.incidentUpdates].sort((a, b) => Date.parse(a.publicIncidentUpdateDate) - Date.parse(b.publicIncidentUpdateDate));
+  for (const u of updates) {
+    const at = Date.parse(u.publicIncidentUpdateDate);
+    if (u.status === 'RESOLVED') {
+      if (open !== null) spans.push({ start: open, end: at });
+      open = null;
+    } else open ??= at;
+  }
+  if (open !== null) spans.push({ start: open, end: null });
+  return spans;
+}
 const round = (n: number | null | undefined) => (n === null || n === undefined ? null : Math.round(n));
 
 /** A check on a dashboard: it carries one of the tags (all of them with the AND operator); no tags shows every check. */
@@ -214,7 +234,7 @@ export class PublicPageService {
         id: c.id,
         name: c.name,
         checkType: c.checkType,
-        state: stateOf(c, status),
+        state: stateOf(c, status, c.groupId === null ? undefined : groupById.get(c.groupId)),
         groupName: c.groupId === null ? null : (groupById.get(c.groupId)?.name ?? null),
         tags: c.tags,
         avg: round(agg?.values.avg),
@@ -301,12 +321,7 @@ export class PublicPageService {
       const open = mine.filter((e) => e.status !== 'RESOLVED');
       const state: ServiceState = open.some((e) => e.status !== 'MAINTENANCE') ? 'DISRUPTED' : open.length ? 'MAINTENANCE' : 'OPERATIONAL';
       // Planned maintenance (an incident opened as MAINTENANCE) is not downtime.
-      const spans = mine
-        .filter((e) => e.incidentUpdates.at(-1)?.status !== 'MAINTENANCE')
-        .map((e) => ({
-          start: Math.min(Date.parse(e.created_at), ...e.incidentUpdates.map((u) => Date.parse(u.publicIncidentUpdateDate))),
-          end: e.stoppedAt ? Date.parse(e.stoppedAt) : null,
-        }));
+      const spans = mine.filter((e) => e.incidentUpdates.at(-1)?.status !== 'MAINTENANCE').flatMap(downSpans);
       const since = Date.parse(service.created_at);
       const history = dailyUptime(spans, { days, now, since });
       publicServices.set(id, { id, name: service.name, state, uptime: overallUptime(history, { now, since }), days: history });
@@ -325,7 +340,9 @@ export class PublicPageService {
   /** A check's badge, by its id alone (ids are random UUIDs). */
   async checkBadge(checkId: string): Promise<BadgeView | null> {
     const check = await this.storage.checks.findAnywhere(checkId);
-    return check ? this.badge(check.accountId, [check]) : null;
+    if (!check) return null;
+    const group = check.groupId === null ? null : await this.storage.checkGroups.get(check.accountId, check.groupId);
+    return this.badge(check.accountId, [check], group?.activated === false);
   }
 
   /** A group's badge: the worst state of its active checks, their average response time. */
