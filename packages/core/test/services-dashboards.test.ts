@@ -209,12 +209,25 @@ describe('private dashboard keys', () => {
   });
 });
 
-describe('DashboardService.findPublic', () => {
-  it('finds a dashboard of any account by customUrl or customDomain', async () => {
+describe('DashboardService.findPublic and findByDomain', () => {
+  it('find a dashboard of any account by customUrl, or by customDomain, never one by the other', async () => {
     const { dashboards } = setup();
     const d = await dashboards.create(ACCOUNT_B, { header: 'Ops', customUrl: 'acme', customDomain: 'status.acme.com' });
     expect((await dashboards.findPublic('ACME'))?.id).toBe(d.id);
-    expect((await dashboards.findPublic('status.acme.com'))?.id).toBe(d.id);
+    expect(await dashboards.findPublic('status.acme.com')).toBeNull();
+    expect((await dashboards.findByDomain('Status.Acme.com'))?.id).toBe(d.id);
+    expect(await dashboards.findByDomain('acme')).toBeNull();
     expect(await dashboards.findPublic('nobody')).toBeNull();
+  });
+
+  it('a customDomain is unique across accounts and needs a dot; a refused one changes nothing', async () => {
+    const { dashboards, storage } = setup();
+    const mine = await dashboards.create(ACCOUNT_A, { header: 'Mine', customDomain: 'status.acme.com' });
+    await expect(dashboards.create(ACCOUNT_B, { header: 'Theirs', customDomain: 'STATUS.acme.com' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const theirs = await dashboards.create(ACCOUNT_B, { header: 'Theirs' });
+    await expect(dashboards.update(ACCOUNT_B, theirs.id, { customDomain: 'status.acme.com' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(dashboards.create(ACCOUNT_B, { header: 'Bare', customDomain: 'localhost' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect((await storage.dashboards.get(ACCOUNT_B, theirs.id))?.customDomain).toBeNull();
+    expect((await dashboards.update(ACCOUNT_A, mine.id, { header: 'Mine again' })).customDomain).toBe('status.acme.com');
   });
 });

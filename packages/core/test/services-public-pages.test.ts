@@ -210,14 +210,15 @@ describe('PublicPageService.dashboardView', () => {
     const expanded = await vigil.publicPages.dashboardView(await addDashboard(a, { expandChecks: true }));
     const hours = expanded.checks[0]!.hours;
     expect(hours).toHaveLength(24);
-    // From 2026-04-30T12:00Z (24 h before now) to the hour starting 11:00 today.
-    expect(hours[0]!.start).toBe('2026-04-30T12:00:00.000Z');
-    expect(hours[23]!.start).toBe('2026-05-01T11:00:00.000Z');
-    expect(hours.every((h, i) => h.start === new Date(Date.parse('2026-04-30T12:00:00.000Z') + i * HOUR).toISOString())).toBe(true);
-    expect(hours[1]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0 });
-    // 02:00 today is 14 hours after the first hour.
-    expect(hours[14]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1 });
-    expect(hours[23]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1 });
+    // The 24 clock hours up to the current one: now is 12:00 sharp, so 13:00 yesterday to 12:00 today.
+    expect(hours[0]!.start).toBe('2026-04-30T13:00:00.000Z');
+    expect(hours[23]!.start).toBe('2026-05-01T12:00:00.000Z');
+    expect(hours.every((h, i) => h.start === new Date(Date.parse('2026-04-30T13:00:00.000Z') + i * HOUR).toISOString())).toBe(true);
+    expect(hours[0]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0 });
+    // 02:00 today is 13 hours after the first hour.
+    expect(hours[13]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1 });
+    expect(hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1 });
+    expect(hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 0, failures: 0 });
     expect(hours.filter((h) => h.runs > 0).map((h) => h.start)).toEqual([
       '2026-04-30T13:00:00.000Z', '2026-05-01T02:00:00.000Z', '2026-05-01T11:00:00.000Z',
     ]);
@@ -384,6 +385,39 @@ describe('PublicPageService.findStatusPage', () => {
 });
 
 describe('PublicPageService.statusPageView', () => {
+  it('an incident resolved with a public date before an earlier update\'s is closed all the same', async () => {
+    const { vigil, a, clock } = await setup('2026-05-01T00:00:00.000Z', { uptimeDays: 3 });
+    const api = await vigil.services.create(a, { name: 'API' });
+    const page = await vigil.statusPages.create(a, { name: 'Acme', url: 'acme', cards: [{ name: 'Core', serviceIds: [api.id] }] });
+    clock.set('2026-05-01T12:00:00.000Z');
+    const i = await vigil.statusPageIncidents.create(a, { name: 'Down', serviceIds: [api.id], incidentUpdate: { description: 'x', publicIncidentUpdateDate: '2026-05-01T09:00:00Z' } });
+    await vigil.statusPageIncidents.addUpdate(a, i.id, { description: 'watching', status: 'MONITORING', publicIncidentUpdateDate: '2026-05-01T11:00:00Z' });
+    await vigil.statusPageIncidents.addUpdate(a, i.id, { description: 'fixed', status: 'RESOLVED', publicIncidentUpdateDate: '2026-05-01T10:30:00Z' });
+    clock.set('2026-05-03T12:00:00.000Z');
+    const view = await vigil.publicPages.statusPageView((await vigil.storage.statusPages.get(a, page.id))!);
+    const days = view.cards[0]!.services[0]!.days;
+    // Down 09:00-10:30 on May 1, a day observed from 00:00 (created) to its end: 1.5 h of 24 h down.
+    expect(days.map((d) => [d.date, d.uptime])).toEqual([['2026-05-01', 93.75], ['2026-05-02', 100], ['2026-05-03', 100]]);
+    expect(view.cards[0]!.services[0]!.state).toBe('OPERATIONAL');
+  });
+
+  it('an incident opened long ago and still open counts, behind any number of newer ones', async () => {
+    const { vigil, a, clock } = await setup('2026-01-01T00:00:00.000Z');
+    const api = await vigil.services.create(a, { name: 'API' });
+    const page = await vigil.statusPages.create(a, { name: 'Acme', url: 'acme', cards: [{ name: 'Core', serviceIds: [api.id] }] });
+    await vigil.statusPageIncidents.create(a, { name: 'Long open', serviceIds: [api.id], incidentUpdate: { description: 'x', status: 'IDENTIFIED' } });
+    // A full batch of newer ones, all resolved before the 90 days shown.
+    clock.set('2026-01-02T00:00:00.000Z');
+    for (let n = 0; n < 120; n++) {
+      const i = await vigil.statusPageIncidents.create(a, { name: `short ${n}`, serviceIds: [api.id], incidentUpdate: { description: 'x' } });
+      await vigil.statusPageIncidents.addUpdate(a, i.id, { description: 'y', status: 'RESOLVED' });
+    }
+    clock.set('2026-04-20T00:00:00.000Z');
+    const view = await vigil.publicPages.statusPageView((await vigil.storage.statusPages.get(a, page.id))!);
+    expect(view.activeIncidents.map((e) => e.name)).toEqual(['Long open']);
+    expect(view.state).toBe('DISRUPTED');
+  });
+
   /**
    * A history from 2026-05-01T00:00Z (when the services are created) to now, 2026-05-03T12:00Z,
    * shown over 4 days (2026-04-30 .. 2026-05-03):
@@ -581,9 +615,17 @@ describe('PublicPageService.statusPageView', () => {
 });
 
 describe('PublicPageService badges', () => {
+  /** Badges show only what a public dashboard shows: here one of every check, in both accounts. */
+  async function setupPublished() {
+    const s = await setup();
+    await s.addDashboard(s.a, { tags: [], isPrivate: false });
+    await s.addDashboard(s.b, { tags: [], isPrivate: false });
+    return s;
+  }
+
   it('checkBadge: the check\'s state and its average response time over the last 24 hours; null for an unknown id', async () => {
     // now: 2026-05-01T12:00Z
-    const { vigil, a, b, addCheck, setStatus, addResults } = await setup();
+    const { vigil, a, b, addCheck, setStatus, addResults } = await setupPublished();
     const api = await addCheck(a, { name: 'api' });
     await setStatus(a, api.id);
     await addResults(a, api.id, [
@@ -618,7 +660,7 @@ describe('PublicPageService badges', () => {
   });
 
   it('groupBadge: the worst state of the group\'s active checks and the average response time of their runs', async () => {
-    const { vigil, a, addGroup, addCheck, setStatus, addResults } = await setup();
+    const { vigil, a, addGroup, addCheck, setStatus, addResults } = await setupPublished();
     const g = await addGroup(a, { name: 'G' });
     const passing = await addCheck(a, { name: 'passing', groupId: g.id });
     const degraded = await addCheck(a, { name: 'degraded', groupId: g.id });
@@ -655,7 +697,7 @@ describe('PublicPageService badges', () => {
   });
 
   it('groupBadge is PAUSED for a deactivated group or one whose checks are all deactivated; null for an unknown id', async () => {
-    const { vigil, a, addGroup, addCheck, setStatus, addResults } = await setup();
+    const { vigil, a, addGroup, addCheck, setStatus, addResults } = await setupPublished();
     const paused = await addGroup(a, { name: 'paused', activated: false });
     const c = await addCheck(a, { groupId: paused.id });
     await setStatus(a, c.id, { hasFailures: true });
@@ -673,7 +715,7 @@ describe('PublicPageService badges', () => {
   });
 
   it('a check of a deactivated group is PAUSED on dashboards and on its own badge, whatever its last status', async () => {
-    const { vigil, a, addGroup, addCheck, setStatus, addDashboard } = await setup();
+    const { vigil, a, addGroup, addCheck, setStatus, addDashboard } = await setupPublished();
     const paused = await addGroup(a, { name: 'paused', activated: false });
     const c = await addCheck(a, { name: 'in paused group', groupId: paused.id });
     await setStatus(a, c.id, { hasFailures: true });

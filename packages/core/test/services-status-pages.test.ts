@@ -112,6 +112,14 @@ describe('StatusPageService', () => {
     expect((await pages.findPublic('ACME'))?.id).toBe(page.id);
     expect(await pages.findPublic('nobody')).toBeNull();
   });
+
+  it('a url may not have the form of an id, so no page can answer at another page\'s /s/{id}', async () => {
+    const { pages, storage } = setup();
+    const page = await pages.create(ACCOUNT_A, { name: 'Acme', url: 'acme' });
+    expect(await keys(pages.create(ACCOUNT_B, { name: 'Fake', url: page.id }))).toEqual(['url']);
+    expect(await keys(pages.update(ACCOUNT_A, page.id, { url: '0B5E6C4A-1F2D-4C3B-9A8E-7D6C5B4A3F2E' }))).toEqual(['url']);
+    expect(await storage.raw.dump('status_pages')).toHaveLength(1);
+  });
 });
 
 describe('ServiceCatalog', () => {

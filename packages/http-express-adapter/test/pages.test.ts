@@ -1,12 +1,13 @@
 import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiHarness } from './support/harness.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BACKENDS, dropPostgresSchema, type ApiHarness } from './support/harness.js';
 import { MIXED, pagesHarness, percentile, seedChecks } from './support/pages.js';
 
 let h: ApiHarness;
 afterEach(async () => {
   await h?.close();
 });
+afterAll(dropPostgresSchema);
 
 const anon = () => request(h.app);
 
@@ -122,6 +123,8 @@ describe('dashboard pages', () => {
     expect(withQuery.headers['referrer-policy']).toBe('no-referrer');
     const withHeader = await anon().get('/d/internal').set('x-dashboard-key', key);
     expect(withHeader.status).toBe(200);
+    // An empty ?key= does not hide the header's key.
+    expect((await anon().get('/d/internal?key=').set('x-dashboard-key', key)).status).toBe(200);
   });
 
   it('the host may let its own viewers in to a private dashboard', async () => {
@@ -160,7 +163,7 @@ describe('dashboard pages', () => {
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1]!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain(`style-src 'nonce-${nonce}'`);
-    expect(csp).toContain("img-src 'self' data: https://cdn.example.com/a/logo.png https://icons.example.org/f.ico");
+    expect(csp).toContain('img-src data: https://cdn.example.com/a/logo.png https://icons.example.org/f.ico');
     expect(decoded(res.text)).toContain(`<script nonce="${nonce}">`);
     expect(res.text).toContain('alt="Logo"');
     expect([...decoded(res.text).matchAll(/(?:src|href)="(https?:[^"]+)"/g)].map((m) => m[1])).toEqual([
@@ -173,7 +176,7 @@ describe('dashboard pages', () => {
     h = await pagesHarness({ externalImages: false });
     await dashboard({ header: 'Logo', customUrl: 'logo', logo: 'https://cdn.example.com/a/logo.png', favicon: 'https://icons.example.org/f.ico' });
     const strict = await anon().get('/d/logo');
-    expect(strict.headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect(strict.headers['content-security-policy']).toContain('img-src data:;');
     expect(strict.text).not.toMatch(/(src|href)="https?:/);
   });
 
@@ -193,25 +196,64 @@ describe('dashboard pages', () => {
     expect(page.text).toMatch(/major impact · identified/);
     expect(page.text.indexOf('A bad deploy')).toBeLessThan(page.text.indexOf('Looking into it'));
     expect((await anon().get('/d/off')).text).not.toContain('Elsewhere');
+    // One announced for tomorrow is listed as upcoming, after the active one, not as active.
+    await h.a.post('/api/v1/incidents', {
+      name: 'Planned upgrade', impact: 'MAINTENANCE', dashboardId: on.id, startedAt: '2026-05-02T08:00:00Z',
+      incidentUpdates: [{ status: 'MAINTENANCE', description: 'Database upgrade' }],
+    });
+    const again = (await anon().get('/d/on')).text;
+    expect(again).toMatch(/maintenance impact · starts 2026-05-02 08:00 UTC/);
+    expect(again.indexOf('Checkout slow')).toBeLessThan(again.indexOf('Planned upgrade'));
   });
 
-  it('answer by customDomain at the root when the host routes that domain here', async () => {
-    h = await pagesHarness();
+  it('answer by customDomain at the root only when the host turns that on, for the hostnames it allows', async () => {
+    h = await pagesHarness({ customDomains: (hostname) => hostname.endsWith('.shop.test') });
     await seedChecks(h, ['PASSING']);
     await dashboard({ header: 'Domain board', customUrl: 'dom', customDomain: 'status.shop.test' });
+    await dashboard({ header: 'Claimed host', customUrl: 'claim', customDomain: 'vigil.example.com' });
     const res = await anon().get('/').set('Host', 'status.shop.test');
     expect(res.status).toBe(200);
     expect(res.text).toContain('Domain board');
     expect((await anon().get('/').set('Host', 'other.test')).status).toBe(404);
+    // A domain the host does not allow is not served, whatever an account claimed.
+    expect((await anon().get('/').set('Host', 'vigil.example.com')).status).toBe(404);
+    // Nor is a customDomain reachable under /d/.
+    expect((await anon().get('/d/status.shop.test')).status).toBe(404);
+    await h.close();
+    h = await pagesHarness();
+    await dashboard({ header: 'Domain board', customUrl: 'dom', customDomain: 'status.shop.test' });
+    expect((await anon().get('/').set('Host', 'status.shop.test')).status).toBe(404);
   });
 
-  it('answer unknown or odd addresses with a page, never a 5xx', async () => {
-    h = await pagesHarness();
-    for (const path of ['/d/nope', '/d/%E0%A4%A', '/d/' + 'a'.repeat(3000), '/s/nope', '/s/%00', '/d/nope/checks/x']) {
+  it('limit requests per client address', async () => {
+    h = await pagesHarness({ rateLimit: { limit: 3, windowMs: 60_000 } });
+    await dashboard({ header: 'Busy', customUrl: 'busy' });
+    for (let i = 0; i < 3; i++) expect((await anon().get('/d/busy')).status).toBe(200);
+    const limited = await anon().get('/d/busy');
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('Too many requests');
+    expect((await anon().get('/s/any')).status).toBe(429);
+  });
+
+  it.each(BACKENDS)('answer unknown or odd addresses with a page, never a 5xx (%s)', async (backend) => {
+    h = await pagesHarness({}, backend);
+    await dashboard({ header: 'Pub', customUrl: 'pub', showCheckRunLinks: true });
+    const paths = [
+      '/d/nope', '/d/%E0%A4%A', '/d/' + 'a'.repeat(3000), '/s/nope', '/s/%00', '/d/nope/checks/x', '/d/%00', '/d/a%00b',
+      '/d/pub/checks/%00', '/badges/checks/%00', '/badges/groups/999999999999999', '/badges/groups/2147483648',
+    ];
+    for (const path of paths) {
       const res = await anon().get(path);
       expect(res.status, path).toBeGreaterThanOrEqual(400);
       expect(res.status, path).toBeLessThan(500);
     }
+    expect((await anon().get('/d/pub?page[]=1&key=a&key=b')).status).toBe(200);
+    // The API on the same store: an id past int4 or a NUL is not found, NUL text in a body is refused by name.
+    expect((await h.a.get('/api/v2/check-groups/9999999999')).status).toBe(404);
+    expect((await h.a.get('/api/v1/dashboards/9999999999')).status).toBe(404);
+    expect((await h.a.get('/api/v1/checks/%00')).status).toBe(404);
+    const nul = await h.a.post('/api/v1/status-pages/services', { name: 'a\u0000b' });
+    expect(nul.status).toBeLessThan(500);
   });
 });
 
@@ -299,6 +341,11 @@ describe('badges', () => {
   it('show a check\'s and a group\'s state or response time as SVG, without names', async () => {
     h = await pagesHarness();
     const [failing, passing] = await seedChecks(h, ['FAILING', 'PASSING'], (i) => `named-${i}`);
+    // Until a public dashboard shows a check, its badge is not served.
+    expect((await svg(`/badges/checks/${passing!.id}`)).status).toBe(404);
+    await dashboard({ header: 'Private', customUrl: 'private', isPrivate: true });
+    expect((await svg(`/badges/checks/${passing!.id}`)).status).toBe(404);
+    await dashboard({ header: 'Public', customUrl: 'public', tags: ['web'] });
     const check = await svg(`/badges/checks/${passing!.id}`);
     expect(check.status).toBe(200);
     expect(check.type).toMatch(/^image\/svg\+xml/);
@@ -319,9 +366,24 @@ describe('badges', () => {
     }
   });
 
+  it('of a group serve only the checks a public dashboard shows, so another account\'s ids reveal nothing', async () => {
+    h = await pagesHarness();
+    await seedChecks(h, ['FAILING', 'PASSING']);
+    const mine = (await h.a.get('/api/v1/check-groups')).body[0].id;
+    const theirs = await h.b.post('/api/v2/check-groups', { name: 'B group' });
+    expect((await svg(`/badges/groups/${mine}`)).status).toBe(404);
+    expect((await svg(`/badges/groups/${theirs.body.id}`)).status).toBe(404);
+    // A dashboard of the tag `api` shows check 1 (passing) only; the group's failing check 0 stays hidden.
+    await dashboard({ header: 'Api', customUrl: 'api-board', tags: ['api'] });
+    expect((await svg(`/badges/groups/${mine}`)).status).toBe(404);
+    await dashboard({ header: 'Grouped', customUrl: 'grouped', tags: ['grouped'] });
+    expect((await svg(`/badges/groups/${mine}`)).text).toContain('failing');
+  });
+
   it('can be turned off', async () => {
     h = await pagesHarness({ badges: false });
     const [c] = await seedChecks(h, ['PASSING']);
+    await dashboard({ header: 'Public', customUrl: 'public' });
     expect((await anon().get(`/badges/checks/${c!.id}`)).status).toBe(404);
   });
 });

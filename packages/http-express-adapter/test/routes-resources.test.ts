@@ -1054,7 +1054,9 @@ describe.each(BACKENDS)('resource routes on %s', (backend) => {
         name: 'Slow API',
         id: expect.stringMatching(UUID_RE),
         services: [api],
-        incidentUpdates: [{ description: 'Investigating latency', id: expect.stringMatching(UUID_RE), created_at: T0, publicIncidentUpdateDate: T0, notifySubscribers: false }],
+        incidentUpdates: [{ description: 'Investigating latency', id: expect.stringMatching(UUID_RE), status: 'INVESTIGATING', created_at: T0, publicIncidentUpdateDate: T0, notifySubscribers: false }],
+        status: 'INVESTIGATING',
+        stoppedAt: null,
         created_at: T0,
         duration: 0,
         updated_at: null,
@@ -1062,14 +1064,14 @@ describe.each(BACKENDS)('resource routes on %s', (backend) => {
       h.clock.advance(60_000);
       const t1 = new Date(T0_MS + 60_000).toISOString();
       const updated = await created(h.a.post(`/api/v1/status-pages/incidents/${incident.id}/updates`, {
-        description: 'Fix deployed', notifySubscribers: true, publicIncidentUpdateDate: '2026-05-01T12:30:00+00:00',
+        description: 'Fix deployed', notifySubscribers: true, publicIncidentUpdateDate: '2026-05-01T12:30:00+00:00', status: 'RESOLVED',
       }));
-      expect(updated).toMatchObject({ id: incident.id, name: 'Slow API', services: [api], created_at: T0, updated_at: t1 });
-      expect(updated.duration).toBeGreaterThan(0);
+      expect(updated).toMatchObject({ id: incident.id, name: 'Slow API', services: [api], created_at: T0, updated_at: t1, status: 'RESOLVED', stoppedAt: t1 });
+      expect(updated.duration).toBe(60_000);
       expect(updated.incidentUpdates).toHaveLength(2);
       expect(updated.incidentUpdates).toEqual(expect.arrayContaining([
         incident.incidentUpdates[0],
-        { description: 'Fix deployed', id: expect.stringMatching(UUID_RE), created_at: t1, publicIncidentUpdateDate: '2026-05-01T12:30:00.000Z', notifySubscribers: true },
+        { description: 'Fix deployed', id: expect.stringMatching(UUID_RE), status: 'RESOLVED', created_at: t1, publicIncidentUpdateDate: '2026-05-01T12:30:00.000Z', notifySubscribers: true },
       ]));
       const listed = await ok(h.a.get('/api/v1/status-pages/incidents'));
       expect(listed).toEqual({ length: 1, entries: [updated], nextId: null });

@@ -25,6 +25,18 @@ export interface TableContext {
  * A table of JSON documents with the columns queries filter by. Every account-scoped read and
  * write carries `account_id` in its WHERE clause.
  */
+/**
+ * Whether a lookup value can match a stored row at all. PostgreSQL refuses a NUL character in
+ * text and an integer past int4 outright (an error, not "no rows"); no stored key holds either,
+ * so such a lookup finds nothing without asking.
+ */
+function storable(value: unknown): boolean {
+  return typeof value !== 'string' || !value.includes('\0');
+}
+
+/** Numeric ids are int4 (`increments`). */
+const idInRange = (id: unknown) => typeof id !== 'number' || (Number.isSafeInteger(id) && Math.abs(id) <= 2_147_483_647);
+
 export class DocTable<T extends { id: string | number }> {
   readonly table: string;
 
@@ -81,6 +93,7 @@ export class DocTable<T extends { id: string | number }> {
   }
 
   async get(accountId: string | null, id: string | number): Promise<T | null> {
+    if (!storable(id) || (accountId !== null && !storable(accountId)) || (this.spec.numericId && !idInRange(id))) return null;
     return this.run(async () => {
       // The hottest read of the API, as one fixed statement: no query building per call.
       const scoped = !this.spec.global && accountId !== null;
@@ -115,6 +128,9 @@ export class DocTable<T extends { id: string | number }> {
 
   /** Rows of an account matching column values, in creation order. */
   async where(accountId: string | null, filter: Row = {}, trx?: Knex.Transaction): Promise<T[]> {
+    const values = Object.values(filter).flat();
+    if ((accountId !== null && !storable(accountId)) || !values.every(storable)) return [];
+    if (this.spec.numericId && filter.id !== undefined && ![filter.id].flat().every(idInRange)) return [];
     return this.run(async () => {
       const base = trx ? (this.spec.global || accountId === null ? trx(this.table) : trx(this.table).where('account_id', accountId)) : this.query(accountId);
       const q = this.order(base);

@@ -11,7 +11,7 @@ const dashboardEntries = {
   header: NonEmptyStringSchema,
   // Optional: the service derives one from the dashboardId when absent.
   customUrl: v.optional(SubdomainSchema),
-  customDomain: v.optional(v.nullable(HostNameSchema), null),
+  customDomain: v.optional(v.nullable(v.pipe(HostNameSchema, v.includes('.', 'must be a domain name with a dot'))), null),
   logo: v.optional(v.nullable(HttpUrlSchema), null),
   favicon: v.optional(v.nullable(HttpUrlSchema), null),
   link: v.optional(v.nullable(HttpUrlSchema), null),

@@ -32,9 +32,15 @@ export const StatusPageCardCreateSchema = modelObject({
   serviceIds: v.optional(v.array(v.string()), () => []),
 });
 
+// A status page answers at /s/{id or url}: a url shaped like an id could stand in for another page.
+const PageUrlSchema = v.pipe(
+  SubdomainSchema,
+  v.check((u) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(u), 'must not have the form of an id (a UUID)'),
+);
+
 const pageEntries = {
   name: NonEmptyStringSchema,
-  url: SubdomainSchema,
+  url: PageUrlSchema,
   description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))), null),
   customDomain: v.optional(v.nullable(HostNameSchema), null),
   themeColors: v.optional(ThemeColorsSchema, {}),

@@ -44,10 +44,16 @@ export class DashboardService {
     return { id: this.deps.ids.uuid(), encryptedKey: this.deps.secretBox.encrypt(raw), maskedKey: maskKey(raw), created_at: nowIso(this.deps), updated_at: null };
   }
 
-  /** customUrl is unique across all accounts. */
+  /** customUrl and customDomain are unique across all accounts. */
   private async assertFreeUrl(customUrl: string, ownId: number | null): Promise<void> {
     const taken = await this.storage.dashboards.findByCustomUrl(customUrl);
     if (taken && taken.id !== ownId) throw new ConflictError(`customUrl "${customUrl}" is already taken`);
+  }
+
+  private async assertFreeDomain(customDomain: string | null, ownId: number | null): Promise<void> {
+    if (customDomain === null) return;
+    const taken = await this.storage.dashboards.findByCustomDomain(customDomain);
+    if (taken && taken.id !== ownId) throw new ConflictError(`customDomain "${customDomain}" is already taken`);
   }
 
   async create(accountId: string, body: unknown): Promise<DashboardResponse> {
@@ -55,6 +61,7 @@ export class DashboardService {
     const dashboardId = this.deps.ids.uuid();
     const customUrl = input.customUrl ?? `dashboard-${dashboardId.slice(0, 8)}`;
     await this.assertFreeUrl(customUrl, null);
+    await this.assertFreeDomain(input.customDomain, null);
     const dashboard = await this.storage.dashboards.insert(accountId, {
       ...input,
       customUrl,
@@ -73,6 +80,7 @@ export class DashboardService {
     const input = parse(DashboardCreateSchema, mergeDefined(storedBody, given));
     const customUrl = input.customUrl ?? stored.customUrl;
     if (customUrl !== stored.customUrl) await this.assertFreeUrl(customUrl, id);
+    if (input.customDomain !== stored.customDomain) await this.assertFreeDomain(input.customDomain, id);
     const nextKeys = input.isPrivate && keys.length === 0 ? [this.newKey()] : keys;
     const updated = await this.storage.dashboards.update(accountId, id, {
       ...input, customUrl, id, dashboardId, keys: nextKeys, created_at, updated_at: nowIso(this.deps),
@@ -130,9 +138,13 @@ export class DashboardService {
     return match;
   }
 
-  /** A dashboard by its customUrl or customDomain, for the public pages. */
-  async findPublic(urlOrDomain: string): Promise<Dashboard | null> {
-    const name = urlOrDomain.toLowerCase();
-    return (await this.storage.dashboards.findByCustomUrl(name)) ?? (await this.storage.dashboards.findByCustomDomain(name));
+  /** A dashboard by its customUrl, for the public pages. */
+  async findPublic(customUrl: string): Promise<Dashboard | null> {
+    return this.storage.dashboards.findByCustomUrl(customUrl.toLowerCase());
+  }
+
+  /** A dashboard by its customDomain, for a host that routes that domain to the pages. */
+  async findByDomain(customDomain: string): Promise<Dashboard | null> {
+    return this.storage.dashboards.findByCustomDomain(customDomain.toLowerCase());
   }
 }

@@ -57,7 +57,10 @@ export interface PublicIncident {
   name: string;
   impact: string;
   status: IncidentUpdateStatus;
+  /** Started (no startedAt, or one in the past) and not stopped. */
   active: boolean;
+  /** Its startedAt lies ahead (announced maintenance, say). */
+  upcoming: boolean;
   startedAt: string | null;
   stoppedAt: string | null;
   created_at: string;
@@ -124,18 +127,18 @@ function stateOf(check: Check, status: CheckStatus | undefined, group?: CheckGro
 const rank = (s: PublicCheckState) => PUBLIC_CHECK_STATES.indexOf(s);
 
 /**
- * When an incident had the service down, by the public times of its updates (oldest first): a
+ * When an incident had the service down, from its updates in the order they were posted: a
  * RESOLVED update closes a span, any other opens one; a span still open runs on (end null). An
- * incident resolved and later reopened is down only while open.
+ * incident resolved and later reopened is down only while open. Times are the updates' public
+ * dates, which a writer may set out of order, so a span never ends before it starts.
  */
 function downSpans(entry: StatusPageIncidentEntry): DownSpan[] {
   const spans: DownSpan[] = [];
   let open: number | null = null;
-  const updates = [...entry.incidentUpdates].sort((a, b) => Date.parse(a.publicIncidentUpdateDate) - Date.parse(b.publicIncidentUpdateDate));
-  for (const u of updates) {
+  for (const u of [...entry.incidentUpdates].reverse()) {
     const at = Date.parse(u.publicIncidentUpdateDate);
     if (u.status === 'RESOLVED') {
-      if (open !== null) spans.push({ start: open, end: at });
+      if (open !== null) spans.push({ start: open, end: Math.max(open, at) });
       open = null;
     } else open ??= at;
   }
@@ -205,8 +208,11 @@ export class PublicPageService {
     hours: boolean,
   ): Promise<PublicCheck[]> {
     if (checks.length === 0) return [];
-    const to = new Date(Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS);
-    const from = new Date(to.getTime() - DAY_MS);
+    // The figures cover exactly the last 24 hours; the hourly bars, the 24 clock hours up to this one.
+    const to = new Date(now.getTime() + 1);
+    const from = new Date(now.getTime() - DAY_MS);
+    const hoursTo = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
+    const hoursFrom = new Date(hoursTo.getTime() - DAY_MS);
     const checkIds = checks.map((c) => c.id);
     const [whole, hourly] = await Promise.all([
       this.storage.checkResults.aggregate(accountId, {
@@ -217,7 +223,7 @@ export class PublicPageService {
           { name: 'p99', field: 'responseTime', fn: 'p99' },
         ],
       }),
-      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from, to, bucketMs: HOUR_MS, measures: [] }) : Promise.resolve([]),
+      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [] }) : Promise.resolve([]),
     ]);
     const wholeById = new Map(whole.map((r) => [r.checkId, r]));
     const hoursById = new Map<string, Map<string, { runs: number; failures: number }>>();
@@ -246,7 +252,7 @@ export class PublicPageService {
         lastRunLocation: status?.lastRunLocation ?? null,
         hours: hours
           ? Array.from({ length: 24 }, (_, i) => {
-              const start = new Date(from.getTime() + i * HOUR_MS).toISOString();
+              const start = new Date(hoursFrom.getTime() + i * HOUR_MS).toISOString();
               return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0 }) };
             })
           : [],
@@ -259,16 +265,19 @@ export class PublicPageService {
     const incidents = await this.storage.incidents.listByDashboard(accountId, dashboardId);
     const out: PublicIncident[] = [];
     for (const i of incidents) {
-      const active = i.stoppedAt === null || Date.parse(i.stoppedAt) > now.getTime();
-      if (!active && now.getTime() - Date.parse(i.stoppedAt!) > keepFor) continue;
+      const upcoming = i.startedAt !== null && Date.parse(i.startedAt) > now.getTime();
+      const stopped = i.stoppedAt !== null && Date.parse(i.stoppedAt) <= now.getTime();
+      const active = !upcoming && !stopped;
+      if (stopped && now.getTime() - Date.parse(i.stoppedAt!) > keepFor) continue;
       const updates = (await this.storage.incidents.listUpdates(accountId, i.id)).reverse();
       out.push({
-        id: i.id, name: i.name, impact: i.impact, status: updates[0]?.status ?? 'INVESTIGATING', active,
+        id: i.id, name: i.name, impact: i.impact, status: updates[0]?.status ?? 'INVESTIGATING', active, upcoming,
         startedAt: i.startedAt, stoppedAt: i.stoppedAt, created_at: i.created_at,
         updates: updates.map((u) => ({ id: u.id, status: u.status, description: u.description, created_at: u.created_at })),
       });
     }
-    return out.sort((a, b) => Number(b.active) - Number(a.active) || b.created_at.localeCompare(a.created_at));
+    const order = (i: PublicIncident) => (i.active ? 0 : i.upcoming ? 1 : 2);
+    return out.sort((a, b) => order(a) - order(b) || b.created_at.localeCompare(a.created_at));
   }
 
   /** A check of a dashboard that links to its runs, with its newest final results; null when the dashboard does not show it. */
@@ -285,9 +294,9 @@ export class PublicPageService {
     return { check: view!, results: page.items };
   }
 
-  /** A status page by its id or its url. */
+  /** A status page by its id or its url; an id is looked up first, so no url can stand in for another page's id. */
   async findStatusPage(idOrUrl: string): Promise<StatusPage | null> {
-    return (await this.storage.statusPages.findByUrl(idOrUrl.toLowerCase())) ?? (await this.storage.statusPages.findAnywhere(idOrUrl));
+    return (await this.storage.statusPages.findAnywhere(idOrUrl)) ?? (await this.storage.statusPages.findByUrl(idOrUrl.toLowerCase()));
   }
 
   /** Cards of services with their state and daily uptime, and the incidents on them. */
@@ -311,7 +320,8 @@ export class PublicPageService {
         entries.push(await this.statusPageIncidents.toEntry(accountId, i));
         serviceIdsOf.set(i.id, i.serviceIds);
       }
-      if (batch.length < 100 || Date.parse(batch.at(-1)!.created_at) < cutoff) break;
+      // Older rows are still read: an incident opened long ago may be open still.
+      if (batch.length < 100) break;
       after = batch.at(-1)!.id;
     }
 
@@ -337,19 +347,34 @@ export class PublicPageService {
     };
   }
 
-  /** A check's badge, by its id alone (ids are random UUIDs). */
+  /**
+   * Of these checks, those that a public (not private) dashboard of the account shows. A badge
+   * publishes only what the account already publishes, so an id alone reveals nothing else.
+   */
+  private async published(accountId: string, checks: Check[], group: CheckGroup | null): Promise<Check[]> {
+    if (checks.length === 0) return [];
+    const dashboards = (await this.storage.dashboards.list(accountId, { limit: 10_000, offset: 0 })).items.filter((d) => !d.isPrivate);
+    return checks.filter((c) => dashboards.some((d) => dashboardShows(d, c, group ?? undefined)));
+  }
+
+  /** A check's badge: null unless a public dashboard of its account shows the check. */
   async checkBadge(checkId: string): Promise<BadgeView | null> {
     const check = await this.storage.checks.findAnywhere(checkId);
     if (!check) return null;
     const group = check.groupId === null ? null : await this.storage.checkGroups.get(check.accountId, check.groupId);
+    if ((await this.published(check.accountId, [check], group)).length === 0) return null;
     return this.badge(check.accountId, [check], group?.activated === false);
   }
 
-  /** A group's badge: the worst state of its active checks, their average response time. */
+  /**
+   * A group's badge: the worst state of its active checks that public dashboards show, their
+   * average response time; null when a public dashboard shows none of its checks.
+   */
   async groupBadge(groupId: number): Promise<BadgeView | null> {
     const group = await this.storage.checkGroups.findAnywhere(groupId);
     if (!group) return null;
-    const checks = await this.storage.checks.listByGroup(group.accountId, group.id);
+    const checks = await this.published(group.accountId, await this.storage.checks.listByGroup(group.accountId, group.id), group);
+    if (checks.length === 0) return null;
     return this.badge(group.accountId, checks, group.activated === false);
   }
 
@@ -363,7 +388,7 @@ export class PublicPageService {
     const now = this.deps.clock.now();
     const rows = active.length
       ? await this.storage.checkResults.aggregate(accountId, {
-          checkIds: active.map((c) => c.id), from: new Date(now.getTime() - DAY_MS), to: now,
+          checkIds: active.map((c) => c.id), from: new Date(now.getTime() - DAY_MS), to: new Date(now.getTime() + 1),
           measures: [{ name: 'sum', field: 'responseTime', fn: 'sum' }],
         })
       : [];

@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import type { CheckResult, Dashboard, DashboardView, Logger, PublicCheck, StatusPage, StatusPageView, Vigil } from '@vigil/core';
 import { vigilFrom } from '../router.js';
@@ -22,8 +23,15 @@ export interface VigilPagesOptions {
   authorize?: (req: Request, page: PrivatePageRef) => boolean | Promise<boolean>;
   /** Serve `/badges/checks/{checkId}` and `/badges/groups/{groupId}`. Default true. */
   badges?: boolean;
-  /** Answer `/` (and `/checks/{id}`) of a request whose Host is a dashboard's customDomain with that dashboard. Default true. */
-  customDomains?: boolean;
+  /**
+   * Answer `/` (and `/checks/{id}`) of a request whose Host is a dashboard's customDomain with
+   * that dashboard. Off by default: a customDomain is whatever an account typed, so turn it on
+   * only where the hostnames reaching this router are your customers' domains, or pass a
+   * function that says which hostnames may be served so (e.g. those you verified).
+   */
+  customDomains?: boolean | ((hostname: string) => boolean | Promise<boolean>);
+  /** Requests per client address (req.ip; set Express's `trust proxy` behind a proxy) and window; `false` for none. Default 300 per minute. */
+  rateLimit?: { limit?: number; windowMs?: number } | false;
   /** Show a page's configured logo and favicon from their own hosts. Default true; false keeps every image on this host (they are left out). */
   externalImages?: boolean;
   /** Seconds between reloads of a status page. Default 60; 0 never. */
@@ -54,7 +62,7 @@ function dayBar(day: { date: string; uptime: number | null; downMs: number }): {
 function presentedKey(req: Request): string | null {
   const q = req.query.key;
   const fromQuery = typeof q === 'string' ? q : null;
-  return fromQuery ?? req.get('x-dashboard-key') ?? null;
+  return fromQuery || req.get('x-dashboard-key') || null;
 }
 
 function pageNumber(raw: unknown, pages: number): number {
@@ -72,6 +80,17 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
   const vigil = vigilFrom(source);
   const logger = options.logger ?? vigil.deps.logger;
   const router = express.Router();
+  if (options.rateLimit !== false) {
+    // Every page reads a whole account's checks or incidents: a flood from one address is cut off.
+    router.use(['/d', '/s', '/badges'], rateLimit({
+      windowMs: options.rateLimit?.windowMs ?? 60_000,
+      limit: options.rateLimit?.limit ?? 300,
+      standardHeaders: 'draft-6',
+      legacyHeaders: false,
+      validate: false,
+      handler: (_req, res) => message(res, 429, 'Too many requests', 'Try again in a minute.'),
+    }));
+  }
   const images = (...urls: (string | null)[]) => (options.externalImages === false ? urls.map(() => null) : urls);
 
   const send = (res: Response, status: number, html: string) => res.status(status).type('html').send(html);
@@ -231,8 +250,9 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     router.get('/badges/groups/:id', badge('groups'));
   }
 
-  if (options.customDomains !== false) {
-    const byDomain = async (req: Request) => (req.hostname ? vigil.storage.dashboards.findByCustomDomain(req.hostname.toLowerCase()) : null);
+  if (options.customDomains) {
+    const allowed = typeof options.customDomains === 'function' ? options.customDomains : () => true;
+    const byDomain = async (req: Request) => (req.hostname && (await allowed(req.hostname)) ? vigil.dashboards.findByDomain(req.hostname) : null);
     router.get('/', wrap(async (req, res, next) => {
       const dashboard = await byDomain(req);
       if (!dashboard) return next();

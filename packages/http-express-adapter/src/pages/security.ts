@@ -26,12 +26,13 @@ export function imageSource(url: string | null | undefined): string | null {
 }
 
 /**
- * Headers of every page: scripts and styles only with this response's nonce, images only from
- * this host, inline data and the page's own configured logo and favicon, no other connection,
+ * Headers of every page: scripts and styles only with this response's nonce, images only inline
+ * data and the page's own configured logo and favicon, no other connection,
  * and no referrer, so a `?key=` in the address never travels to an image host.
  */
 export function pageHeaders(res: Response, nonce: string, images: (string | null)[], options: { private: boolean }): void {
-  const img = ["'self'", 'data:', ...images.filter((s): s is string => !!s)].join(' ');
+  // Not even 'self': a user's CSS could otherwise make viewers' browsers GET any path of the host.
+  const img = ['data:', ...images.filter((s): s is string => !!s)].join(' ');
   res.set({
     'Content-Security-Policy': [
       "default-src 'none'",

@@ -70,7 +70,7 @@ export const dashboardTemplate = hbs.compile(
 {{#if incidents.length}}
 <section aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>
 {{#each incidents}}<article class="card incident{{#unless active}} resolved{{/unless}}" data-incident="{{id}}">
-<h3>{{name}}</h3><p class="muted">{{lower impact}} impact · {{lower status}}{{#if stoppedAt}} · resolved {{when stoppedAt}}{{/if}}</p>
+<h3>{{name}}</h3><p class="muted">{{lower impact}} impact · {{#if upcoming}}starts {{when startedAt}}{{else}}{{lower status}}{{#if stoppedAt}} · resolved {{when stoppedAt}}{{/if}}{{/if}}</p>
 <ol>{{#each updates}}<li><strong>{{lower status}}</strong> <time datetime="{{created_at}}">{{when created_at}}</time><br>{{description}}</li>{{/each}}</ol>
 </article>{{/each}}
 </section>{{/if}}

@@ -15,8 +15,8 @@ export interface SeededCheck {
 }
 
 /** The API harness (SQLite in memory, fake clock at 2026-05-01T12:00Z) with the pages at the host's root. */
-export async function pagesHarness(options: VigilPagesOptions = {}): Promise<ApiHarness> {
-  const h = await apiHarness('sqlite');
+export async function pagesHarness(options: VigilPagesOptions = {}, backend: 'sqlite' | 'postgres' = 'sqlite'): Promise<ApiHarness> {
+  const h = await apiHarness(backend);
   h.app.use(vigilPages(h.vigil, options));
   return h;
 }
