@@ -6,8 +6,11 @@
 // Overhead is a run's wall time minus its script time (what Vigil adds around the user's code).
 // Two loads: back to back (the most runs per minute two browsers give), and spaced (a run, then
 // SPACED_GAP_MS idle, as scheduled checks come), where the pool has the next run prepared.
+// Back to back is bound by CPU (Chromium's context and renderer, the script's process), so the
+// load average is printed too: other work on the machine takes from both modes.
 import { once } from 'node:events';
 import http from 'node:http';
+import { cpus, loadavg } from 'node:os';
 import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
 const POOL = Number(process.env.BENCH_POOL ?? 2);
@@ -78,12 +81,13 @@ async function measure(runner, url) {
 async function main() {
   const { browserRunner } = await import('@vigil/runner-browser');
   const { server, url } = await serve();
+  const loadBefore = loadavg()[0];
   const options = { executablePath: CHROMIUM, poolSize: POOL, screenshotOnFailure: false, ...(process.env.BENCH_AHEAD ? { prepareAhead: Number(process.env.BENCH_AHEAD) } : {}) };
   const baseline = await measure(browserRunner({ ...options, maxRunsPerBrowser: 1 }), url);
   const pooled = await measure(browserRunner(options), url);
   server.close();
   const f = (x) => x.toFixed(0);
-  console.log(`browser checks, ${POOL} in flight, ${ROUND_MS / 1000} s each (runs/min; overhead = wall - script time, ms)`);
+  console.log(`browser checks, ${POOL} in flight, ${ROUND_MS / 1000} s each (runs/min; overhead = wall - script time, ms); ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
   console.log('                          back to back                                spaced by ' + SPACED_GAP_MS + ' ms');
   console.log('mode                      runs/min   runs   overhead p50   overhead p95   overhead p50');
   const row = (name, m) => console.log(`${name.padEnd(24)}  ${f(m.perMinute).padStart(8)}   ${String(m.count).padStart(4)}   ${f(m.p50).padStart(12)}   ${f(m.p95).padStart(12)}   ${f(m.spaced).padStart(12)}`);

@@ -8,6 +8,7 @@ import { consoleLogger, createVigil } from '@vigil/core';
 import { vigilPages, vigilRouter } from '@vigil/http-express-adapter';
 import { registerAlertChannels } from '@vigil/alert-channels';
 import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
+import { registerHttpRunner } from '@vigil/runner-http';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -34,6 +35,7 @@ if (!postgres) mkdirSync(dirname(db), { recursive: true });
 const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
   registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
   registerTcpRunner(container);
+  registerHttpRunner(container);
   // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
   // screenshots are kept under the state directory.
   registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });

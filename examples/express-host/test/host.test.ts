@@ -188,6 +188,24 @@ describe('example express host: checks run end to end', () => {
     }
   }, 60_000);
 
+  it('runs an API check of its own /orders route on demand, with its JSON asserted and its phases timed', async () => {
+    const r = await start({ VIGIL_STATE_DIR: join(dir, 'state-api'), VIGIL_DB: join(dir, 'api.sqlite') });
+    try {
+      const api = client(r);
+      const created = await api('POST', '/v1/checks/api', {
+        name: 'orders API', frequency: 60,
+        request: { url: `${r.base}/orders`, assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', property: '$[0].item', target: 'coffee' }] },
+      });
+      expect(created.status).toBe(201);
+      expect((await triggerAndWait(api, created.body.id)).status).toBe('PASSED');
+      const [result] = (await api('GET', `/v1/check-results/${created.body.id}`)).body;
+      expect(result).toMatchObject({ checkType: 'API', statusCode: 200, hasFailures: false });
+      expect(result.phases.total).toBe(result.responseTime);
+    } finally {
+      await stop(r);
+    }
+  }, 60_000);
+
   it('serves a dashboard and a status page of its own checks; a failing check opens an incident there', async () => {
     const r = await start({ VIGIL_STATE_DIR: join(dir, 'state-pages'), VIGIL_DB: join(dir, 'pages.sqlite') });
     try {

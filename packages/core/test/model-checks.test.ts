@@ -350,7 +350,7 @@ describe('records and responses', () => {
     expect(CheckCreateSchemas.TCP).toBe(TcpCheckCreateSchema);
     expect(CheckUpdateSchemas.BROWSER).toBe(BrowserCheckUpdateSchema);
     expect(isBuiltinCheckType('HEARTBEAT')).toBe(true);
-    expect(isBuiltinCheckType('API')).toBe(false);
+    expect(isBuiltinCheckType('ICMP')).toBe(false);
   });
 
   it('the common schema alone serves check types a plugin adds', () => {

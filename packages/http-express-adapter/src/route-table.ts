@@ -6,6 +6,9 @@ import {
   AlertChannelUpdateSchema,
   AnalyticsResponseSchema,
   ApiAnalyticsQuerySchema,
+  ApiCheckCreateSchema,
+  ApiCheckResponseSchema,
+  ApiCheckUpdateSchema,
   BrowserCheckCreateSchema,
   BrowserCheckResponseSchema,
   BrowserCheckUpdateSchema,
@@ -132,6 +135,7 @@ const assign = (query: unknown) => parse(AssignQuerySchema, query ?? {}, 'query'
 
 const CHECK_TYPES = [
   { slug: 'tcp', type: 'TCP', key: 'Tcp', label: 'TCP', create: TcpCheckCreateSchema, update: TcpCheckUpdateSchema, response: TcpCheckResponseSchema },
+  { slug: 'api', type: 'API', key: 'Api', label: 'API', create: ApiCheckCreateSchema, update: ApiCheckUpdateSchema, response: ApiCheckResponseSchema },
   { slug: 'browser', type: 'BROWSER', key: 'Browser', label: 'browser', create: BrowserCheckCreateSchema, update: BrowserCheckUpdateSchema, response: BrowserCheckResponseSchema },
   { slug: 'heartbeat', type: 'HEARTBEAT', key: 'Heartbeat', label: 'heartbeat', create: HeartbeatCheckCreateSchema, update: HeartbeatCheckUpdateSchema, response: HeartbeatCheckResponseSchema },
 ] as const;
@@ -154,25 +158,25 @@ const checkRoutes: RouteDef[] = [
   },
   ...CHECK_TYPES.flatMap(({ slug, type, key, label, create, update, response }): RouteDef[] => [
     {
-      method: 'post', path: `/v1/checks/${slug}`, operationId: `create${key}Check`, summary: `Create a ${label} check`, tag: 'Checks',
+      method: 'post', path: `/v1/checks/${slug}`, operationId: `create${key}Check`, summary: `Create ${article(label)} ${label} check`, tag: 'Checks',
       query: AssignQuerySchema, body: named(`${key}CheckCreate`, create), status: 201,
       response: { kind: 'object', schema: named(`${key}Check`, response) },
       handle: ({ vigil, accountId, query, body }) => vigil.checks.create(accountId, type, body, assign(query)),
     },
     {
-      method: 'get', path: `/v1/checks/${slug}/:id`, operationId: `get${key}Check`, summary: `Get a ${label} check`, tag: 'Checks',
+      method: 'get', path: `/v1/checks/${slug}/:id`, operationId: `get${key}Check`, summary: `Get ${article(label)} ${label} check`, tag: 'Checks',
       params: { id: 'string' }, response: { kind: 'object', schema: named(`${key}Check`, response) },
       handle: ({ vigil, accountId, params }) => vigil.checks.get(accountId, params.id, type),
     },
     {
-      method: 'put', path: `/v1/checks/${slug}/:id`, operationId: `update${key}Check`, summary: `Update a ${label} check`, tag: 'Checks',
+      method: 'put', path: `/v1/checks/${slug}/:id`, operationId: `update${key}Check`, summary: `Update ${article(label)} ${label} check`, tag: 'Checks',
       params: { id: 'string' }, query: AssignQuerySchema, body: named(`${key}CheckUpdate`, update),
       response: { kind: 'object', schema: named(`${key}Check`, response) },
       handle: ({ vigil, accountId, params, query, body }) =>
         vigil.checks.update(accountId, params.id, body, { ...assign(query), checkType: type }),
     },
     {
-      method: 'delete', path: `/v1/checks/${slug}/:id`, operationId: `delete${key}Check`, summary: `Delete a ${label} check`, tag: 'Checks',
+      method: 'delete', path: `/v1/checks/${slug}/:id`, operationId: `delete${key}Check`, summary: `Delete ${article(label)} ${label} check`, tag: 'Checks',
       params: { id: 'string' }, status: 204, response: { kind: 'empty' },
       handle: async ({ vigil, accountId, params }) => {
         await vigil.checks.get(accountId, params.id, type);

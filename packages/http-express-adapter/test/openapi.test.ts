@@ -59,4 +59,20 @@ describe('OpenAPI document', () => {
     expect((createTcp.parameters ?? []).map((p) => p.name)).toContain('autoAssignAlerts');
     expect(createTcp.requestBody).toBeDefined();
   });
+
+  it('documents the API check type like the others: its routes, and its request under the spec\'s field names', () => {
+    const doc = openApiDocument() as unknown as Doc;
+    for (const type of ['tcp', 'api', 'browser', 'heartbeat']) {
+      expect(Object.keys(doc.paths[`/v1/checks/${type}`] ?? {}), type).toEqual(['post']);
+      expect(Object.keys(doc.paths[`/v1/checks/${type}/{id}`] ?? {}).sort(), type).toEqual(['delete', 'get', 'put']);
+    }
+    expect(doc.paths['/v1/checks/api']!.post!.operationId).toBe('createApiCheck');
+    expect(doc.components.schemas.ApiCheckCreate!.required).toEqual(expect.arrayContaining(['name', 'request']));
+    const request = doc.components.schemas.ApiCheckCreate!.properties!.request as { $ref?: string; required?: string[]; properties?: Record<string, unknown> };
+    expect(request.required).toEqual(['url']);
+    expect(Object.keys(request.properties ?? {}).sort()).toEqual([
+      'assertions', 'basicAuth', 'body', 'bodyType', 'followRedirects', 'headers', 'ipFamily', 'method', 'queryParameters', 'skipSSL', 'url',
+    ]);
+    expect(Object.keys(doc.components.schemas.ApiCheck!.properties ?? {})).toEqual(expect.arrayContaining(['checkType', 'degradedResponseTime', 'maxResponseTime', 'frequencyOffset']));
+  });
 });

@@ -22,6 +22,7 @@ const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 type Body = Record<string, unknown>;
 
 const tcpBody = (over: Body = {}): Body => ({ name: 'orders-db', request: { hostname: 'db.internal', port: 5432 }, ...over });
+const apiBody = (over: Body = {}): Body => ({ name: 'orders API', request: { url: 'https://api.example.com/orders' }, ...over });
 const browserBody = (over: Body = {}): Body => ({ name: 'home page', script: "await page.goto('https://example.com')", ...over });
 const heartbeatBody = (over: Body = {}): Body => ({
   name: 'nightly backup',
@@ -333,26 +334,27 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
     it('GET /v1/checks lists every type, pages with limit/page and reports the total in Content-Range', async () => {
       const ids = [
         (await created(h.a.post('/api/v1/checks/tcp', tcpBody()))).id,
+        (await created(h.a.post('/api/v1/checks/api', apiBody()))).id,
         (await created(h.a.post('/api/v1/checks/browser', browserBody()))).id,
         (await created(h.a.post('/api/v1/checks/heartbeat', heartbeatBody()))).id,
       ];
       await h.b.post('/api/v1/checks/tcp', tcpBody({ name: "b's" })).expect(201);
       const all = await h.a.get('/api/v1/checks').expect(200);
-      expect(all.headers['content-range']).toBe('0-2/3');
+      expect(all.headers['content-range']).toBe('0-3/4');
       expect(all.body.map((c: { id: string }) => c.id).sort()).toEqual([...ids].sort());
-      expect(all.body.map((c: { checkType: string }) => c.checkType).sort()).toEqual(['BROWSER', 'HEARTBEAT', 'TCP']);
-      const first = await h.a.get('/api/v1/checks?limit=2').expect(200);
-      expect(first.headers['content-range']).toBe('0-1/3');
-      expect(first.body).toHaveLength(2);
-      const second = await h.a.get('/api/v1/checks?limit=2&page=2').expect(200);
-      expect(second.headers['content-range']).toBe('2-2/3');
+      expect(all.body.map((c: { checkType: string }) => c.checkType).sort()).toEqual(['API', 'BROWSER', 'HEARTBEAT', 'TCP']);
+      const first = await h.a.get('/api/v1/checks?limit=3').expect(200);
+      expect(first.headers['content-range']).toBe('0-2/4');
+      expect(first.body).toHaveLength(3);
+      const second = await h.a.get('/api/v1/checks?limit=3&page=2').expect(200);
+      expect(second.headers['content-range']).toBe('3-3/4');
       expect(second.body).toHaveLength(1);
       expect([...first.body, ...second.body].map((c: { id: string }) => c.id).sort()).toEqual([...ids].sort());
-      const beyond = await h.a.get('/api/v1/checks?limit=2&page=3').expect(200);
+      const beyond = await h.a.get('/api/v1/checks?limit=3&page=3').expect(200);
       expect(beyond.body).toEqual([]);
-      expect(beyond.headers['content-range']).toBe('*/3');
+      expect(beyond.headers['content-range']).toBe('*/4');
       const third = await h.a.get('/api/v1/checks?limit=1&page=3').expect(200);
-      expect(third.headers['content-range']).toBe('2-2/3');
+      expect(third.headers['content-range']).toBe('2-2/4');
       const mine = await h.b.get('/api/v1/checks').expect(200);
       expect(mine.headers['content-range']).toBe('0-0/1');
       expect(mine.body.map((c: { name: string }) => c.name)).toEqual(["b's"]);
@@ -379,10 +381,11 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
 
     it('a typed route does not reach a check of another type: GET, PUT and DELETE answer 404 and change nothing', async () => {
       const tcp = await created(h.a.post('/api/v1/checks/tcp', tcpBody()));
+      const api = await created(h.a.post('/api/v1/checks/api', apiBody()));
       const browser = await created(h.a.post('/api/v1/checks/browser', browserBody()));
       const heartbeat = await created(h.a.post('/api/v1/checks/heartbeat', heartbeatBody()));
-      const byType: Record<string, { id: string }> = { tcp, browser, heartbeat };
-      const validPut: Record<string, Body> = { tcp: { name: 'renamed' }, browser: { name: 'renamed' }, heartbeat: { name: 'renamed' } };
+      const byType: Record<string, { id: string }> = { tcp, api, browser, heartbeat };
+      const validPut: Record<string, Body> = { tcp: { name: 'renamed' }, api: { name: 'renamed' }, browser: { name: 'renamed' }, heartbeat: { name: 'renamed' } };
       const before = await snapshotA(h);
       for (const [slug, own] of Object.entries(byType)) {
         await h.a.get(`/api/v1/checks/${slug}/${own.id}`).expect(200);
@@ -394,7 +397,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
         }
       }
       expect(await snapshotA(h)).toBe(before);
-      expect(await countChecks()).toBe(3);
+      expect(await countChecks()).toBe(4);
     });
 
     it('PUT /v1/checks/{type}/{id} replaces the given fields, keeps the others and stamps updated_at', async () => {
@@ -469,10 +472,14 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
 
     it('PUT, DELETE and typed DELETE of another account\'s check answer 404 and leave it unchanged', async () => {
       const tcp = await created(h.a.post('/api/v1/checks/tcp', tcpBody()));
+      const api = await created(h.a.post('/api/v1/checks/api', apiBody()));
       const browser = await created(h.a.post('/api/v1/checks/browser', browserBody()));
       const heartbeat = await created(h.a.post('/api/v1/checks/heartbeat', heartbeatBody()));
       const before = await snapshotA(h);
       await expectHiddenFromB(h, [
+        ['get', `/api/v1/checks/api/${api.id}`],
+        ['put', `/api/v1/checks/api/${api.id}`, { name: 'taken over' }],
+        ['delete', `/api/v1/checks/api/${api.id}`],
         ['get', `/api/v1/checks/${tcp.id}`],
         ['get', `/api/v1/checks/browser/${browser.id}`],
         ['get', `/api/v1/checks/heartbeat/${heartbeat.id}`],
@@ -523,7 +530,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
       await h.b.post('/api/v1/alert-channels', { type: 'EMAIL', config: { address: 'b@example.com' } }).expect(201);
       const expectedSubs = [{ alertChannelId: email.id, activated: true }, { alertChannelId: hook.id, activated: true }];
       const sortSubs = (subs: { alertChannelId: number }[]) => [...subs].sort((x, y) => x.alertChannelId - y.alertChannelId);
-      const bodies: [string, Body][] = [['tcp', tcpBody()], ['browser', browserBody()], ['heartbeat', heartbeatBody()]];
+      const bodies: [string, Body][] = [['tcp', tcpBody()], ['api', apiBody()], ['browser', browserBody()], ['heartbeat', heartbeatBody()]];
       for (const [slug, body] of bodies) {
         for (const query of ['', '?autoAssignAlerts=true']) {
           const check = await created(h.a.post(`/api/v1/checks/${slug}${query}`, body));
@@ -540,7 +547,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
         expect(put.body.alertChannelSubscriptions).toEqual([]);
       }
       const { body: channel } = await h.a.get(`/api/v1/alert-channels/${email.id}`).expect(200);
-      expect(channel.subscriptions.filter((s: { checkId: string | null }) => s.checkId !== null)).toHaveLength(6);
+      expect(channel.subscriptions.filter((s: { checkId: string | null }) => s.checkId !== null)).toHaveLength(8);
       // Given subscriptions are kept with autoAssignAlerts=false.
       const given = await created(h.a.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody({ alertChannelSubscriptions: [{ alertChannelId: hook.id, activated: false }] })));
       expect(given.alertChannelSubscriptions).toEqual([{ alertChannelId: hook.id, activated: false }]);
@@ -1261,6 +1268,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
     async function routesOfA(): Promise<RouteCall[]> {
       const group = await created(h.a.post('/api/v2/check-groups', { name: 'backend' }));
       const tcp = await created(h.a.post('/api/v1/checks/tcp', tcpBody({ groupId: group.id })));
+      const api = await created(h.a.post('/api/v1/checks/api', apiBody()));
       const browser = await created(h.a.post('/api/v1/checks/browser', browserBody()));
       const heartbeat = await created(h.a.post('/api/v1/checks/heartbeat', heartbeatBody()));
       const result = checkResultFixture(tcp.id);
@@ -1272,11 +1280,15 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
         ['get', `/api/v1/checks/${tcp.id}`],
         ['delete', `/api/v1/checks/${tcp.id}`],
         ['post', '/api/v1/checks/tcp', tcpBody({ name: 'new' })],
+        ['post', '/api/v1/checks/api', apiBody({ name: 'new' })],
         ['post', '/api/v1/checks/browser', browserBody({ name: 'new' })],
         ['post', '/api/v1/checks/heartbeat', heartbeatBody({ name: 'new' })],
         ['get', `/api/v1/checks/tcp/${tcp.id}`],
         ['put', `/api/v1/checks/tcp/${tcp.id}`, { name: 'changed' }],
         ['delete', `/api/v1/checks/tcp/${tcp.id}`],
+        ['get', `/api/v1/checks/api/${api.id}`],
+        ['put', `/api/v1/checks/api/${api.id}`, { name: 'changed' }],
+        ['delete', `/api/v1/checks/api/${api.id}`],
         ['get', `/api/v1/checks/browser/${browser.id}`],
         ['put', `/api/v1/checks/browser/${browser.id}`, { name: 'changed' }],
         ['delete', `/api/v1/checks/browser/${browser.id}`],
@@ -1321,7 +1333,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
 
     it('every route with an id answers 404 to account b for a\'s id and changes nothing', async () => {
       const withoutId = new Set([
-        'get /api/v1/checks', 'post /api/v1/checks/tcp', 'post /api/v1/checks/browser', 'post /api/v1/checks/heartbeat',
+        'get /api/v1/checks', 'post /api/v1/checks/tcp', 'post /api/v1/checks/api', 'post /api/v1/checks/browser', 'post /api/v1/checks/heartbeat',
         'get /api/v1/check-groups', 'get /api/v2/check-groups', 'post /api/v2/check-groups', 'get /api/v1/check-statuses',
         'post /api/v1/check-sessions/trigger',
       ]);

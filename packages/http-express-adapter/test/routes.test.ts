@@ -38,6 +38,7 @@ async function seed(h: ApiHarness, c: ApiClient) {
   const channel = ok(await c.post('/api/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'hook', url: 'https://hooks.example.com/x' } }));
   const group = ok(await c.post('/api/v2/check-groups', { name: 'backend' }));
   const tcp = ok(await c.post('/api/v1/checks/tcp', { name: 'db', request: { hostname: 'db.internal', port: 5432 }, groupId: group.id, tags: ['db'] }));
+  const api = ok(await c.post('/api/v1/checks/api', { name: 'orders', request: { url: 'https://api.internal/orders' } }));
   const browser = ok(await c.post('/api/v1/checks/browser', {
     name: 'home', script: 'await page.goto(process.env.URL)',
     environmentVariables: [{ key: 'URL', value: 'https://example.com' }, { key: 'TOKEN', value: 's3cret-token', secret: true }],
@@ -56,7 +57,7 @@ async function seed(h: ApiHarness, c: ApiClient) {
   const errorGroup = await h.vigil.errorGroups.recordOccurrence(c.accountId, tcp.id, 'Connection refused by 10.0.0.1', '2026-05-01T12:00:00.000Z');
   const session = ok(await c.post('/api/v1/check-sessions/trigger', { target: { checkId: [tcp.id] } })).sessions[0];
   return {
-    channel, group, tcp, browser, heartbeat, dashboard, window, incident, service, page, spIncident, certificate, result: result!, errorGroup, session,
+    channel, group, tcp, api, browser, heartbeat, dashboard, window, incident, service, page, spIncident, certificate, result: result!, errorGroup, session,
     dashboardKeyId: keyed.keys[0].id as string,
   };
 }
@@ -65,6 +66,7 @@ type Seeded = Awaited<ReturnType<typeof seed>>;
 /** The ids that fill a route's path with the seeded resources of one account. */
 function pathFor(routePath: string, s: Seeded): string {
   const byPrefix: [RegExp, Record<string, string>][] = [
+    [/^\/v1\/checks\/api/, { id: s.api.id }],
     [/^\/v1\/checks\/browser/, { id: s.browser.id }],
     [/^\/v1\/checks\/heartbeats/, { checkId: s.heartbeat.id }],
     [/^\/v1\/checks\/heartbeat/, { id: s.heartbeat.id }],

@@ -1,5 +1,4 @@
-import type { AssertionOutcome, TcpAssertion } from '@vigil/core';
-import type { RegexSandbox } from './regex-sandbox.js';
+import { readJsonPath, type AssertionOutcome, type RegexSandbox, type TcpAssertion } from '@vigil/core';
 
 /** Longest actual value kept in an outcome; a response may be 64 KiB and results are stored. */
 export const MAX_RECORDED_ACTUAL = 1000;
@@ -46,21 +45,7 @@ export function describeAssertion(a: TcpAssertion): string {
 }
 
 /** Reads `status`, `$.data.items[0].id` or `$["a b"]` from a parsed JSON value. */
-export function readProperty(root: unknown, path: string): unknown {
-  let rest = path.trim();
-  if (rest.startsWith('$')) rest = rest.slice(1);
-  let value = root;
-  const step = /^(?:\.?([^.[\]]+)|\[(\d+)\]|\[(["'])(.*?)\3\])/;
-  while (rest.length > 0) {
-    const m = step.exec(rest);
-    if (!m) return undefined;
-    rest = rest.slice(m[0].length);
-    const key = m[1] ?? m[2] ?? m[4] ?? '';
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
-}
+export const readProperty = readJsonPath;
 
 function isEmptyValue(value: unknown): boolean {
   if (value === null || value === undefined || value === '') return true;

@@ -1,10 +1,8 @@
-import { positiveOption, runChecked, RUNNERS, runResult, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
-import { RegexSandbox } from './regex-sandbox.js';
 import { Sweeper } from './sweeper.js';
 import { validateTcpCheck } from './validate.js';
-import { fillVariables } from './variables.js';
 
 export const TCP_CHECK_TYPE = 'TCP' as const;
 

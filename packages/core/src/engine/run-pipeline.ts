@@ -10,6 +10,7 @@ import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { ALERT_TICK_LOCATION, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
 import type { CheckForRun, CheckService } from '../services/checks.js';
+import { ClientCertificateService } from '../services/client-certificates.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
@@ -101,12 +102,14 @@ function latestPerLocation(results: readonly CheckResult[]): CheckResult[] {
 
 export class RunPipeline {
   private readonly incidents: StatusPageIncidentService;
+  private readonly certificates: ClientCertificateService;
 
   constructor(
     private readonly services: PipelineServices,
     private readonly options: PipelineOptions,
   ) {
     this.incidents = services.statusPageIncidents ?? new StatusPageIncidentService(services.deps);
+    this.certificates = new ClientCertificateService(services.deps);
   }
 
   private get deps() {
@@ -159,6 +162,7 @@ export class RunPipeline {
             ...(spec.session?.projectId ? { CI: 'true' } : {}),
           },
           secrets: forRun.secrets, timeoutMs,
+          clientCertificates: this.certificates.lookupFor(spec.accountId),
         }, signal)
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });

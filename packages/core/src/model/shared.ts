@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { NonEmptyStringSchema } from './primitives.js';
+import { isAbsoluteHttpUrl, isTemplatedUrl } from './urls.js';
 
 /**
  * An object schema whose missing keys read "is required" instead of valibot's generic
@@ -223,14 +224,24 @@ export const ApiAssertionSchema = modelObject({
 });
 export type ApiAssertion = v.InferOutput<typeof ApiAssertionSchema>;
 
+/** HTTP basic authentication; an empty username means none. */
+export const BasicAuthSchema = modelObject({ username: v.optional(v.string(), ''), password: v.optional(v.string(), '') });
+export type BasicAuth = v.InferOutput<typeof BasicAuthSchema>;
+
 export const ApiCheckDefaultsSchema = modelObject({
-  url: v.optional(v.pipe(v.string(), v.maxLength(2048, 'must be at most 2048 characters')), ''),
+  // The base of member checks' relative urls (and their {{GROUP_BASE_URL}}).
+  url: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.maxLength(2048, 'must be at most 2048 characters'),
+      v.check((url) => url === '' || isTemplatedUrl(url) || isAbsoluteHttpUrl(url), 'must be empty or an http:// or https:// URL'),
+    ),
+    '',
+  ),
   headers: v.optional(v.array(KeyValueSchema), () => []),
   queryParameters: v.optional(v.array(KeyValueSchema), () => []),
   assertions: v.optional(v.array(ApiAssertionSchema), () => []),
-  basicAuth: v.optional(
-    modelObject({ username: v.optional(v.string(), ''), password: v.optional(v.string(), '') }),
-    {},
-  ),
+  basicAuth: v.optional(BasicAuthSchema, {}),
 });
 export type ApiCheckDefaults = v.InferOutput<typeof ApiCheckDefaultsSchema>;

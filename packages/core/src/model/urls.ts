@@ -29,3 +29,25 @@ export const HttpUrlSchema = v.pipe(
   v.maxLength(2048, 'must be at most 2048 characters'),
   v.check(isHttpUrl, 'must be an http or https URL'),
 );
+
+/** A URL that holds `{{KEY}}` placeholders is only known at run time. */
+export const isTemplatedUrl = (url: string) => url.includes('{{');
+
+/**
+ * A path (and query) without scheme and host, `/health` or `?q=1`, which a group's
+ * apiCheckDefaults.url completes. `//host/path` is not one: it names a host.
+ */
+export function isRelativeApiUrl(url: string): boolean {
+  return (url.startsWith('/') && !url.startsWith('//')) || url.startsWith('?');
+}
+
+/** An absolute http:// or https:// URL with a host and no whitespace. */
+export function isAbsoluteHttpUrl(url: string): boolean {
+  if (/\s/.test(url)) return false;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}

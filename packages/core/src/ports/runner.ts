@@ -1,6 +1,7 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
 import { scrubDeep } from '../engine/scrub.js';
+import type { ClientCertificateLookup } from './client-certificates.js';
 import { createToken } from './token.js';
 
 export type RunSource = 'SCHEDULER' | 'SCHEDULE_NOW' | 'TRIGGER_API' | 'TEST';
@@ -27,6 +28,11 @@ export interface RunJob {
   /** Secret values to scrub from everything the run records. */
   secrets: string[];
   timeoutMs: number;
+  /**
+   * The account's client certificates for mutual TLS, opened only when asked for a host. The
+   * engine sets it; a job built elsewhere (a test, a host's own call) may leave it out.
+   */
+  clientCertificates?: ClientCertificateLookup;
 }
 
 export interface AssertionOutcome {

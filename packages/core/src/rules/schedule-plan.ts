@@ -1,5 +1,6 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
+import { isAbsoluteHttpUrl, isTemplatedUrl } from '../model/urls.js';
 import type { ScheduleEntry } from '../ports/storage.js';
 import { effectiveCheckSettings } from './group-defaults.js';
 import { candidateLocations, checkPeriodMs, checkPhaseMs, type ScheduledCheckInput } from './schedule.js';
@@ -44,13 +45,19 @@ export const ALERT_TICK_LOCATION = '@alert-tick';
 export const SSL_CHECK_LOCATION = '@ssl';
 
 /**
- * The TLS endpoint whose certificate a check watches: its sslCheckDomain on 443, or the target of
- * a TCP check on port 443. Null when it watches none.
+ * The TLS endpoint whose certificate a check watches: its sslCheckDomain on 443, the target of a
+ * TCP check on port 443, or the host of an API check's https:// url (one written out in full; a
+ * relative or templated url is only known when it runs, and its runs report the days left).
+ * Null when it watches none.
  */
 export function certificateTarget(check: Check): { host: string; port: number } | null {
   const domain = (check as { sslCheckDomain?: string | null }).sslCheckDomain;
   if (domain) return { host: domain, port: 443 };
   if (check.checkType === 'TCP' && check.request.port === 443) return { host: check.request.hostname, port: 443 };
+  if (check.checkType === 'API' && !isTemplatedUrl(check.request.url) && isAbsoluteHttpUrl(check.request.url)) {
+    const url = new URL(check.request.url);
+    if (url.protocol === 'https:') return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443) };
+  }
   return null;
 }
 

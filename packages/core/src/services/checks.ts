@@ -11,6 +11,8 @@ import {
 import { parse } from '../model/parse.js';
 import { isSecretVariable, type AlertChannelSubscription, type EnvironmentVariable } from '../model/shared.js';
 import type { Page } from '../model/primitives.js';
+import { isRelativeApiUrl } from '../model/urls.js';
+import { mergeApiCheckDefaults } from '../rules/api-check-defaults.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
@@ -89,7 +91,7 @@ export class CheckService {
     // The runner of the type may add rules of its own (it throws a ValidationError).
     this.deps.runners.get(checkType)?.validate?.(parsed);
     const channels = await this.storage.alertChannels.listAll(accountId);
-    await this.checkGroupId(accountId, parsed.groupId as number | null);
+    await this.checkGroup(accountId, checkType, parsed);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
     checkChannelIds(subs, channels);
     const record: Record<string, unknown> = {
@@ -128,7 +130,7 @@ export class CheckService {
     const parsed = parse(CheckCreateSchemas[stored.checkType], merged) as Record<string, unknown>;
     this.deps.runners.get(stored.checkType)?.validate?.(parsed);
     const channels = await this.storage.alertChannels.listAll(accountId);
-    await this.checkGroupId(accountId, parsed.groupId as number | null);
+    await this.checkGroup(accountId, stored.checkType, parsed);
     checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);
     const record: Record<string, unknown> = {
       ...parsed,
@@ -214,6 +216,7 @@ export class CheckService {
       alertSettings: effective.alertSettings,
       alertChannelSubscriptions: effective.alertChannelSubscriptions,
       ...(stored.checkType === 'BROWSER' ? { environmentVariables: vars } : {}),
+      ...(stored.checkType === 'API' ? { request: mergeApiCheckDefaults(stored.request, group?.apiCheckDefaults) } : {}),
     } as Check;
     return {
       check,
@@ -229,10 +232,24 @@ export class CheckService {
     return check.groupId === null ? null : this.storage.checkGroups.get(accountId, check.groupId);
   }
 
-  private async checkGroupId(accountId: string, groupId: number | null): Promise<void> {
-    if (groupId === null) return;
-    if (!(await this.storage.checkGroups.get(accountId, groupId))) {
+  /**
+   * The groupId names a group of the account; an API check's relative url (`/health`) needs a
+   * group whose apiCheckDefaults.url is its base, since nothing else could complete it.
+   */
+  private async checkGroup(accountId: string, checkType: string, parsed: Record<string, unknown>): Promise<void> {
+    const groupId = parsed.groupId as number | null;
+    const group = groupId === null ? null : await this.storage.checkGroups.get(accountId, groupId);
+    if (groupId !== null && !group) {
       throw new ValidationError([{ path: 'groupId', message: 'is not a check group of this account' }]);
+    }
+    const url = checkType === 'API' ? (parsed.request as { url: string }).url : null;
+    if (url !== null && isRelativeApiUrl(url) && !group?.apiCheckDefaults.url) {
+      throw new ValidationError([{
+        path: 'request.url',
+        message: group
+          ? 'is relative, but the group has no apiCheckDefaults.url to complete it: set one there, or give a full URL'
+          : 'is relative: give a full http:// or https:// URL, or put the check in a group whose apiCheckDefaults.url completes it',
+      }]);
     }
   }
 }

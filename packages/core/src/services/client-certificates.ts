@@ -6,6 +6,7 @@ import {
   type ClientCertificateResponse,
 } from '../model/client-certificate.js';
 import { parse } from '../model/parse.js';
+import type { ClientCertificateLookup, OpenedCertificate } from '../ports/client-certificates.js';
 import type { Page } from '../model/primitives.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { found, mapPage, pageOptions, stringId } from './support.js';
@@ -21,15 +22,6 @@ export function hostMatches(pattern: string, hostname: string): boolean {
   const suffix = pattern.slice(1);
   // A wildcard covers exactly one label, as in TLS.
   return host.endsWith(suffix) && !host.slice(0, -suffix.length).includes('.') && host.length > suffix.length;
-}
-
-/** A certificate as a run uses it: key and passphrase opened. */
-export interface OpenedCertificate {
-  host: string;
-  cert: string;
-  ca: string | null;
-  key: string | null;
-  passphrase: string | null;
 }
 
 export class ClientCertificateService {
@@ -88,6 +80,11 @@ export class ClientCertificateService {
 
   async delete(accountId: string, rawId: unknown): Promise<void> {
     if (!(await this.deps.storage.clientCertificates.delete(accountId, stringId(rawId)))) found(null, 'Client certificate');
+  }
+
+  /** The account's certificates as one run sees them (its job's `clientCertificates`). */
+  lookupFor(accountId: string): ClientCertificateLookup {
+    return { forHost: (hostname) => this.findForHost(accountId, hostname) };
   }
 
   /** The certificate for a target host: an exact host first, else a one-label wildcard. */

@@ -6,7 +6,7 @@ export { CheckService, type AssignOptions, type CheckForRun } from './checks.js'
 export { alertChannelsSummary, toCheckResponse } from './check-responses.js';
 export { CheckGroupService } from './check-groups.js';
 export { AlertChannelService, DeliveryLogQuerySchema } from './alert-channels.js';
-export { ClientCertificateService, hostMatches, type OpenedCertificate } from './client-certificates.js';
+export { ClientCertificateService, hostMatches } from './client-certificates.js';
 export { CheckResultService, CheckStatusService } from './check-results.js';
 export { ErrorGroupService } from './error-groups.js';
 export { DashboardService } from './dashboards.js';

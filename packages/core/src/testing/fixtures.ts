@@ -7,9 +7,11 @@ import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { CheckStatus } from '../model/check-status.js';
 import {
+  ApiCheckCreateSchema,
   BrowserCheckCreateSchema,
   HeartbeatCheckCreateSchema,
   TcpCheckCreateSchema,
+  type ApiCheck,
   type BrowserCheck,
   type Check,
   type HeartbeatCheck,
@@ -74,6 +76,14 @@ export function tcpCheckFixture(overrides: Partial<NewRecord<TcpCheck>> = {}): N
     request: { hostname: 'db.example.com', port: 5432 },
   });
   return { ...body, id: randomUUID(), checkType: 'TCP', ...stamps(), ...overrides };
+}
+
+export function apiCheckFixture(overrides: Partial<NewRecord<ApiCheck>> = {}): NewRecord<ApiCheck> {
+  const body = v.parse(ApiCheckCreateSchema, {
+    name: `API check ${nextSerial()}`,
+    request: { url: 'https://api.example.com/health' },
+  });
+  return { ...body, id: randomUUID(), checkType: 'API', ...stamps(), ...overrides };
 }
 
 export function browserCheckFixture(overrides: Partial<NewRecord<BrowserCheck>> = {}): NewRecord<BrowserCheck> {

@@ -4,6 +4,7 @@ import type { Check } from '../model/check.js';
 import {
   accountFixture,
   alertSubscriptionFixture,
+  apiCheckFixture,
   apiKeyFixture,
   browserCheckFixture,
   checkGroupFixture,
@@ -56,6 +57,37 @@ export function resourceCases(c: StorageCase) {
             frequencyOffset: 3,
             degradedResponseTime: null,
             maxResponseTime: 0,
+          },
+  });
+  repositoryCases<Check>(c, {
+    label: 'checks (API)',
+    table: 'checks',
+    repo: (s) => s.checks,
+    make: (marker) => apiCheckFixture({ name: `API ${marker}` }),
+    change: (row, marker) => (row.checkType === 'API' ? { ...row, name: `API ${marker}`, frequency: 0, frequencyOffset: 20 } : row),
+    rich: (record) =>
+      record.checkType !== 'API'
+        ? record
+        : {
+            ...record,
+            request: {
+              method: 'POST',
+              url: `https://api.example.com/orders?q=${encodeURIComponent(UNICODE_TEXT)}&b=ü`,
+              headers: [{ key: 'Content-Type', value: 'application/json' }, { key: 'X-Note', value: UNICODE_TEXT }],
+              queryParameters: [{ key: 'tag', value: 'a' }, { key: 'tag', value: 'b' }],
+              body: JSON.stringify({ note: UNICODE_TEXT, items: [1, null, { b: [] }] }),
+              bodyType: 'JSON',
+              basicAuth: { username: 'ops', password: UNICODE_TEXT },
+              followRedirects: false,
+              skipSSL: true,
+              assertions: [
+                { source: 'JSON_BODY', comparison: 'EQUALS', target: 'ok', property: '$.status', regex: null },
+                { source: 'HEADERS', comparison: 'CONTAINS', target: 'json', property: 'content-type', regex: '^(\\w+)/' },
+              ],
+              ipFamily: 'IPv6',
+            },
+            degradedResponseTime: null,
+            maxResponseTime: 30000,
           },
   });
   repositoryCases<Check>(c, {

@@ -1,0 +1,11 @@
+/** @vigil/runner-http: runs API (HTTP) checks. */
+export {
+  API_CHECK_TYPE,
+  httpRunner,
+  registerHttpRunner,
+  type HttpRunner,
+  type HttpRunnerOptions,
+  type RunnerRegistry,
+} from './http-runner.js';
+export type { LookupFunction } from './connector.js';
+export { validateApiCheck } from './validate.js';
