@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { PageRecorder } from './page-recorder.js';
 import { ScriptProcess, type ScriptProcessOptions } from './script-process.js';
 
@@ -25,6 +25,7 @@ interface Slot {
   prepared: Set<string>;
   /** Making a context and cleaning up take turns, so that cleaning never meets a context not yet in `prepared`. */
   contexts: Promise<unknown>;
+  session: Promise<CDPSession | null> | null;
 }
 
 export interface PoolOptions {
@@ -107,7 +108,7 @@ export class BrowserPool {
         this.launching++;
         // A launch that outlasts this run's time still adds its browser to the pool.
         const launched = this.options.launch().then((browser) => {
-          const slot: Slot = { browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve() };
+          const slot: Slot = { browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve(), session: null };
           browser.on('disconnected', () => this.retire(slot));
           if (this.closed) void browser.close().catch(() => {});
           else this.slots.push(slot);
@@ -153,22 +154,32 @@ export class BrowserPool {
   private async prepare(slot: Slot): Promise<Lease> {
     const { browser } = slot;
     if (slot.dead || !browser.connected) throw new Error('The browser is gone');
-    const defaultPages = new Set(await browser.defaultBrowserContext().pages());
-    const context = await this.inTurn(slot, async () => {
-      const made = await browser.createBrowserContext();
-      slot.prepared.add(made.id!);
-      return made;
-    });
-    const starting = ScriptProcess.start(browser.wsEndpoint(), this.options.viewport, this.options.process);
+    // The process loads its modules meanwhile; it connects once it can be told the run's context.
+    const spawning = ScriptProcess.spawn(this.options.process);
+    spawning.catch(() => {});
+    let context: BrowserContext | null = null;
     try {
-      const [page, process] = await Promise.all([context.newPage(), starting]);
+      const defaultPages = new Set(await browser.defaultBrowserContext().pages());
+      context = await this.inTurn(slot, async () => {
+        const made = await browser.createBrowserContext();
+        slot.prepared.add(made.id!);
+        return made;
+      });
+      const contextId = context.id!;
+      const connecting = spawning.then(async (p) => {
+        await p.connect(browser.wsEndpoint(), this.options.viewport, contextId);
+        return p;
+      });
+      const [page, process] = await Promise.all([context.newPage(), connecting]);
       const recorder = new PageRecorder(context);
       await recorder.start(page);
       return { browser, context, page, process, recorder, defaultPages };
     } catch (err) {
-      slot.prepared.delete(context.id!);
-      await starting.then((p) => p.dispose(), () => {});
-      await context.close().catch(() => {});
+      await spawning.then((p) => p.dispose(), () => {});
+      if (context) {
+        slot.prepared.delete(context.id!);
+        await context.close().catch(() => {});
+      }
       throw err;
     }
   }
@@ -181,8 +192,9 @@ export class BrowserPool {
 
   private async release(slot: Slot, lease: Lease): Promise<void> {
     lease.recorder.stop();
-    await lease.process.dispose();
-    const tainted = await this.inTurn(slot, () => this.clean(lease, slot.prepared));
+    // Killed at once; its folder goes while the browser is cleaned.
+    const disposing = lease.process.dispose();
+    const tainted = await this.inTurn(slot, () => this.clean(slot, lease));
     slot.runs++;
     if (tainted || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
       this.retire(slot);
@@ -192,6 +204,7 @@ export class BrowserPool {
       this.fill(slot);
     }
     this.waiters.shift()?.();
+    await disposing;
   }
 
   /**
@@ -200,29 +213,42 @@ export class BrowserPool {
    * used the browser's default context, whose cookies and storage would outlive it: that browser
    * is then replaced rather than reused.
    */
-  private async clean(lease: Lease, prepared: ReadonlySet<string>): Promise<boolean> {
+  private async clean(slot: Slot, lease: Lease): Promise<boolean> {
     const { browser } = lease;
     if (!browser.connected) return true;
-    await lease.context.close().catch(() => {});
-    let tainted: boolean;
-    const session = await browser.target().createCDPSession().catch(() => null);
+    const runContext = lease.context.id!;
+    const closing = lease.context.close().catch(() => {});
+    const session = await this.browserSession(slot);
     if (!session) return true;
     try {
-      const { browserContextIds } = await session.send('Target.getBrowserContexts');
+      // Asked while the run's context closes; its pages may still be listed, under its id or not.
+      const [{ browserContextIds }, { targetInfos }] = await Promise.all([
+        session.send('Target.getBrowserContexts'),
+        session.send('Target.getTargets'),
+        closing,
+      ]);
       for (const id of browserContextIds) {
-        if (prepared.has(id)) continue;
+        if (slot.prepared.has(id) || id === runContext) continue;
         await session.send('Target.disposeBrowserContext', { browserContextId: id }).catch(() => {});
       }
       // What is left is the default context: the blank page it started with, unless the run used it.
-      const { targetInfos } = await session.send('Target.getTargets');
-      const pages = targetInfos.filter((t) => t.type === 'page' && !browserContextIds.includes(t.browserContextId ?? ''));
-      tainted = pages.length > lease.defaultPages.size || pages.some((t) => t.url !== 'about:blank');
+      const others = new Set([...browserContextIds, runContext]);
+      const pages = targetInfos.filter((t) => t.type === 'page' && !others.has(t.browserContextId ?? ''));
+      return pages.length > lease.defaultPages.size || pages.some((t) => t.url !== 'about:blank');
     } catch {
-      tainted = true;
-    } finally {
-      await session.detach().catch(() => {});
+      slot.session = null;
+      return true;
     }
-    return tainted;
+  }
+
+  /** The slot's own session with the browser target, kept for cleaning after every run. */
+  private browserSession(slot: Slot): Promise<CDPSession | null> {
+    slot.session ??= slot.browser.target().createCDPSession().catch(() => null);
+    const session = slot.session;
+    void session.then((s) => {
+      if (!s && slot.session === session) slot.session = null;
+    });
+    return session;
   }
 
   private retire(slot: Slot): void {
@@ -246,5 +272,6 @@ export class BrowserPool {
       for (const ready of slot.ready.splice(0)) await ready.then((lease) => lease.process.dispose(), () => {});
       if (!slot.busy) await slot.browser.close().catch(() => {});
     }));
+    await this.options.process.codeCache.dispose();
   }
 }

@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { realpathSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Page } from 'puppeteer-core';
 import {
@@ -21,6 +20,7 @@ import {
 } from '@vigil/core';
 import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
+import { CodeCache } from './code-cache.js';
 import { MASK_PAGE, maskFunctions } from './mask.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
 import { judge } from './verdict.js';
@@ -103,21 +103,31 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--no-default-browser-check',
   '--mute-audio',
+  // Each incognito context would preload two omnibox popups (WebUI renderers) that headless never
+  // shows: about 0.8 s of CPU per run.
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ];
 
 const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 const packageRoot = realpathSync(join(here, '..'));
 const localRequire = createRequire(join(packageRoot, 'package.json'));
 
-/** The node_modules folders the script's process loads its modules from. */
-function moduleFolders(): string[] {
-  const folders = new Set<string>([packageRoot]);
+/**
+ * The script worker and what its process may read. The built package runs the bundle beside it
+ * (the worker with puppeteer-core and expect in one file: one read, no module resolution);
+ * from the sources, child/worker.cjs loads its modules from node_modules.
+ */
+function scriptWorker(): { loaderFile: string; workerFile: string; readPaths: string[] } {
+  const loaderFile = join(packageRoot, 'child', 'load-worker.cjs');
+  const bundle = join(realpathSync(here), 'script-worker.cjs');
+  if (existsSync(bundle)) return { loaderFile, workerFile: bundle, readPaths: [loaderFile, bundle] };
+  const folders = new Set<string>([`${packageRoot}/*`]);
   for (const name of ['puppeteer-core', 'expect']) {
     const manifest = realpathSync(localRequire.resolve(`${name}/package.json`));
     const at = manifest.lastIndexOf(`${join('node_modules', name)}`);
-    folders.add(at >= 0 ? manifest.slice(0, at + 'node_modules'.length) : dirname(manifest));
+    folders.add(`${at >= 0 ? manifest.slice(0, at + 'node_modules'.length) : dirname(manifest)}/*`);
   }
-  return [...folders];
+  return { loaderFile, workerFile: join(packageRoot, 'child', 'worker.cjs'), readPaths: [...folders] };
 }
 
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('browserRunner', name, value, fallback);
@@ -173,23 +183,18 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       return browser;
     },
     process: {
-      workerFile: join(packageRoot, 'child', 'worker.cjs'),
-      readPaths: moduleFolders(),
+      ...scriptWorker(),
+      codeCache: new CodeCache(),
       memoryLimitMb: settings.memoryLimitMb,
       startTimeoutMs: 20_000,
     },
   });
 
-  async function writeFiles(dir: string, check: BrowserCheck): Promise<string> {
-    for (const dep of check.dependencies ?? []) {
-      const file = join(dir, normalize(dep.path));
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, dep.content);
-    }
+  /** The script and its dependencies as files in the run's folder; the script's process writes them (it may write nowhere else). */
+  function runFiles(dir: string, check: BrowserCheck): { scriptFile: string; files: { path: string; content: string }[] } {
     const scriptFile = join(dir, check.scriptPath ? normalize(check.scriptPath) : 'script.js');
-    await mkdir(dirname(scriptFile), { recursive: true });
-    await writeFile(scriptFile, check.script);
-    return scriptFile;
+    const files = (check.dependencies ?? []).map((dep) => ({ path: join(dir, normalize(dep.path)), content: dep.content }));
+    return { scriptFile, files: [...files, { path: scriptFile, content: check.script }] };
   }
 
   /**
@@ -259,13 +264,14 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     let scriptStart = 0;
     let scriptEnd = 0;
     try {
-      const scriptFile = await writeFiles(lease.process.dir, check);
+      const { scriptFile, files } = runFiles(lease.process.dir, check);
       const setupMs = Date.now() - started;
       const outcome: ScriptOutcome = await lease.process.run(
         {
           contextId: lease.context.id!,
           env: job.environment,
           scriptFile,
+          files,
           code: check.script,
           params: SCRIPT_PARAMETERS,
           secrets: job.secrets,

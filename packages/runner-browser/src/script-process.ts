@@ -1,7 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { CodeCache } from './code-cache.js';
 
 /** What a script's process tells about a line it logged or an image it took. */
 export interface ScriptLog {
@@ -33,6 +34,8 @@ export interface ScriptJob {
   contextId: string;
   env: Record<string, string>;
   scriptFile: string;
+  /** The script and its dependencies, written by the process before the script starts. */
+  files: { path: string; content: string }[];
   code: string;
   /** The names the script's code is wrapped with (validate.ts). */
   params: string;
@@ -41,10 +44,13 @@ export interface ScriptJob {
 }
 
 export interface ScriptProcessOptions {
-  /** The worker entry (child/worker.cjs). */
+  /** The process's entry (child/load-worker.cjs), which loads `workerFile` with the code cache. */
+  loaderFile: string;
+  /** The worker: dist/script-worker.cjs (bundled with its modules), or child/worker.cjs from the sources. */
   workerFile: string;
-  /** Folders the script's process may read besides its own run folder (its modules). */
+  /** What the script's process may read besides its run folder and the code cache: files, or folders as `dir/*`. */
   readPaths: string[];
+  codeCache: CodeCache;
   memoryLimitMb: number;
   /** How long the process may take to start and connect to the browser. */
   startTimeoutMs: number;
@@ -69,6 +75,8 @@ export class ScriptProcess {
     private readonly child: ChildProcess,
     /** The run's own folder: the script, its dependencies, anything it writes. */
     readonly dir: string,
+    private readonly options: ScriptProcessOptions,
+    private readonly makeCodeCache: boolean,
   ) {
     child.on('message', (m) => {
       for (const l of this.listeners) l(m as Record<string, unknown>);
@@ -105,31 +113,48 @@ export class ScriptProcess {
     return this.exited === null;
   }
 
-  /** Starts a process with an empty environment and connects it to the browser at `endpoint`. */
-  static async start(endpoint: string, viewport: { width: number; height: number } | null, options: ScriptProcessOptions): Promise<ScriptProcess> {
+  /**
+   * Starts a process with an empty environment. It loads its modules while the host makes the
+   * run's context; `connect` then hands it the browser.
+   */
+  static async spawn(options: ScriptProcessOptions): Promise<ScriptProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'vigil-run-'));
+    const cache = await options.codeCache.next();
     const execArgv = [
       permissionFlag,
-      ...[...options.readPaths, dir].map((p) => `--allow-fs-read=${p}/*`),
+      ...[...options.readPaths, `${dirname(cache.file)}/*`, `${dir}/*`].map((p) => `--allow-fs-read=${p}`),
       `--allow-fs-write=${dir}/*`,
       `--max-old-space-size=${options.memoryLimitMb}`,
       '--disable-warning=ExperimentalWarning',
     ];
-    const child = fork(options.workerFile, [], {
+    const child = fork(options.loaderFile, [options.workerFile, cache.file], {
       cwd: dir,
       env: {},
       execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    const proc = new ScriptProcess(child, dir);
+    return new ScriptProcess(child, dir, options, cache.make);
+  }
+
+  /** Connects the process to the browser at `endpoint`, attached to the run's context; disposes of it when that fails. */
+  async connect(endpoint: string, viewport: { width: number; height: number } | null, contextId: string): Promise<void> {
+    let rejected = false;
+    const onCache = (m: Record<string, unknown>) => {
+      // Taken only while starting: once a script runs, what the process sends is the script's.
+      if (m.type === 'code-cache' && m.data instanceof Uint8Array) void this.options.codeCache.store(m.data);
+      else if (m.type === 'ready' && m.codeCacheRejected === true) rejected = true;
+    };
+    this.listeners.push(onCache);
     try {
-      await proc.expect('ready', options.startTimeoutMs, () => proc.send({ type: 'connect', endpoint, viewport }));
+      await this.expect('ready', this.options.startTimeoutMs, () => this.send({ type: 'connect', endpoint, viewport, contextId, makeCodeCache: this.makeCodeCache }));
+      if (rejected) this.options.codeCache.invalidate();
     } catch (err) {
-      await proc.dispose();
+      await this.dispose();
       throw err;
+    } finally {
+      this.listeners = this.listeners.filter((l) => l !== onCache);
     }
-    return proc;
   }
 
   private expect(type: string, timeoutMs: number, kick: () => void): Promise<void> {
