@@ -39,7 +39,8 @@ export interface BrowserRunnerOptions {
   maxRunsPerBrowser?: number;
   /**
    * Runs each browser has prepared ahead (a context with its page, a script process connected to
-   * the browser), made while it waits or serves a run. Default 1; more helps only with cores to spare.
+   * the browser), made while it waits or serves a run. Default 1; 2 shortens the wait of runs
+   * that come back to back, for one more process and context per browser, but gives no more runs.
    */
   prepareAhead?: number;
   /** Time limit of one run, script and recording included. Default 120 s. */
