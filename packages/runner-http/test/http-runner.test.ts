@@ -1,8 +1,8 @@
 import { RUNNERS, createVigil, resolveAll } from '@vigil/core';
 import { memoryStorage, runnerSuite } from '@vigil/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpRunner, registerHttpRunner } from '../src/index.js';
-import { apiJob, assertion, json, startHttp, type ApiJobOptions, type Handler, type TestServer } from './support.js';
+import { apiJob, assertion, json, localServers, startHttp, type ApiJobOptions } from './support.js';
 
 /** A port nothing listens on: a server's, closed again. */
 async function closedPort(): Promise<number> {
@@ -36,15 +36,7 @@ describe('HTTP runner conformance', () => {
 });
 
 describe('httpRunner', () => {
-  const servers: TestServer[] = [];
-  const serve = async (handler: Handler) => {
-    const s = await startHttp(handler);
-    servers.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    for (const s of servers.splice(0)) await s.close();
-  });
+  const serve = localServers();
   const runner = httpRunner();
   const run = (job: ApiJobOptions, r = runner) => r.run(apiJob(job), new AbortController().signal);
 

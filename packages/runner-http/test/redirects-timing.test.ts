@@ -1,18 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { nextRetry, type RetryStrategyInput } from '@vigil/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpRunner } from '../src/index.js';
-import { apiJob, assertion, json, startHttp, type ApiJobOptions, type Handler, type TestServer } from './support.js';
+import { apiJob, assertion, json, localServers, startHttp, type ApiJobOptions, type Handler } from './support.js';
 
-const servers: TestServer[] = [];
-const serve = async (handler: Handler) => {
-  const s = await startHttp(handler);
-  servers.push(s);
-  return s;
-};
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
+const serve = localServers();
 const runner = httpRunner();
 const run = (job: ApiJobOptions, r = runner, signal = new AbortController().signal) => r.run(apiJob(job), signal);
 const redirect = (status: number, location: string): Handler => (_req, res) => {

@@ -2,13 +2,12 @@ import { createVigil, type Vigil } from '@vigil/core';
 import { memoryStorage } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRunner } from '../src/index.js';
-import { json, startHttp, type TestServer } from './support.js';
+import { json, localServers, startHttp } from './support.js';
 
-const servers: TestServer[] = [];
+const serve = localServers();
 const vigils: Vigil[] = [];
 afterEach(async () => {
   for (const v of vigils.splice(0)) await v.close();
-  for (const s of servers.splice(0)) await s.close();
 });
 
 /** Runs an API check once through the engine (a check session) and answers its stored attempts, oldest first. */
@@ -40,8 +39,7 @@ describe('retries through the engine', () => {
   }, 30_000);
 
   it('with onlyOn NETWORK_ERROR, an answer that fails its assertions is not tried again', async () => {
-    const server = await startHttp(json(500, { status: 'down' }));
-    servers.push(server);
+    const server = await serve(json(500, { status: 'down' }));
     const attempts = await runThroughEngine({ url: `${server.origin}/health` });
     expect(attempts.map((r) => [r.attempts, r.resultType, r.statusCode])).toEqual([[1, 'FINAL', 500]]);
     expect(server.seen).toHaveLength(1);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiAssertion, ApiCheck, ApiRequest, RunJob } from '@vigil/core';
 import { apiCheckFixture, runJobFixture } from '@vigil/core/testing';
+import { afterEach } from 'vitest';
 
 /** What a test server saw of one request. */
 export interface SeenRequest {
@@ -61,6 +62,19 @@ async function listen(server: http.Server, scheme: 'http' | 'https', handler: Ha
 /** A real HTTP server on 127.0.0.1 and a free port; `handler` plays the API. */
 export function startHttp(handler: Handler): Promise<TestServer> {
   return listen(http.createServer(), 'http', handler);
+}
+
+/** `serve(handler)` starts a local HTTP server that is closed after the test (call at the top of a file or describe). */
+export function localServers(): (handler: Handler) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+  });
+  return async (handler) => {
+    const s = await startHttp(handler);
+    servers.push(s);
+    return s;
+  };
 }
 
 /** A real HTTPS server with the test CA's certificate; with `clientCa` it demands a client certificate that CA signed. */
