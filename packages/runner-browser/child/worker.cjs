@@ -225,11 +225,33 @@ async function warmUp(context) {
   }
 }
 
+/**
+ * The connection to the browser: DevTools protocol messages over the IPC channel to the host,
+ * whose gate lets through what concerns this run's context alone. The browser has no port.
+ */
+function hostTransport() {
+  const transport = {
+    onmessage: undefined,
+    onclose: undefined,
+    send(data) {
+      send({ type: 'cdp', data });
+    },
+    close() {},
+  };
+  process.on('message', (message) => {
+    if (message && message.type === 'cdp' && typeof message.data === 'string' && transport.onmessage) transport.onmessage(message.data);
+  });
+  process.on('disconnect', () => {
+    if (transport.onclose) transport.onclose();
+  });
+  return transport;
+}
+
 process.on('message', async (message) => {
   if (message.type === 'connect' && !browser && !running) {
     try {
       browser = await puppeteer.connect({
-        browserWSEndpoint: message.endpoint,
+        transport: hostTransport(),
         defaultViewport: message.viewport || null,
         targetFilter: runTargets(message.contextId),
       });

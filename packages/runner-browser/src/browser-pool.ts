@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import type { Chromium } from './chromium.js';
 import { PageRecorder } from './page-recorder.js';
 import { ScriptProcess, type ScriptProcessOptions } from './script-process.js';
 
@@ -15,6 +16,7 @@ export interface Lease {
 }
 
 interface Slot {
+  chromium: Chromium;
   browser: Browser;
   runs: number;
   busy: boolean;
@@ -34,7 +36,7 @@ export interface PoolOptions {
   /** Runs prepared ahead per browser. */
   prepareAhead: number;
   viewport: { width: number; height: number } | null;
-  launch: () => Promise<Browser>;
+  launch: () => Promise<Chromium>;
   process: ScriptProcessOptions;
 }
 
@@ -107,10 +109,11 @@ export class BrowserPool {
       if (this.slots.length + this.launching < this.options.size) {
         this.launching++;
         // A launch that outlasts this run's time still adds its browser to the pool.
-        const launched = this.options.launch().then((browser) => {
-          const slot: Slot = { browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve(), session: null };
+        const launched = this.options.launch().then((chromium) => {
+          const { browser } = chromium;
+          const slot: Slot = { chromium, browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve(), session: null };
           browser.on('disconnected', () => this.retire(slot));
-          if (this.closed) void browser.close().catch(() => {});
+          if (this.closed) void browser.close().catch(() => {}).finally(chromium.kill);
           else this.slots.push(slot);
         }).finally(() => {
           this.launching--;
@@ -167,7 +170,7 @@ export class BrowserPool {
       });
       const contextId = context.id!;
       const connecting = spawning.then(async (p) => {
-        await p.connect(browser.wsEndpoint(), this.options.viewport, contextId);
+        await p.connect(slot.chromium.gate, this.options.viewport, contextId);
         return p;
       });
       const [page, process] = await Promise.all([context.newPage(), connecting]);
@@ -199,6 +202,7 @@ export class BrowserPool {
     if (tainted || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
       this.retire(slot);
       await slot.browser.close().catch(() => {});
+      slot.chromium.kill();
     } else {
       slot.busy = false;
       this.fill(slot);
@@ -255,7 +259,7 @@ export class BrowserPool {
     if (slot.dead) return;
     slot.dead = true;
     // A browser whose connection dropped may still be running.
-    slot.browser.process()?.kill('SIGKILL');
+    slot.chromium.kill();
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     for (const ready of slot.ready.splice(0)) void ready.then((lease) => lease.process.dispose(), () => {});
@@ -270,7 +274,10 @@ export class BrowserPool {
     await Promise.all(slots.map(async (slot) => {
       slot.dead = true;
       for (const ready of slot.ready.splice(0)) await ready.then((lease) => lease.process.dispose(), () => {});
-      if (!slot.busy) await slot.browser.close().catch(() => {});
+      if (!slot.busy) {
+        await slot.browser.close().catch(() => {});
+        slot.chromium.kill();
+      }
     }));
     await this.options.process.codeCache.dispose();
   }

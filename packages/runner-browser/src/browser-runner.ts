@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import {
   positiveOption,
   RUNNERS,
@@ -20,6 +20,7 @@ import {
 } from '@vigil/core';
 import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
+import { launchChromium } from './chromium.js';
 import { CodeCache } from './code-cache.js';
 import { MASK_PAGE, maskFunctions } from './mask.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
@@ -170,18 +171,14 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     prepareAhead: settings.prepareAhead,
     viewport: settings.viewport,
     launch: async () => {
-      const browser = await puppeteer.launch({
+      const chromium = await launchChromium({
         executablePath: settings.executablePath,
-        headless: true,
         args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
-        defaultViewport: settings.viewport,
-        // The host owns its signals (graceful shutdown); the browser still goes when the host exits.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
+        viewport: settings.viewport,
+        startTimeoutMs: 30_000,
       });
-      chromiumVersion ??= await browser.version();
-      return browser;
+      chromiumVersion ??= await chromium.browser.version();
+      return chromium;
     },
     process: {
       ...scriptWorker(),

@@ -132,10 +132,6 @@ export class PageRecorder {
   private async watch(page: Page): Promise<void> {
     if (this.pages.has(page)) return;
     this.pages.add(page);
-    page.on('console', (msg) => {
-      const at = msg.location();
-      this.push(this.console, { type: msg.type(), text: this.clip(msg.text()), url: at.url ? withoutCredentials(at.url) : null });
-    });
     page.on('pageerror', (err) => this.push(this.pageErrors, this.clip(err instanceof Error ? err.message : String(err))));
     page.on('requestfailed', (req) => {
       this.push(this.failedRequests, { method: req.method(), url: withoutCredentials(req.url()), error: req.failure()?.errorText ?? 'failed', status: null });
@@ -196,6 +192,16 @@ export class PageRecorder {
       const nav = byLoader.get(e.loaderId);
       if (nav && nav.fcp === null) nav.fcp = ms((e.timestamp - nav.startTs) * 1000);
     });
+    // Console messages are read here rather than through puppeteer's page events, which drop a
+    // message whose execution context puppeteer has not registered yet.
+    session.on('Runtime.consoleAPICalled', (e) => {
+      const text = e.args.map(remoteText).join(' ');
+      this.push(this.console, { type: consoleType(e.type), text: this.clip(text), url: locationUrl(e.stackTrace?.callFrames[0]?.url) });
+    });
+    session.on('Log.entryAdded', ({ entry }) => {
+      if (entry.source === 'worker') return;
+      this.push(this.console, { type: consoleType(entry.level), text: this.clip(entry.text), url: locationUrl(entry.url) });
+    });
     session.on('PerformanceTimeline.timelineEventAdded', ({ event }) => {
       if (event.frameId !== mainFrame) return;
       const at = event.time * 1000;
@@ -214,6 +220,8 @@ export class PageRecorder {
       session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
       session.send('Network.enable'),
       session.send('PerformanceTimeline.enable', { eventTypes: ['largest-contentful-paint', 'layout-shift'] }),
+      session.send('Runtime.enable'),
+      session.send('Log.enable'),
     ]);
   }
 
@@ -229,6 +237,23 @@ export class PageRecorder {
       CLS: n.fcp === null && n.shifts.length === 0 ? null : cumulativeLayoutShift(n.shifts),
     }));
   }
+}
+
+/** A console argument as text: its value, or the description DevTools shows for an object. */
+function remoteText(arg: { type: string; subtype?: string; value?: unknown; unserializableValue?: string; description?: string }): string {
+  if (arg.unserializableValue !== undefined) return arg.unserializableValue;
+  if (arg.type === 'undefined') return 'undefined';
+  if ('value' in arg) return typeof arg.value === 'string' ? arg.value : JSON.stringify(arg.value) ?? String(arg.value);
+  return arg.description ?? `JSHandle@${arg.subtype ?? arg.type}`;
+}
+
+/** The console's names for levels, as puppeteer gives them (`warning` is `warn`). */
+function consoleType(type: string): string {
+  return type === 'warning' ? 'warn' : type;
+}
+
+function locationUrl(url: string | undefined): string | null {
+  return url ? withoutCredentials(url) : null;
 }
 
 function safeHost(url: string): string | null {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CodeCache } from './code-cache.js';
+import type { DevToolsGate, GateClient } from './devtools-gate.js';
 
 /** What a script's process tells about a line it logged or an image it took. */
 export interface ScriptLog {
@@ -70,6 +71,8 @@ export class ScriptProcess {
   private listeners: ((m: Record<string, unknown>) => void)[] = [];
   private onExit: (() => void) | null = null;
   private logSink: ((log: ScriptLog) => void) | null = null;
+  /** Its connection to the browser, through the gate. */
+  private devtools: GateClient | null = null;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -78,8 +81,12 @@ export class ScriptProcess {
     private readonly options: ScriptProcessOptions,
     private readonly makeCodeCache: boolean,
   ) {
-    child.on('message', (m) => {
-      for (const l of this.listeners) l(m as Record<string, unknown>);
+    child.on('message', (m: Record<string, unknown>) => {
+      if (m?.type === 'cdp') {
+        if (typeof m.data === 'string') this.devtools?.receive(m.data);
+        return;
+      }
+      for (const l of this.listeners) l(m);
     });
     // A process that died under a send reports through its exit; the send itself is not an error.
     child.on('error', () => {});
@@ -137,8 +144,9 @@ export class ScriptProcess {
     return new ScriptProcess(child, dir, options, cache.make);
   }
 
-  /** Connects the process to the browser at `endpoint`, attached to the run's context; disposes of it when that fails. */
-  async connect(endpoint: string, viewport: { width: number; height: number } | null, contextId: string): Promise<void> {
+  /** Connects the process to the browser through `gate`, limited to the run's context and folder; disposes of it when that fails. */
+  async connect(gate: DevToolsGate, viewport: { width: number; height: number } | null, contextId: string): Promise<void> {
+    this.devtools = gate.client({ contextId, dir: this.dir, send: (data) => this.send({ type: 'cdp', data }) });
     let rejected = false;
     const onCache = (m: Record<string, unknown>) => {
       // Taken only while starting: once a script runs, what the process sends is the script's.
@@ -147,7 +155,7 @@ export class ScriptProcess {
     };
     this.listeners.push(onCache);
     try {
-      await this.expect('ready', this.options.startTimeoutMs, () => this.send({ type: 'connect', endpoint, viewport, contextId, makeCodeCache: this.makeCodeCache }));
+      await this.expect('ready', this.options.startTimeoutMs, () => this.send({ type: 'connect', viewport, contextId, makeCodeCache: this.makeCodeCache }));
       if (rejected) this.options.codeCache.invalidate();
     } catch (err) {
       await this.dispose();
@@ -239,6 +247,7 @@ export class ScriptProcess {
   }
 
   kill(): void {
+    this.devtools?.close();
     if (this.alive) this.child.kill('SIGKILL');
   }
 

@@ -256,7 +256,7 @@ expect((await browser.pages()).length).toBe(1);`,
       }
     });
 
-    it('leaves nothing of a run in the browser: contexts the script made are disposed, a used default context retires the browser', async () => {
+    it('leaves nothing of a run in the browser: contexts the script made are disposed, and pages opened in the default context open in the run\'s', async () => {
       const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
       try {
         const messy = await solo.run(browserJob({
@@ -305,15 +305,65 @@ expect(cookies).toEqual([]);`,
     });
 
     it('replaces a browser that crashed', async () => {
+      // This test's own browsers: Chromium processes started by this process for a Vigil profile.
+      const chromiumPids = () => new Set(execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .split('\n').filter((line) => line.includes('vigil-chromium-')).map((line) => Number(line.trim().split(/\s+/)[0])));
+      const before = chromiumPids();
       const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      let killed = 0;
+      const crashing = await serveSite({
+        '/crash': (_req, res) => {
+          for (const pid of chromiumPids()) {
+            if (before.has(pid)) continue;
+            process.kill(-pid, 'SIGKILL');
+            killed++;
+          }
+          res.end('gone');
+        },
+      });
       try {
-        const crashed = await solo.run(browserJob({ script: "const s = await page.createCDPSession(); await s.send('Browser.crash').catch(() => {}); await new Promise(() => {});" }), signal());
+        const crashed = await solo.run(browserJob({ script: `await page.goto('${crashing.url}/crash').catch(() => {});\nawait new Promise(() => {});` }), signal());
+        expect(killed).toBe(1);
         expect(crashed).toMatchObject({ hasErrors: true, errorMessage: 'The browser crashed during the run' });
         const next = await solo.run(browserJob({ script: `await page.goto('${site.url}/');\nexpect(await page.title()).toBe('Shop');` }), signal());
         expect(next.errorMessage).toBeNull();
       } finally {
         await solo.close();
+        await crashing.close();
       }
+    });
+
+    it('keeps a script to its run: no file: or chrome: pages, no host files, nothing browser-wide', async () => {
+      const result = await run({
+        script: `const blocked = [];
+for (const attempt of [
+  () => page.goto('file:///etc/passwd'),
+  async () => (await page.browser().newPage()).goto('chrome://version'),
+  async () => (await page.createCDPSession()).send('Browser.close'),
+  async () => (await page.browser().target().createCDPSession()).send('Tracing.start'),
+]) {
+  try {
+    await attempt();
+    blocked.push('not blocked');
+  } catch (err) {
+    blocked.push(err.message);
+  }
+}
+await page.goto('${site.url}/');
+// The page itself cannot go to a file either.
+await page.evaluate(() => { location.href = 'file:///etc/hostname'; });
+await new Promise((r) => setTimeout(r, 300));
+console.log(JSON.stringify({ blocked, url: page.url()}));`,
+      });
+      expect(result.errorMessage).toBeNull();
+      const seen = JSON.parse((result.details!.logs as { text: string }[])[0]!.text) as { blocked: string[]; url: string };
+      expect(seen.blocked).toEqual([
+        expect.stringContaining('Page.navigate is not available to check scripts: a check opens http(s), data:, blob: and about: URLs, not file:'),
+        expect.stringContaining('not chrome:'),
+        expect.stringContaining('Browser.close is not available to check scripts: the browser is shared with other runs'),
+        expect.stringContaining('Tracing.start is not available to check scripts: a trace records every page of the browser'),
+      ]);
+      expect(seen.url).toBe(`${site.url}/`);
     });
 
     it('runs scriptPath and dependency files; require("puppeteer") hands back the run\'s browser', async () => {

@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { DevToolsGate } from './devtools-gate.js';
+
+/** A pooled Chromium: the host's puppeteer connection, the gate script processes connect through, and a way to end it. */
+export interface Chromium {
+  readonly browser: Browser;
+  readonly gate: DevToolsGate;
+  /** Ends the browser and every process it started, at once. */
+  kill(): void;
+}
+
+export interface ChromiumOptions {
+  executablePath: string;
+  args: string[];
+  viewport: { width: number; height: number } | null;
+  /** How long the browser may take to answer its first command. */
+  startTimeoutMs: number;
+}
+
+const TAIL_BYTES = 4096;
+
+/**
+ * Starts Chromium with its DevTools protocol on a pipe (`--remote-debugging-pipe`: fd 3 in, fd 4
+ * out) rather than a port, so nothing on the machine can connect to it but through the host's
+ * gate. Puppeteer's usual switches and a fresh profile folder, removed when the browser ends.
+ */
+export async function launchChromium(options: ChromiumOptions): Promise<Chromium> {
+  const profile = await mkdtemp(join(tmpdir(), 'vigil-chromium-'));
+  const args = [...puppeteer.defaultArgs({ headless: true, args: [...options.args], userDataDir: profile }), '--remote-debugging-pipe'];
+  const child = spawn(options.executablePath, args, {
+    // Its own process group, so that ending it ends its renderers too.
+    detached: process.platform !== 'win32',
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-TAIL_BYTES);
+  });
+  const toBrowser = child.stdio[3] as Writable;
+  const fromBrowser = child.stdio[4] as Readable;
+  toBrowser.on('error', () => {});
+  fromBrowser.on('error', () => {});
+
+  const kill = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  };
+  // The host's exit takes its browsers with it.
+  process.on('exit', kill);
+
+  const gate = new DevToolsGate({ write: (data) => void toBrowser.write(`${data}\0`) });
+  let pending = '';
+  fromBrowser.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (pending + chunk).split('\0');
+    pending = parts.pop()!;
+    for (const part of parts) if (part !== '') gate.receive(part);
+  });
+
+  let exited: (reason: Error) => void = () => {};
+  const exit = new Promise<never>((_, reject) => {
+    exited = reject;
+  });
+  exit.catch(() => {});
+  child.on('error', (err) => exited(err));
+  child.on('exit', (code, signal) => {
+    process.off('exit', kill);
+    gate.close();
+    exited(new Error(`Chromium ended (${signal ?? `exit code ${code}`}): ${stderr.trim().split('\n').slice(-3).join(' ') || 'no output'}`));
+    void rm(profile, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      gate.ready(),
+      exit,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Chromium did not answer within ${options.startTimeoutMs} ms: ${stderr.trim().split('\n').pop() ?? ''}`)), options.startTimeoutMs);
+      }),
+    ]);
+    const browser = await Promise.race([puppeteer.connect({ transport: gate.host, defaultViewport: options.viewport }), exit]);
+    return { browser, gate, kill };
+  } catch (err) {
+    kill();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
