@@ -133,11 +133,26 @@ function recordScreenshots(page, mask, secrets) {
 }
 
 /**
- * Raw sockets and process-level tools a check has no use for. Node's permission model does not
- * cover the network; this keeps a script to the browser, fetch and http(s). It is a fence in
- * JavaScript, not a wall: the README says what it does not stop.
+ * Raw sockets and process-level tools a check has no use for (the host sends the list with the
+ * run). Node's permission model does not cover the network; this keeps a script to the browser,
+ * fetch and http(s). It is a fence in JavaScript, not a wall: the README says what it does not stop.
  */
-const WITHHELD = new Set(['net', 'tls', 'dgram', 'http2', 'inspector', 'cluster', 'child_process', 'worker_threads', 'v8', 'repl', 'trace_events']);
+let WITHHELD = new Set();
+const bareName = (request) => (String(request).startsWith('node:') ? String(request).slice(5) : String(request));
+
+/** `process.getBuiltinModule` is fenced like `require`, so it is no way around the list. */
+function fenceBuiltinModules() {
+  if (typeof process.getBuiltinModule !== 'function') return;
+  const original = process.getBuiltinModule.bind(process);
+  Object.defineProperty(process, 'getBuiltinModule', {
+    value: (id) => {
+      if (WITHHELD.has(bareName(id))) throw new Error(`process.getBuiltinModule('${id}') is not available to check scripts`);
+      return original(id);
+    },
+    writable: false,
+    configurable: false,
+  });
+}
 const runDir = process.cwd();
 
 function scriptRequire(scriptFile, shim) {
@@ -148,7 +163,7 @@ function scriptRequire(scriptFile, shim) {
   Module._load = function vigilLoad(request, parent, isMain) {
     if (request === 'puppeteer' || request === 'puppeteer-core') return scoped;
     if (request === 'expect') return { expect };
-    const name = request.startsWith('node:') ? request.slice(5) : request;
+    const name = bareName(request);
     if (WITHHELD.has(name) && (!parent || !parent.filename || parent.filename.startsWith(runDir))) {
       throw new Error(`require('${request}') is not available to check scripts`);
     }
@@ -160,6 +175,8 @@ function scriptRequire(scriptFile, shim) {
 async function run(job) {
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, job.env);
+  WITHHELD = new Set(job.withheld);
+  fenceBuiltinModules();
 
   const context = browser.browserContexts().find((c) => c.id === job.contextId);
   if (!context) throw new Error('The run\'s browser context is gone');

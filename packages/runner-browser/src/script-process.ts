@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { scriptProcessFlags } from '@vigil/core';
 import type { CodeCache } from './code-cache.js';
 import type { DevToolsGate, GateClient } from './devtools-gate.js';
 
@@ -42,6 +43,8 @@ export interface ScriptJob {
   params: string;
   secrets: string[];
   mask: { hide: string; show: string };
+  /** Modules the script may not require (core's WITHHELD_SCRIPT_MODULES). */
+  withheld: readonly string[];
 }
 
 export interface ScriptProcessOptions {
@@ -59,7 +62,6 @@ export interface ScriptProcessOptions {
 
 const TAIL_BYTES = 4096;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
-const permissionFlag = Number(process.versions.node.split('.')[0]) >= 23 ? '--permission' : '--experimental-permission';
 
 /**
  * The host's handle on one script process: started ahead (modules loaded, connected to its
@@ -127,13 +129,7 @@ export class ScriptProcess {
   static async spawn(options: ScriptProcessOptions): Promise<ScriptProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'vigil-run-'));
     const cache = await options.codeCache.next();
-    const execArgv = [
-      permissionFlag,
-      ...[...options.readPaths, `${dirname(cache.file)}/*`, `${dir}/*`].map((p) => `--allow-fs-read=${p}`),
-      `--allow-fs-write=${dir}/*`,
-      `--max-old-space-size=${options.memoryLimitMb}`,
-      '--disable-warning=ExperimentalWarning',
-    ];
+    const execArgv = scriptProcessFlags({ readPaths: [...options.readPaths, `${dirname(cache.file)}/*`], writeDir: dir, memoryLimitMb: options.memoryLimitMb });
     const child = fork(options.loaderFile, [options.workerFile, cache.file], {
       cwd: dir,
       env: {},

@@ -171,6 +171,9 @@ expect(() => fs.readFileSync('/etc/hostname')).toThrow(expect.objectContaining({
 expect(() => fs.writeFileSync('/tmp/vigil-escape.txt', 'x')).toThrow(expect.objectContaining({ code: 'ERR_ACCESS_DENIED' }));
 expect(() => require('node:child_process').execSync('id')).toThrow("require('node:child_process') is not available to check scripts");
 expect(() => require('net')).toThrow("require('net') is not available to check scripts");
+expect(() => require('module')).toThrow("require('module') is not available to check scripts");
+expect(() => process.getBuiltinModule('node:child_process')).toThrow("process.getBuiltinModule('node:child_process') is not available to check scripts");
+expect(process.getBuiltinModule('node:path').join('a', 'b')).toBe('a/b');
 expect(typeof require('node:https').request).toBe('function');
 expect([process.kill, process._debugProcess]).toEqual([undefined, undefined]);`,
       });
