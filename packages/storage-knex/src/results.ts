@@ -163,8 +163,9 @@ function sqliteValue(field: string): string {
 }
 
 /**
- * SQLite has no percentile_cont: each percentile is found with window functions (the two ranks
- * around the fraction, interpolated), and the variance in SQL, all inside the database.
+ * SQLite has no percentile_cont nor stddev_samp: each percentile is found with window functions
+ * (the two ranks around the fraction, interpolated), and the deviations from each bucket's mean
+ * with a window average, all inside the database.
  */
 async function aggregateInSqlite(knex: Knex, table: string, accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]> {
   const from = query.from.getTime();
@@ -179,8 +180,6 @@ async function aggregateInSqlite(knex: Knex, table: string, accountId: string, q
       switch (m.fn) {
         case 'avg': case 'max': case 'min': case 'sum': case 'count':
           return [knex.raw(`${m.fn === 'sum' ? 'total' : m.fn}(${v}) AS m${i}`), ...(m.fn === 'sum' ? [knex.raw(`count(${v}) AS c${i}`)] : [])];
-        case 'stddev':
-          return [knex.raw(`count(${v}) AS c${i}`), knex.raw(`total(${v}) AS s${i}`), knex.raw(`total(${v} * ${v}) AS q${i}`)];
         default:
           return [];
       }
@@ -192,15 +191,11 @@ async function aggregateInSqlite(knex: Knex, table: string, accountId: string, q
   for (const r of rows) {
     const values: Record<string, number | null> = {};
     query.measures.forEach((m, i) => {
-      if (m.fn === 'stddev') {
-        const n = Number(r[`c${i}`]);
-        const s = Number(r[`s${i}`]);
-        values[m.name] = n < 2 ? null : Math.sqrt(Math.max(0, (Number(r[`q${i}`]) - (s * s) / n) / (n - 1)));
-      } else if (m.fn === 'sum') {
+      if (m.fn === 'sum') {
         values[m.name] = Number(r[`c${i}`]) === 0 ? null : Number(r[`m${i}`]);
       } else if (m.fn === 'count') {
         values[m.name] = Number(r[`m${i}`]);
-      } else if (PERCENTILE[m.fn] === undefined) {
+      } else if (PERCENTILE[m.fn] === undefined && m.fn !== 'stddev') {
         values[m.name] = r[`m${i}`] === null ? null : Number(r[`m${i}`]);
       } else {
         values[m.name] = null;
@@ -211,14 +206,37 @@ async function aggregateInSqlite(knex: Knex, table: string, accountId: string, q
       count: Number(r.n), failures: Number(r.failures), values,
     });
   }
-  for (const [i, m] of query.measures.entries()) {
+  const partition = `PARTITION BY check_id, ${bucket}, ${group}`;
+  // stddev_samp in two passes: each value's distance from its bucket's mean, then the squares of
+  // those. The one-pass sum(v * v) - sum(v)^2 / n cancels away the spread of near-equal large
+  // values (runs that all hit one timeout), which PostgreSQL's stddev_samp keeps.
+  const spreads = query.measures.flatMap((m, i) => (m.fn === 'stddev' ? [{ m, i, v: sqliteValue(m.field) }] : []));
+  if (spreads.length > 0) {
+    const inner = scoped(knex, table, accountId, query).select(
+      knex.raw('check_id'), knex.raw(`${bucket} AS bucket`), knex.raw(`${group} AS grp`),
+      ...spreads.map(({ i, v }) => knex.raw(`${v} - avg(${v}) OVER (${partition}) AS d${i}`)),
+    );
+    const sums = (await knex.select(
+      'check_id', 'bucket', 'grp',
+      ...spreads.flatMap(({ i }) => [knex.raw(`count(d${i}) AS c${i}`), knex.raw(`total(d${i} * d${i}) AS q${i}`)]),
+    ).from(inner.as('spread')).groupBy('check_id', 'bucket', 'grp')) as Record<string, unknown>[];
+    for (const r of sums) {
+      const row = out.get(key(r));
+      if (!row) continue;
+      for (const { m, i } of spreads) {
+        const n = Number(r[`c${i}`]);
+        row.values[m.name] = n < 2 ? null : Math.sqrt(Number(r[`q${i}`]) / (n - 1));
+      }
+    }
+  }
+  for (const m of query.measures) {
     const p = PERCENTILE[m.fn];
     if (p === undefined) continue;
     const v = sqliteValue(m.field);
     const inner = scoped(knex, table, accountId, query).whereRaw(`${v} IS NOT NULL`).select(
       knex.raw('check_id'), knex.raw(`${bucket} AS bucket`), knex.raw(`${group} AS grp`), knex.raw(`${v} AS v`),
-      knex.raw(`row_number() OVER (PARTITION BY check_id, ${bucket}, ${group} ORDER BY ${v}) - 1 AS rn`),
-      knex.raw(`count(*) OVER (PARTITION BY check_id, ${bucket}, ${group}) AS n`),
+      knex.raw(`row_number() OVER (${partition} ORDER BY ${v}) - 1 AS rn`),
+      knex.raw(`count(*) OVER (${partition}) AS n`),
     );
     const pos = `(${p} * (n - 1))`;
     const lo = `CAST(${pos} AS INTEGER)`;
@@ -234,7 +252,6 @@ async function aggregateInSqlite(knex: Knex, table: string, accountId: string, q
       const lower = Number(r.lo);
       row.values[m.name] = lower + (Number(r.hi) - lower) * Number(r.frac);
     }
-    void i;
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return [...out.values()].sort((a, b) => cmp(a.checkId, b.checkId) || Date.parse(a.bucketStart) - Date.parse(b.bucketStart) || cmp(a.group ?? '', b.group ?? ''));

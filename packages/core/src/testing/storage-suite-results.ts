@@ -162,6 +162,20 @@ export function resultCases(c: StorageCase) {
     checkClose(one[0]?.values.responseTime_stddev, null, 'stddev of one value is null');
   });
 
+  c('check results: aggregate keeps the spread of near-equal large values (runs that all hit a timeout)', async (f) => {
+    // A one-pass sum-of-squares variance loses these to cancellation; stddev_samp keeps them.
+    const times = [30_000.125, 30_000.25, 30_000.25, 30_000.375, 30_000.5, 30_000.625];
+    await f.storage.checkResults.insertMany(ACCOUNT_A, times.map((t, i) => result('check-1', i, t)));
+    const rows = await f.storage.checkResults.aggregate(ACCOUNT_A, {
+      checkIds: ['check-1'],
+      from: new Date(T0),
+      to: new Date(Date.parse(T0) + 10 * MIN),
+      measures: [...measuresOf('responseTime'), ...measuresOf('dns')],
+    });
+    checkMeasures(rows[0], 'responseTime', times, 'near-equal timeouts');
+    checkMeasures(rows[0], 'dns', times.map((t) => t / 10), 'near-equal timeouts, a phase');
+  });
+
   c('check results: aggregate buckets align to `from` and skip empty buckets', async (f) => {
     // from is 12:03, so 10-minute buckets start at 12:03, 12:13, 12:23, ... whatever the clock's tens.
     await f.storage.checkResults.insertMany(ACCOUNT_A, [
