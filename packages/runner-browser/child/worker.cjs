@@ -16,6 +16,7 @@ const util = require('node:util');
 
 const puppeteer = require('puppeteer-core');
 const { expect } = require('expect');
+const { hideSecrets } = require('./mask.cjs');
 
 // Set by load-worker.cjs, taken before any script runs.
 const codeCache = globalThis.__vigilCodeCache || null;
@@ -107,19 +108,20 @@ function scopedPuppeteer(shim) {
 const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', jpg: 'image/jpeg', webp: 'image/webp' };
 
 /** page.screenshot(): secrets are masked on the page while it is taken, and the image goes to the run's artifacts. */
-function recordScreenshots(page, mask, secrets) {
+function recordScreenshots(page, secrets) {
   const proto = Object.getPrototypeOf(page);
   if (proto.__vigilScreenshots) return;
   const original = proto.screenshot;
   proto.__vigilScreenshots = true;
   proto.screenshot = async function screenshot(options = {}) {
     const type = options.type || (options.path ? path.extname(options.path).slice(1).toLowerCase() : 'png') || 'png';
-    const hidden = await this.evaluate(mask.hide, secrets).then(() => true, () => false);
+    const masking = secrets.length > 0 ? await hideSecrets(this, secrets).catch(() => null) : null;
+    const hidden = masking !== null && masking.hidden;
     let data;
     try {
       data = await original.call(this, { ...options, path: undefined, encoding: 'binary' });
     } finally {
-      await this.evaluate(mask.show).catch(() => {});
+      if (masking) await masking.restore().catch(() => {});
     }
     const bytes = Buffer.from(data);
     if (options.path) fs.writeFileSync(path.resolve(options.path), bytes);
@@ -182,8 +184,7 @@ async function run(job) {
   if (!context) throw new Error('The run\'s browser context is gone');
   const pages = await context.pages();
   const page = pages[0] || (await context.newPage());
-  const mask = { hide: new Function(`return (${job.mask.hide})`)(), show: new Function(`return (${job.mask.show})`)() };
-  recordScreenshots(page, mask, job.secrets);
+  recordScreenshots(page, job.secrets);
 
   const shim = scopedBrowser(browser, context);
   const localRequire = scriptRequire(job.scriptFile, shim);

@@ -23,7 +23,6 @@ import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifact
 import { BrowserPool, type Lease } from './browser-pool.js';
 import { launchChromium } from './chromium.js';
 import { CodeCache } from './code-cache.js';
-import { MASK_PAGE, maskFunctions } from './mask.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
 import { judge } from './verdict.js';
 import { normalize, SCRIPT_PARAMETERS, validateBrowserCheck } from './validate.js';
@@ -133,6 +132,13 @@ function scriptWorker(): { loaderFile: string; workerFile: string; readPaths: st
   return { loaderFile, workerFile: join(packageRoot, 'child', 'worker.cjs'), readPaths: [...folders] };
 }
 
+/** Hiding secrets on a page for a screenshot (child/mask.cjs, shared with the script's process). */
+interface Masking {
+  hidden: boolean;
+  restore(): Promise<void>;
+}
+const mask = localRequire('./child/mask.cjs') as { hideSecrets(page: Page, secrets: string[]): Promise<Masking> };
+
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('browserRunner', name, value, fallback);
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
@@ -204,17 +210,22 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const pages = await lease.context.pages().catch(() => [] as Page[]);
     const page = pages[pages.length - 1];
     if (!page || timeoutMs <= 0) return { image: null };
-    const mask = maskFunctions();
     const started = Date.now();
+    let masking: Masking | null = null;
     if (secrets.length > 0) {
-      const masked = await withTimeout(page.evaluate(mask.hide, secrets).then(() => true), timeoutMs / 2);
-      if (!masked) return { image: null, error: 'No failure screenshot: the page did not answer in time to hide the run\'s secrets' };
+      const hiding = mask.hideSecrets(page, secrets);
+      masking = await withTimeout(hiding, timeoutMs / 2);
+      if (!masking?.hidden) {
+        // Whatever did get masked (now or once the page answers) is shown again.
+        void hiding.then((m) => m.restore(), () => {});
+        return { image: null, error: 'No failure screenshot: the page did not answer in time to hide the run\'s secrets' };
+      }
     }
     try {
       const image = await withTimeout(page.screenshot({ type: 'png' }), timeoutMs - (Date.now() - started));
       return image ? { image } : { image: null, error: 'No failure screenshot: the page did not answer in time' };
     } finally {
-      if (secrets.length > 0) void page.evaluate(mask.show).catch(() => {});
+      if (masking) void masking.restore().catch(() => {});
     }
   }
 
@@ -274,7 +285,6 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
           code: check.script,
           params: SCRIPT_PARAMETERS,
           secrets: job.secrets,
-          mask: MASK_PAGE,
           withheld: WITHHELD_SCRIPT_MODULES,
         },
         Math.max(1, limitMs - setupMs),

@@ -42,7 +42,6 @@ export interface ScriptJob {
   /** The names the script's code is wrapped with (validate.ts). */
   params: string;
   secrets: string[];
-  mask: { hide: string; show: string };
   /** Modules the script may not require (core's WITHHELD_SCRIPT_MODULES). */
   withheld: readonly string[];
 }
