@@ -2,13 +2,18 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import type { OpenedCertificate } from '@vigil/core';
+import { targetRefusalMessage, type OpenedCertificate, type TargetPolicy, type TargetRefusal } from '@vigil/core';
 import type { buildConnector } from 'undici';
 
 /** Resolves a host name to one address of the family (a host's own service discovery may stand in). */
 export type LookupFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }>;
 
 export const systemLookup: LookupFunction = (hostname, family) => dnsLookup(hostname, { family });
+
+/** Every address of a name in the family, for a target policy to check them all. */
+export type LookupAllFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }[]>;
+
+export const systemLookupAll: LookupAllFunction = (hostname, family) => dnsLookup(hostname, { family, all: true });
 
 /** Moments (performance.now()) of one connection's setup; null until reached. */
 export interface ConnectionTiming {
@@ -30,7 +35,7 @@ export interface ConnectionInfo {
 }
 
 /** Marks an error with where it happened, for the messages in failures.ts. */
-export type ConnectStage = 'dns' | 'connect' | 'tls' | 'client-certificate';
+export type ConnectStage = 'dns' | 'connect' | 'tls' | 'client-certificate' | 'target-policy';
 export type StagedError = Error & { code?: string; stage?: ConnectStage };
 
 const staged = (err: unknown, stage: ConnectStage): StagedError => {
@@ -48,6 +53,18 @@ export interface RunConnectionOptions {
   skipSSL: boolean;
   /** Ends a connection attempt in flight (the run's time limit or its abort). */
   signal: AbortSignal;
+  /**
+   * The host's target policy. When it refuses internal addresses, every address of a name is
+   * looked up (`lookupAll`) and checked before the connection opens, on every connection of the
+   * run (each redirect to another origin opens one), and the run connects to the address checked.
+   */
+  policy?: TargetPolicy | null;
+  lookupAll?: LookupAllFunction;
+}
+
+/** The error of a connection the target policy refused. */
+function refused(refusal: TargetRefusal, host: string): StagedError {
+  return Object.assign(new Error(targetRefusalMessage(refusal, host)), { code: 'ETARGETPOLICY', stage: 'target-policy' as const });
 }
 
 /**
@@ -112,10 +129,25 @@ export class RunConnections {
       });
     };
     const literal = net.isIP(host);
+    const policy = this.o.policy?.refuseInternalAddresses ? this.o.policy : null;
     if (literal) {
       // An IP address needs no lookup: its dns phase is 0.
       timing.lookupEnd = timing.start;
+      const refusal = policy?.checkAddress(host);
+      if (refusal) return finish(refused(refusal, host), null, 'target-policy');
       return open(host, literal);
+    }
+    if (policy) {
+      // Every address is checked, so a name with one internal address among public ones is refused.
+      const lookupAll = this.o.lookupAll ?? (async (name: string, family: 4 | 6) => [await this.o.lookup(name, family)]);
+      lookupAll(host, this.o.family).then((found) => {
+        timing.lookupEnd ??= now();
+        const refusal = found.map((f) => policy.checkAddress(f.address)).find((r) => r !== null);
+        if (refusal) return finish(refused(refusal, host), null, 'target-policy');
+        if (found.length === 0) return finish(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), null, 'dns');
+        open(found[0]!.address, found[0]!.family);
+      }, (err: unknown) => finish(err, null, 'dns'));
+      return;
     }
     this.o.lookup(host, this.o.family).then(({ address, family }) => open(address, family), (err: unknown) => finish(err, null, 'dns'));
   };

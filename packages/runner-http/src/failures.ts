@@ -70,6 +70,10 @@ export function requestFailure(
   const code = String(err.code ?? 'EREQUEST');
   const text = err.message ?? String(err);
   const host = ctx.url.hostname;
+  if (code === 'ETARGETPOLICY') {
+    // Not a network error: retries onlyOn NETWORK_ERROR leave it, and it is the host's rule, not the target's state.
+    return { kind: 'OTHER', code, message: text };
+  }
   if (err.stage === 'client-certificate') {
     return { kind: 'OTHER', code: 'ECLIENTCERT', message: `The client certificate stored for ${ctx.clientCertificate ?? host} could not be used: ${text}`, ours: true };
   }

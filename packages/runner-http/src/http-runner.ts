@@ -1,10 +1,15 @@
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { positiveOption, RegexSandbox, runChecked, RUNNERS, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
 import { Agent } from 'undici';
-import { systemLookup, RunConnections, type LookupFunction } from './connector.js';
+import { systemLookup, systemLookupAll, RunConnections, type LookupFunction } from './connector.js';
 import { hopPhases, PHASES, sendHop, type Hop, type HopRequest, type HopResponse } from './exchange.js';
 import { describeTarget, requestFailure, type RunFailure, type StopReason } from './failures.js';
-import { recordedHeaders, buildRequest } from './request.js';
+import { recordedHeaders, buildRequest, type OutgoingRequest } from './request.js';
+import { ScriptedRun, withFailure, type Exchanged } from './scripted-run.js';
+import { groupScripts } from './scripts.js';
 import { judgeResponse } from './verdict.js';
 import { validateApiCheck } from './validate.js';
 
@@ -17,8 +22,15 @@ export interface HttpRunnerOptions {
   maxRedirects?: number;
   /** Longest a regex of an assertion may run on a response. Default 100 ms. */
   regexTimeoutMs?: number;
-  /** Time limit of a run whose job carries none. Default 30 s. */
+  /**
+   * Longest the request waits for a complete answer when the check sets no maxResponseTime (and
+   * the run's time limit allows). Default 30 s.
+   */
   defaultTimeoutMs?: number;
+  /** Time limit of each of a run's setup and teardown phases (the group's scripts). Default 10 s. */
+  scriptTimeoutMs?: number;
+  /** Heap limit of the process a setup or teardown runs in. Default 128 MB. */
+  scriptMemoryLimitMb?: number;
   /** Sent as User-Agent unless the check sets one. Default `Vigil-API-Check/0.1`. */
   userAgent?: string;
   /** Replaces `dns.lookup` (a host's own service discovery, or a test's names). */
@@ -27,6 +39,8 @@ export interface HttpRunnerOptions {
 
 export interface HttpRunner extends Runner {
   readonly checkType: typeof API_CHECK_TYPE;
+  /** The engine's limit for one attempt: a request's defaultTimeoutMs plus a setup's and a teardown's scriptTimeoutMs. */
+  readonly timeoutMs: number;
   readonly options: Readonly<Required<Omit<HttpRunnerOptions, 'lookup'>>>;
 }
 
@@ -40,6 +54,8 @@ const DEFAULTS = {
   maxRedirects: 10,
   regexTimeoutMs: 100,
   defaultTimeoutMs: 30_000,
+  scriptTimeoutMs: 10_000,
+  scriptMemoryLimitMb: 128,
   userAgent: 'Vigil-API-Check/0.1',
 };
 
@@ -47,6 +63,15 @@ const DEFAULTS = {
 const BODY_EXCERPT = 2048;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const DAY_MS = 86_400_000;
+/** Kept free at the end of a run's time limit: a script's process is killed and its folder removed in it. */
+const FINISH_MS = 250;
+
+const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+/**
+ * The setup/teardown worker: child/script-worker.cjs beside src/ (the sources) or dist/ (the
+ * built package, whose `files` ship child/). It loads Node's own modules only, so it is not built.
+ */
+const scriptWorkerFile = () => realpathSync(join(here, '..', 'child', 'script-worker.cjs'));
 
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('httpRunner', name, value, fallback);
 
@@ -83,23 +108,79 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     maxRedirects: options.maxRedirects === 0 ? 0 : Math.floor(positive('maxRedirects', options.maxRedirects, DEFAULTS.maxRedirects)),
     regexTimeoutMs: positive('regexTimeoutMs', options.regexTimeoutMs, DEFAULTS.regexTimeoutMs),
     defaultTimeoutMs: positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULTS.defaultTimeoutMs),
+    scriptTimeoutMs: positive('scriptTimeoutMs', options.scriptTimeoutMs, DEFAULTS.scriptTimeoutMs),
+    scriptMemoryLimitMb: Math.floor(positive('scriptMemoryLimitMb', options.scriptMemoryLimitMb, DEFAULTS.scriptMemoryLimitMb)),
     userAgent: options.userAgent ?? DEFAULTS.userAgent,
   };
   const lookup = options.lookup ?? systemLookup;
+  // A host's own lookup answers one address; a target policy then checks that one.
+  const lookupAll = options.lookup ? undefined : systemLookupAll;
   let sandbox: RegexSandbox | null = null;
   const regex = () => (sandbox ??= new RegexSandbox(settings.regexTimeoutMs));
+  const timeoutMs = settings.defaultTimeoutMs + 2 * settings.scriptTimeoutMs;
+  let workerFile: string | null = null;
 
+  /**
+   * One run: the group's setup (which may change the request; when it fails nothing is sent), the
+   * request, then the group's teardown (which reads what came back and may fail the run). The
+   * run's time limit covers all three; each phase has its own limit inside it.
+   */
   async function runCheck(job: RunJob, check: ApiCheck, signal: AbortSignal): Promise<RunResult> {
+    const started = performance.now();
+    const runMs = job.timeoutMs > 0 ? job.timeoutMs : timeoutMs;
+    const left = () => runMs - (performance.now() - started);
     const built = buildRequest(check.request, job.environment ?? {}, settings.userAgent);
     if (!built.ok) return { ...emptyResult(), hasFailures: true, errorMessage: built.message, failureKind: 'OTHER' };
-    const { assertions } = built.request;
+    const loaded = await groupScripts(job);
+    if (!loaded.ok) return { ...emptyResult(), hasErrors: true, errorMessage: loaded.message, failureKind: 'OTHER' };
+    const { setup, teardown } = loaded.scripts;
+    if (setup.length === 0 && teardown.length === 0) return (await exchange(job, check, built.request, signal, { ms: runMs, scripted: false })).result;
 
+    const scripted = new ScriptedRun({ job, scripts: loaded.scripts, signal, workerFile: workerFile ??= scriptWorkerFile(), memoryLimitMb: settings.scriptMemoryLimitMb });
+    const phaseLimit = () => Math.max(1, Math.floor(Math.min(settings.scriptTimeoutMs, left() - FINISH_MS)));
+    let outgoing = built.request;
+    if (setup.length > 0) {
+      const done = await scripted.setup(outgoing, phaseLimit());
+      if (!done.ok) {
+        const { ours, message, kind } = done.failure;
+        return scripted.finish({
+          ...emptyResult(), hasFailures: !ours, hasErrors: ours, errorMessage: message, failureKind: kind,
+          details: { request: { method: outgoing.method, url: outgoing.url.href, headers: recordedHeaders(outgoing.headers) }, requestSent: false },
+        });
+      }
+      outgoing = done.request;
+    }
+    // The teardown's time is set aside, a third of what is left at most, so a slow answer cannot leave it none.
+    const reserve = teardown.length > 0 ? Math.min(settings.scriptTimeoutMs, left() / 3) : 0;
+    const exchanged = await exchange(job, check, outgoing, signal, { ms: left() - reserve, scripted: true });
+    let result = exchanged.result;
+    if (teardown.length > 0 && !signal.aborted) {
+      const failure = left() > FINISH_MS + 50
+        ? await scripted.teardown(exchanged, phaseLimit())
+        : { message: 'Teardown did not run: no time was left of the run\'s time limit', kind: 'TIMEOUT' as const, ours: false };
+      if (failure) result = withFailure(result, failure);
+    }
+    return scripted.finish(result);
+  }
+
+  async function exchange(
+    job: RunJob,
+    check: ApiCheck,
+    outgoing: OutgoingRequest,
+    signal: AbortSignal,
+    budget: { ms: number; scripted: boolean },
+  ): Promise<Exchanged & { result: RunResult }> {
+    const { assertions } = outgoing;
     const maxMs = check.maxResponseTime ?? null;
-    const runLimit = job.timeoutMs > 0 ? job.timeoutMs : settings.defaultTimeoutMs;
+    const budgetMs = Math.max(1, Math.floor(budget.ms));
+    const runLimit = Math.min(budgetMs, settings.defaultTimeoutMs);
+    const runLabel = budgetMs > settings.defaultTimeoutMs
+      ? `the runner's time limit for a request of ${runLimit} ms`
+      : budget.scripted ? `the ${runLimit} ms the run's time limit left the request beside its setup and teardown` : `the run's time limit of ${runLimit} ms`;
     // Past maxResponseTime the run fails whatever comes later, so there is no point waiting longer.
     const cutAtMax = maxMs !== null && maxMs > 0 && maxMs < runLimit;
     const limitMs = cutAtMax ? maxMs : runLimit;
-    const limitLabel = cutAtMax ? `the check's maxResponseTime of ${maxMs} ms` : `the run's time limit of ${limitMs} ms`;
+    const limitLabel = cutAtMax ? `the check's maxResponseTime of ${maxMs} ms` : runLabel;
 
     // Set from the timer and the abort listener, read after a request fails.
     const stopped: { reason: StopReason | null } = { reason: null };
@@ -116,12 +197,14 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     else signal.addEventListener('abort', onAbort, { once: true });
 
     const family = check.request.ipFamily === 'IPv6' ? 6 : 4;
-    const connections = new RunConnections({ family, lookup, skipSSL: check.request.skipSSL, signal: controller.signal });
+    const connections = new RunConnections({
+      family, lookup, skipSSL: check.request.skipSSL, signal: controller.signal, policy: job.targetPolicy ?? null, ...(lookupAll ? { lookupAll } : {}),
+    });
     const agent = new Agent({ connect: connections.connect, pipelining: 1 });
     const started = performance.now();
     const hops: Hop[] = [];
     const redirects: { statusCode: number; url: string }[] = [];
-    let request: HopRequest = { method: built.request.method, url: built.request.url, headers: built.request.headers, body: built.request.body };
+    let request: HopRequest = { method: outgoing.method, url: outgoing.url, headers: outgoing.headers, body: outgoing.body };
     try {
       for (;;) {
         const host = hostOf(request.url);
@@ -139,6 +222,9 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
             url: request.url, hop, address: connections.last?.remoteAddress ?? null, stop: stopped.reason, family, lateError: connections.lateError,
             elapsedMs: performance.now() - started, clientCertificate: connections.certificates.get(host)?.host ?? null,
           });
+          if (failure.code === 'ETARGETPOLICY' && redirects.length > 0) {
+            failure.message = `Redirect ${redirects.length} (to ${request.url.href}) was not followed: ${failure.message}`;
+          }
           return failed(failure, request, stopped.reason?.kind === 'limit' && cutAtMax);
         }
         const response = outcome.response;
@@ -208,9 +294,10 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
       return validTo && !Number.isNaN(validTo.getTime()) ? Math.floor((validTo.getTime() - Date.now()) / DAY_MS) : null;
     }
 
-    function failed(failure: RunFailure, req: HopRequest, overMax: boolean, response: HopResponse | null = null): RunResult {
+    function failed(failure: RunFailure, req: HopRequest, overMax: boolean, response: HopResponse | null = null): Exchanged & { result: RunResult } {
       const phases = phasesOf(performance.now());
-      return {
+      const text = response ? decodeText(response.body, headerOf(response, 'content-type')) : null;
+      const result: RunResult = {
         ...emptyResult(),
         hasFailures: !failure.ours,
         hasErrors: failure.ours === true,
@@ -221,11 +308,12 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
         failureKind: failure.kind,
         statusCode: response?.statusCode ?? null,
         sslDaysRemaining: sslDaysRemaining(),
-        details: details(req, response, response ? decodeText(response.body, headerOf(response, 'content-type')) : null, { errorCode: failure.code }),
+        details: details(req, response, text, { errorCode: failure.code }),
       };
+      return { result, request: req, response, text, timings: phases, responseTime: phases.total! };
     }
 
-    function passedOrFailed(response: HopResponse, req: HopRequest): RunResult {
+    function passedOrFailed(response: HopResponse, req: HopRequest): Exchanged & { result: RunResult } {
       const phases = phasesOf(null);
       const responseTime = phases.total!;
       const body = decodeText(response.body, headerOf(response, 'content-type'));
@@ -237,7 +325,7 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
         maxMs,
         regex,
       });
-      return {
+      const result: RunResult = {
         hasFailures: verdict.problems.length > 0,
         hasErrors: false,
         isDegraded: verdict.degraded,
@@ -251,12 +339,14 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
         assertions: verdict.outcomes,
         details: details(req, response, body),
       };
+      return { result, request: req, response, text: body, timings: phases, responseTime };
     }
   }
 
   return {
     checkType: API_CHECK_TYPE,
     options: settings,
+    timeoutMs,
     validate: validateApiCheck,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
       return runChecked('HTTP runner', API_CHECK_TYPE, job, (check) => runCheck(job, check, signal));

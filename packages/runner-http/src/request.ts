@@ -3,7 +3,11 @@ import { fillVariables, isRelativeApiUrl, type ApiAssertion, type ApiRequest, ty
 /** What goes on the wire for the first hop, variables filled in. */
 export interface OutgoingRequest {
   method: HttpMethod;
+  /** The url with the query parameters appended: what is sent. */
   url: URL;
+  /** The url as written, variables filled, and the query parameters it is sent with. */
+  baseUrl: URL;
+  queryParameters: { key: string; value: string }[];
   /** Name/value pairs in order; a name may repeat. */
   headers: [string, string][];
   body: string | null;
@@ -37,7 +41,7 @@ function graphqlBody(body: string): string {
 }
 
 /** Appends query parameters to a URL without re-encoding the query it already has. */
-function withQuery(url: URL, params: readonly { key: string; value: string }[]): URL {
+export function withQuery(url: URL, params: readonly { key: string; value: string }[]): URL {
   if (params.length === 0) return url;
   const added = params.map((p) => `${encodeURIComponent(p.key)}=${encodeURIComponent(p.value)}`).join('&');
   const out = new URL(url);
@@ -66,7 +70,9 @@ export function buildRequest(request: ApiRequest, environment: Readonly<Record<s
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, message: `The url "${written}" is not an http:// or https:// URL` };
   }
-  url = withQuery(url, request.queryParameters.map((p) => ({ key: fill(p.key), value: fill(p.value) })));
+  const baseUrl = url;
+  const queryParameters = request.queryParameters.map((p) => ({ key: fill(p.key), value: fill(p.value) }));
+  url = withQuery(url, queryParameters);
 
   const headers: [string, string][] = request.headers.map((h) => [h.key, fill(h.value)]);
   const auth = request.basicAuth;
@@ -82,7 +88,7 @@ export function buildRequest(request: ApiRequest, environment: Readonly<Record<s
   if (body !== null && contentType && !hasHeader(headers, 'content-type')) headers.push(['Content-Type', contentType]);
 
   const assertions = request.assertions.map((a) => ({ ...a, target: fill(a.target ?? ''), property: fill(a.property ?? '') }));
-  return { ok: true, request: { method: request.method, url, headers, body, assertions } };
+  return { ok: true, request: { method: request.method, url, baseUrl, queryParameters, headers, body, assertions } };
 }
 
 const MASKED = '********';

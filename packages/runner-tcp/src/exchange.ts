@@ -1,10 +1,12 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { TargetPolicy } from '@vigil/core';
 import {
   abortFailure,
   literalFamilyFailure,
   lookupFailure,
+  policyFailure,
   socketFailure,
   timeoutFailure,
   type ExchangeFailure,
@@ -17,6 +19,11 @@ import type { Sweeper } from './sweeper.js';
 export type LookupFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }>;
 
 export const systemLookup: LookupFunction = (hostname, family) => dnsLookup(hostname, { family });
+
+/** Every address of a name in the family, for a target policy to check them all. */
+export type LookupAllFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }[]>;
+
+export const systemLookupAll: LookupAllFunction = (hostname, family) => dnsLookup(hostname, { family, all: true });
 
 export interface ExchangeRequest {
   hostname: string;
@@ -32,6 +39,12 @@ export interface ExchangeRequest {
   maxBytes: number;
   quietMs: number;
   lookup: LookupFunction;
+  /**
+   * With a policy that refuses internal addresses: every address of the name is looked up with
+   * `lookupAll` and checked, and the run connects to the first only when none is refused.
+   */
+  policy: TargetPolicy | null;
+  lookupAll: LookupAllFunction;
   sweeper: Sweeper;
 }
 
@@ -116,13 +129,34 @@ class Exchange {
     }
     req.sweeper.add(this);
     const literal = net.isIP(host);
+    const policy = req.policy?.refuseInternalAddresses ? req.policy : null;
     if (literal !== 0) {
+      const refusal = policy?.checkAddress(host);
       if (literal !== req.family) this.fail(literalFamilyFailure(host, req.family));
+      else if (refusal) this.fail(policyFailure(refusal, host));
       else this.connect(host, this.t0);
       return;
     }
     if (RESERVED_INVALID.test(host)) {
       this.fail(lookupFailure(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), host, req.family));
+      return;
+    }
+    if (policy) {
+      // Every address is checked, so a name with one internal address among public ones is refused.
+      req.lookupAll(host, req.family).then(
+        (found) => {
+          const refusal = found.map((f) => policy.checkAddress(f.address)).find((r) => r !== null);
+          if (refusal) {
+            this.tDns = performance.now();
+            this.fail(policyFailure(refusal, host));
+          } else if (found.length === 0) {
+            this.fail(lookupFailure(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), host, req.family));
+          } else {
+            this.connect(found[0]!.address, performance.now());
+          }
+        },
+        (err: NodeJS.ErrnoException) => this.fail(lookupFailure(err, host, req.family)),
+      );
       return;
     }
     req.lookup(host, req.family).then(

@@ -1,4 +1,4 @@
-import type { FailureKind } from '@vigil/core';
+import { targetRefusalMessage, type FailureKind, type TargetRefusal } from '@vigil/core';
 
 /** Where an exchange was when it ended. */
 export type Stage = 'dns' | 'connect' | 'response';
@@ -62,6 +62,14 @@ export function literalFamilyFailure(address: string, family: 4 | 6): ExchangeFa
     timedOut: false,
     aborted: false,
   };
+}
+
+/**
+ * The host's target policy refuses the address: the run fails without connecting. Not a network
+ * error, so `onlyOn: NETWORK_ERROR` retries and shouldFail do not treat it as an unreachable target.
+ */
+export function policyFailure(refusal: TargetRefusal, hostname: string): ExchangeFailure {
+  return { kind: 'OTHER', code: 'ETARGETPOLICY', message: targetRefusalMessage(refusal, hostname), stage: 'connect', timedOut: false, aborted: false };
 }
 
 /** A socket error, in words that say what happened and what to look at. */

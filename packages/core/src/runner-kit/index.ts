@@ -1,5 +1,32 @@
 // Helpers that runners share (a plugin may not import another plugin): a time-limited regex, a
-// JSON-path reader and `{{KEY}}` placeholders.
+// JSON-path reader, `{{KEY}}` placeholders, the fences of a process that runs a check's code, and
+// the target policy (which addresses a check may connect to).
 export { RegexSandbox, type RegexExtraction } from './regex-sandbox.js';
 export { isJsonPath, readJsonPath } from './json-path.js';
 export { fillVariables } from './variables.js';
+export {
+  API_SCRIPT_PARAMETERS,
+  apiScriptSource,
+  apiScriptSyntaxError,
+  permissionFlag,
+  scriptProcessFlags,
+  WITHHELD_SCRIPT_MODULES,
+  type ScriptProcessLimits,
+} from './script-isolation.js';
+export {
+  classifyAddress,
+  embeddedIpv4,
+  formatIpAddress,
+  OPEN_TARGET_POLICY,
+  parseCidr,
+  parseIpAddress,
+  parseIpv4,
+  parseIpv6,
+  targetPolicy,
+  targetRefusalMessage,
+  type AddressRange,
+  type IpAddress,
+  type TargetPolicy,
+  type TargetPolicyOptions,
+  type TargetRefusal,
+} from './target-policy.js';

@@ -1,0 +1,147 @@
+'use strict';
+/*
+ * The process an API check's setup or teardown code runs in: one process per phase of one run,
+ * never the host's. The host starts it with an empty environment under Node's permission model
+ * (it may read this file and its run folder, write only its run folder, start no child processes
+ * or workers), a heap limit, and kills it with SIGKILL when the phase is over or its time is up.
+ * It waits for one `run` message, runs the phase's scripts in order on the `request` (and
+ * `response`) it was handed, and reports through the IPC channel. It loads nothing but Node's
+ * own modules, so the same file serves the sources and the built package.
+ */
+const Module = require('node:module');
+const vm = require('node:vm');
+const assert = require('node:assert');
+const util = require('node:util');
+
+const nodeRequire = require;
+
+let running = false;
+let finished = false;
+let current = null;
+
+function send(message) {
+  if (process.connected) process.send(message);
+}
+
+function errorOf(err) {
+  if (err instanceof Error) {
+    return {
+      name: String(err.name),
+      message: util.stripVTControlCharacters(String(err.message)),
+      stack: util.stripVTControlCharacters(String(err.stack || '')),
+      assertion: err.code === 'ERR_ASSERTION',
+      label: current,
+    };
+  }
+  return { name: 'Error', message: util.stripVTControlCharacters(util.inspect(err)), stack: '', assertion: false, label: current };
+}
+
+function finish(outcome) {
+  if (finished) return;
+  finished = true;
+  send({ type: 'done', ...outcome });
+}
+
+function format(args) {
+  return util.stripVTControlCharacters(util.format(...args));
+}
+
+for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace']) {
+  console[level] = (...args) => send({ type: 'log', level: level === 'trace' ? 'debug' : level === 'log' ? 'info' : level, text: format(args) });
+}
+console.dir = (value, options) => send({ type: 'log', level: 'info', text: util.stripVTControlCharacters(util.inspect(value, options)) });
+
+/** `require` in a script: Node's own modules, but not those the host withholds. */
+function scriptRequire(withheld) {
+  const fenced = new Set(withheld);
+  return function fencedRequire(request) {
+    const id = String(request);
+    const name = id.startsWith('node:') ? id.slice(5) : id;
+    if (!Module.isBuiltin(id)) {
+      throw new Error(`require('${id}') is not available to setup and teardown scripts: they may require Node's own modules (node:crypto, node:assert, ...) only`);
+    }
+    if (fenced.has(name.split('/')[0])) throw new Error(`require('${id}') is not available to setup and teardown scripts`);
+    return nodeRequire(id);
+  };
+}
+
+// Signals reach any process of the same user (SIGUSR1 would open the host's inspector), and the
+// permission model does not cover them: a script gets no way to send one, nor to load native code.
+for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', 'dlopen', 'binding', '_linkedBinding', 'mainModule']) {
+  Object.defineProperty(process, name, { value: undefined, writable: false, configurable: false });
+}
+process.exit = (code) => {
+  throw new Error(`A setup or teardown script may not end its process (process.exit(${code === undefined ? '' : code}) was called)`);
+};
+process.abort = () => {
+  throw new Error('A setup or teardown script may not end its process (process.abort() was called)');
+};
+
+const asText = (value) => (value === undefined || value === null ? null : typeof value === 'string' ? value : String(value));
+
+/** A map of names to a value or a list of values, as plain strings; null and undefined drop the name. */
+function plainPairs(value) {
+  const out = {};
+  if (value === null || typeof value !== 'object') return out;
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || v === null) continue;
+    out[key] = Array.isArray(v) ? v.filter((x) => x !== undefined && x !== null).map(String) : String(v);
+  }
+  return out;
+}
+
+/** The request as the setup left it, in plain values the host checks again. */
+function plainRequest(request) {
+  if (request === null || typeof request !== 'object') return request;
+  const body = request.body;
+  return {
+    method: asText(request.method),
+    url: asText(request.url),
+    headers: plainPairs(request.headers),
+    queryParameters: plainPairs(request.queryParameters),
+    body: body === undefined || body === null ? null
+      : typeof body === 'string' ? body
+      : Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body).toString('utf8')
+      : JSON.stringify(body),
+  };
+}
+
+async function run(job) {
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, job.env);
+  // Fenced like `require`: the script's own way to a module must not be a way around the fence.
+  const load = scriptRequire(job.withheld);
+  if (typeof process.getBuiltinModule === 'function') {
+    Object.defineProperty(process, 'getBuiltinModule', { value: (id) => load(id), writable: false, configurable: false });
+  }
+  const { request, response } = job;
+  for (const script of job.scripts) {
+    current = script.label;
+    send({ type: 'script', label: script.label });
+    const fn = new vm.Script(script.source, { filename: script.filename, lineOffset: -1 }).runInThisContext();
+    await fn(request, response, load, assert);
+  }
+  current = null;
+  return { request: job.phase === 'setup' ? plainRequest(request) : null, env: { ...process.env } };
+}
+
+process.on('unhandledRejection', (err) => {
+  if (running) finish({ ok: false, error: errorOf(err) });
+});
+process.on('uncaughtException', (err) => {
+  if (running) finish({ ok: false, error: errorOf(err) });
+  else send({ type: 'fatal', error: errorOf(err) });
+});
+
+process.on('message', async (message) => {
+  if (!message || message.type !== 'run' || running) return;
+  running = true;
+  try {
+    const out = await run(message);
+    finish({ ok: true, ...out });
+  } catch (err) {
+    finish({ ok: false, error: errorOf(err) });
+  }
+});
+
+send({ type: 'ready' });

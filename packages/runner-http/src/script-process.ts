@@ -1,0 +1,183 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scriptProcessFlags, WITHHELD_SCRIPT_MODULES } from '@vigil/core';
+
+export type ScriptPhase = 'setup' | 'teardown';
+
+/** One piece of code of a phase: a group's snippet or its local script. */
+export interface PhaseScript {
+  /** How messages name it: `the group's localSetupScript`, `setup snippet 3 ("Get a token")`. */
+  label: string;
+  /** The file name its stack traces show. */
+  filename: string;
+  /** Compiled as is (core's apiScriptSource). */
+  source: string;
+}
+
+export interface ScriptLine {
+  source: 'script' | 'stdout' | 'stderr';
+  level: string;
+  text: string;
+}
+
+export interface ScriptError {
+  name: string;
+  message: string;
+  stack: string;
+  /** Thrown by node:assert. */
+  assertion: boolean;
+  /** The script that threw, when one was running. */
+  label: string | null;
+}
+
+export type PhaseOutcome =
+  | { kind: 'done'; request: unknown; env: Record<string, string> }
+  | { kind: 'failed'; error: ScriptError }
+  | { kind: 'timeout'; label: string | null }
+  | { kind: 'aborted'; label: string | null }
+  | { kind: 'exited'; label: string | null; code: number | null; signal: string | null; outOfMemory: boolean }
+  /** The process did not come up: Vigil's side, not the script's. */
+  | { kind: 'not-started'; message: string };
+
+export interface PhaseJob {
+  phase: ScriptPhase;
+  scripts: PhaseScript[];
+  env: Record<string, string>;
+  request: unknown;
+  response: unknown;
+}
+
+export interface PhaseLimits {
+  /** child/script-worker.cjs, resolved to its real path. */
+  workerFile: string;
+  memoryLimitMb: number;
+  limitMs: number;
+  signal: AbortSignal;
+  log: (line: ScriptLine) => void;
+}
+
+const TAIL_BYTES = 4096;
+/** Longest a killed process may take to be reaped before its folder goes anyway. */
+const REAP_MS = 2_000;
+
+/**
+ * Runs one phase in a process of its own: an empty environment (the check's variables come over
+ * IPC), Node's permission model reading only the worker and a fresh folder and writing only that
+ * folder, a heap limit, killed with SIGKILL when the phase ends, its time is up or the run is
+ * aborted, and its folder removed. Nothing a script does reaches the host's process.
+ */
+export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promise<PhaseOutcome> {
+  let dir: string;
+  let child: ChildProcess;
+  try {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'vigil-api-script-')));
+  } catch (err) {
+    return { kind: 'not-started', message: `its run folder could not be made: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  try {
+    child = fork(limits.workerFile, [], {
+      cwd: dir,
+      env: {},
+      execArgv: scriptProcessFlags({ readPaths: [limits.workerFile], writeDir: dir, memoryLimitMb: limits.memoryLimitMb }),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+    return { kind: 'not-started', message: err instanceof Error ? err.message : String(err) };
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    return await supervise(child, job, limits);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, REAP_MS).unref())]);
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Promise<PhaseOutcome> {
+  return new Promise<PhaseOutcome>((resolve) => {
+    let ready = false;
+    let label: string | null = null;
+    let stderrTail = '';
+    let settled = false;
+    const partial = { stdout: '', stderr: '' };
+
+    // Whole lines only, so that a secret split across two pipe reads is still one line to scrub.
+    const output = (source: 'stdout' | 'stderr', chunk: string, flush = false) => {
+      const lines = (partial[source] + chunk).split('\n');
+      partial[source] = flush ? '' : lines.pop()!;
+      for (const line of lines) {
+        if (line.trim() !== '') limits.log({ source, level: source === 'stderr' ? 'error' : 'info', text: line });
+      }
+    };
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => output('stdout', chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderrTail = (stderrTail + chunk).slice(-TAIL_BYTES);
+      output('stderr', chunk);
+    });
+
+    const settle = (outcome: PhaseOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      limits.signal.removeEventListener('abort', onAbort);
+      // Nothing a script does after its phase counts: the process goes at once.
+      child.kill('SIGKILL');
+      output('stdout', '', true);
+      output('stderr', '', true);
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => settle({ kind: 'timeout', label }), limits.limitMs);
+    const onAbort = () => settle({ kind: 'aborted', label });
+
+    // A process that died under a send reports through its exit; the send itself is not an error.
+    child.on('error', () => {});
+    child.on('message', (raw) => {
+      const m = raw as Record<string, unknown>;
+      if (m === null || typeof m !== 'object') return;
+      if (m.type === 'ready' && !ready) {
+        ready = true;
+        const message = { type: 'run', ...job, withheld: [...WITHHELD_SCRIPT_MODULES] };
+        if (child.connected) child.send(message, () => {});
+      } else if (m.type === 'log') {
+        limits.log({ source: 'script', level: String(m.level), text: String(m.text) });
+      } else if (m.type === 'script' && typeof m.label === 'string') {
+        label = m.label;
+      } else if (m.type === 'done' && ready) {
+        if (m.ok === true) {
+          const env = m.env !== null && typeof m.env === 'object' ? Object.fromEntries(Object.entries(m.env).map(([k, v]) => [k, String(v)])) : {};
+          settle({ kind: 'done', request: m.request ?? null, env });
+        } else {
+          settle({ kind: 'failed', error: scriptError(m.error, label) });
+        }
+      }
+    });
+    child.on('exit', (code, signal) => {
+      // The exit event may come before the stderr pipe has been read to its end.
+      setImmediate(() => {
+        if (!ready) {
+          settle({ kind: 'not-started', message: `its process ended while starting (${signal ?? `code ${code}`}): ${stderrTail.trim().split('\n').pop() ?? ''}` });
+        } else {
+          settle({ kind: 'exited', label, code, signal, outOfMemory: /heap out of memory|Allocation failed/i.test(stderrTail) });
+        }
+      });
+    });
+    if (limits.signal.aborted) onAbort();
+    else limits.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** What the process said about an error, checked: the script can call process.send itself. */
+function scriptError(raw: unknown, label: string | null): ScriptError {
+  const e = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return {
+    name: typeof e.name === 'string' ? e.name : 'Error',
+    message: typeof e.message === 'string' ? e.message : 'The script failed',
+    stack: typeof e.stack === 'string' ? e.stack : '',
+    assertion: e.assertion === true,
+    label: typeof e.label === 'string' ? e.label : label,
+  };
+}

@@ -1,0 +1,125 @@
+import { performance } from 'node:perf_hooks';
+import { scrubDeep, scrubSecrets, type RunJob, type RunResult } from '@vigil/core';
+import type { HopRequest, HopResponse } from './exchange.js';
+import type { OutgoingRequest } from './request.js';
+import { runScriptPhase, type ScriptLine, type ScriptPhase } from './script-process.js';
+import {
+  phaseFailure,
+  requestFromScript,
+  scriptRequestOf,
+  scriptResponseOf,
+  secretsMadeBy,
+  sentRequestOf,
+  type PhaseFailure,
+  type PhaseScripts,
+} from './scripts.js';
+
+/** Lines of script output a run keeps, and characters of each (cut after secrets are scrubbed). */
+const MAX_LOG_LINES = 200;
+const MAX_LINE_CHARS = 2_000;
+/** A line longer than this is cut on arrival: far past what is kept, so a secret at the cut is past it too. */
+const RAW_LINE_CHARS = 64 * 1024;
+
+export interface ScriptedRunOptions {
+  job: RunJob;
+  scripts: PhaseScripts;
+  signal: AbortSignal;
+  workerFile: string;
+  memoryLimitMb: number;
+}
+
+interface LogEntry extends ScriptLine {
+  phase: ScriptPhase;
+  /** Milliseconds since the run started. */
+  at: number;
+}
+
+/** What a teardown is handed: the last request sent and its answer, if one came. */
+export interface Exchanged {
+  request: HopRequest;
+  response: HopResponse | null;
+  text: string | null;
+  timings: Record<string, number>;
+  responseTime: number;
+}
+
+/**
+ * The setup and teardown of one run: each phase in its own process, the variables the setup
+ * leaves handed to the teardown, the scripts' output kept as the run's logs.
+ */
+export class ScriptedRun {
+  private readonly started = performance.now();
+  private readonly logs: LogEntry[] = [];
+  private dropped = 0;
+  private env: Record<string, string>;
+  private readonly madeSecrets: string[] = [];
+  private readonly phases: { phase: ScriptPhase; scripts: string[]; durationMs: number; passed: boolean }[] = [];
+
+  constructor(private readonly o: ScriptedRunOptions) {
+    this.env = { ...(o.job.environment ?? {}) };
+  }
+
+  private log(phase: ScriptPhase, line: ScriptLine): void {
+    if (this.logs.length >= MAX_LOG_LINES) {
+      this.dropped += 1;
+      return;
+    }
+    this.logs.push({ phase, ...line, text: line.text.slice(0, RAW_LINE_CHARS), at: Math.round(performance.now() - this.started) });
+  }
+
+  private async phase(phase: ScriptPhase, limitMs: number, request: unknown, response: unknown) {
+    const scripts = this.o.scripts[phase];
+    const began = performance.now();
+    const outcome = await runScriptPhase(
+      { phase, scripts, env: this.env, request, response },
+      { workerFile: this.o.workerFile, memoryLimitMb: this.o.memoryLimitMb, limitMs, signal: this.o.signal, log: (line) => this.log(phase, line) },
+    );
+    this.phases.push({ phase, scripts: scripts.map((s) => s.label), durationMs: Math.round((performance.now() - began) * 100) / 100, passed: outcome.kind === 'done' });
+    return { outcome, context: { scripts, limitMs, memoryLimitMb: this.o.memoryLimitMb } };
+  }
+
+  /** Runs the setup on the request; answers the request to send, or why none is sent. */
+  async setup(request: OutgoingRequest, limitMs: number): Promise<{ ok: true; request: OutgoingRequest } | { ok: false; failure: PhaseFailure }> {
+    const { outcome, context } = await this.phase('setup', limitMs, scriptRequestOf(request), null);
+    if (outcome.kind !== 'done') return { ok: false, failure: phaseFailure('setup', outcome, context) };
+    this.madeSecrets.push(...secretsMadeBy(this.env, outcome.env, [...this.o.job.secrets, ...this.madeSecrets]));
+    this.env = outcome.env;
+    const changed = requestFromScript(outcome.request, request);
+    return changed.ok ? changed : { ok: false, failure: { message: changed.message, kind: 'OTHER', ours: false } };
+  }
+
+  /** Runs the teardown on what was sent and what came back (null when no answer came). */
+  async teardown(exchanged: Exchanged, limitMs: number): Promise<PhaseFailure | null> {
+    const response = exchanged.response && exchanged.text !== null
+      ? scriptResponseOf(exchanged.response, exchanged.text, exchanged.timings, exchanged.responseTime)
+      : null;
+    const { outcome, context } = await this.phase('teardown', limitMs, sentRequestOf(exchanged.request), response);
+    return outcome.kind === 'done' ? null : phaseFailure('teardown', outcome, context);
+  }
+
+  /**
+   * The result with the scripts' logs and phases in its details, and every secret scrubbed: the
+   * job's, and those the setup made (runChecked knows only the job's). Lines are cut after they
+   * are scrubbed, so that no part of a secret survives a cut.
+   */
+  finish(result: RunResult): RunResult {
+    const secrets = [...this.o.job.secrets, ...this.madeSecrets];
+    const logs = this.logs.map((l) => ({ ...l, text: cut(scrubSecrets(l.text, secrets)) }));
+    if (this.dropped > 0) logs.push({ phase: logs[logs.length - 1]?.phase ?? 'setup', source: 'script', level: 'warn', text: `${this.dropped} more line(s) were not kept`, at: Math.round(performance.now() - this.started) });
+    return scrubDeep({ ...result, details: { ...(result.details ?? {}), logs, scripts: this.phases } }, this.madeSecrets);
+  }
+}
+
+const cut = (text: string) => (text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text);
+
+/** A result that also fails for a teardown: its message added after the run's own, its kind kept when the run already failed. */
+export function withFailure(result: RunResult, failure: PhaseFailure): RunResult {
+  const failing = result.hasFailures || result.hasErrors;
+  return {
+    ...result,
+    hasFailures: result.hasFailures || !failure.ours,
+    hasErrors: result.hasErrors || failure.ours,
+    errorMessage: result.errorMessage ? `${result.errorMessage}; ${failure.message}` : failure.message,
+    failureKind: failing ? result.failureKind : failure.kind,
+  };
+}
