@@ -3,8 +3,9 @@ export { vigilRouter, vigilFrom, type RateLimitOptions, type VigilRouterOptions 
 export { vigilAdminRouter, type AdminRouterOptions } from './admin.js';
 export { agentHealthServer, type AgentHealthOptions, type AgentHealthServer } from './agent-health.js';
 export { openApiDocument, type OpenApiOptions } from './openapi.js';
-export { API_ROUTES, type RouteDef } from './route-table.js';
+export { API_ROUTES, apiRoutes, checkTypeRoutes, type RouteDef } from './route-table.js';
 export { errorBody, type ErrorBody } from './errors.js';
+export { API_METRICS, metricsHandler, prometheusMetrics, type PrometheusMetrics, type PrometheusMetricsOptions } from './metrics.js';
 
 export const API_VERSIONS = ['v1', 'v2'] as const;
 export { vigilPages, type PrivatePageRef, type VigilPagesOptions } from './pages/pages-router.js';

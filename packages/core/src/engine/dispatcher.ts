@@ -1,10 +1,12 @@
 import { hostname } from 'node:os';
-import type { AlertMessage } from '../ports/alert-transport.js';
+import type { AlertMessage, AlertTransport } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
 import type { OutboxMessage } from '../ports/storage.js';
-import type { AlertChannel } from '../model/alert-channel.js';
+import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { engineInstruments, type EngineInstruments } from './instruments.js';
+import { scrubSecrets } from './scrub.js';
 
 export interface DispatcherOptions {
   /** How often the outbox is read. Default 1 s. */
@@ -88,6 +90,21 @@ export function toAlertMessage(m: OutboxMessage): AlertMessage {
 }
 
 /**
+ * What a log line about a channel must not show: its secret config fields, and the values of its
+ * request headers and query parameters (where receivers take their tokens).
+ */
+function channelSecrets(channel: AlertChannel, transport: AlertTransport | undefined): string[] {
+  const config = (channel.config ?? {}) as Record<string, unknown>;
+  const builtin = (ALERT_CHANNEL_TYPES as readonly string[]).includes(channel.type);
+  const fields = builtin ? SECRET_CONFIG_FIELDS[channel.type as AlertChannelType] : transport?.secretFields ?? [];
+  const values = fields.map((f) => config[f]);
+  for (const list of [config.headers, config.queryParameters]) {
+    if (Array.isArray(list)) values.push(...list.map((h) => (h as { value?: unknown } | null)?.value));
+  }
+  return values.filter((x): x is string => typeof x === 'string');
+}
+
+/**
  * Delivers the outbox: claims due alerts (several processes share it; each alert goes to one),
  * sends each through the transport of its channel's type, and marks it delivered only once the
  * transport confirmed. A failed send is retried with exponential backoff for up to `retryForMs`;
@@ -103,11 +120,13 @@ export class AlertDispatcher {
   private busy = false;
   private wakeAgain = false;
   private inFlight = new Set<Promise<void>>();
+  private readonly meter: EngineInstruments;
 
   constructor(
     private readonly services: DispatcherServices,
     options: DispatcherOptions = {},
   ) {
+    this.meter = engineInstruments(services.deps.metrics);
     this.o = {
       pollMs: options.pollMs ?? 1_000,
       batch: options.batch ?? 50,
@@ -198,7 +217,9 @@ export class AlertDispatcher {
           for (const m of claimed) {
             void this.track(this.deliver(m, channelOf).catch((err: unknown) => {
               // The database went away mid-send: the lease runs out and the alert is claimed again.
-              this.deps.logger.warn('alerts: recording a delivery failed', { outboxId: m.id, error: err instanceof Error ? err.message : String(err) });
+              this.deps.logger.warn('alerts: recording a delivery failed', {
+                accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, outboxId: m.id, error: err instanceof Error ? err.message : String(err),
+              });
             })).then(() => this.refill());
           }
           more = claimed.length >= room;
@@ -249,9 +270,15 @@ export class AlertDispatcher {
       // The channel was deleted: nobody is left to tell.
       await storage.outbox.markDelivered(m.id, this.owner, clock.now());
       await log(false, 'The alert channel was deleted; the alert was dropped');
+      this.meter.deliveryAttempts.inc({ channel_type: 'unknown', result: 'dropped' });
       return;
     }
     const transport = this.deps.transports.get(channel.type);
+    const sendStart = clock.now().getTime();
+    const measure = (result: 'delivered' | 'failed' | 'gave_up') => {
+      this.meter.deliveryAttempts.inc({ channel_type: channel.type, result });
+      if (transport) this.meter.deliveryDuration.observe({ channel_type: channel.type, result }, Math.max(0, clock.now().getTime() - sendStart) / 1000);
+    };
     let error: string;
     if (!transport) {
       error = `No transport for ${channel.type} channels is registered in this process`;
@@ -263,6 +290,7 @@ export class AlertDispatcher {
           controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
         });
         const receipt = await Promise.race([transport.send(toAlertMessage(m), channel, controller.signal), timedOut]);
+        measure('delivered');
         await storage.outbox.markDelivered(m.id, this.owner, clock.now());
         await log(true, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
         return;
@@ -273,15 +301,22 @@ export class AlertDispatcher {
       }
     }
     const now = clock.now().getTime();
+    const about = {
+      accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, channelType: channel.type, alertType: m.alertType,
+      outboxId: m.id, attempt: m.attempts + 1, error: scrubSecrets(error, channelSecrets(channel, transport)),
+    };
     if (now - Date.parse(m.created_at) >= this.o.retryForMs) {
       // Past the retry window the alert leaves the queue; the log says it was never delivered.
+      measure('gave_up');
       await storage.outbox.markDelivered(m.id, this.owner, clock.now());
       await log(false, `Given up after ${Math.round(this.o.retryForMs / 3_600_000)} h: ${error}`);
-      logger.error('alerts: gave up on an alert', { accountId: m.accountId, alertChannelId: m.alertChannelId, outboxId: m.id });
+      logger.error('alerts: gave up on an alert', about);
       return;
     }
     const wait = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** m.attempts);
+    measure('failed');
     await storage.outbox.markFailed(m.id, this.owner, error, new Date(now + wait));
     await log(false, error);
+    logger.warn('alerts: delivery failed; retrying later', { ...about, nextAttemptAt: new Date(now + wait).toISOString() });
   }
 }
