@@ -1,0 +1,166 @@
+import { Cron } from 'croner';
+import type { ScheduleEntry } from '../ports/storage.js';
+import type { ServiceDeps } from '../services/deps.js';
+
+/** The schedule location of the retention job (not a place checks run). */
+export const RETENTION_LOCATION = '@retention';
+
+/** Its one schedule entry belongs to no account; the shared schedule's lease makes one process run it. */
+const ENTRY = { accountId: '@vigil', checkId: '@retention', location: RETENTION_LOCATION } as const;
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export interface RetentionOptions {
+  /** When the job runs: a cron pattern (croner syntax, five or six fields) in `timezone`. Default `'17 * * * *'`, hourly. */
+  cron?: string;
+  /** IANA time zone of `cron`. Default `UTC`. */
+  timezone?: string;
+  /**
+   * Days raw check results are kept; older ones are rolled up by hour (where the store keeps
+   * roll-ups) and deleted. `null` keeps them for ever. Default 90, which covers every range the
+   * analytics and reporting API offers (lastMonth reaches 62 days back).
+   */
+  days?: number | null;
+  /**
+   * An account's own retention in days, for a host whose plans differ: a number, `null` to keep
+   * the account's results for ever, `undefined` for `days`. An error, or a number that is not
+   * positive, skips the account for that run (nothing of it is deleted) and is logged.
+   */
+  retentionFor?: (accountId: string) => number | null | undefined | Promise<number | null | undefined>;
+  /** Results taken per call to the store, each call one transaction. Default 20,000. */
+  batch?: number;
+}
+
+export interface RetentionReport {
+  /** Accounts that lost results. */
+  accounts: number;
+  deleted: number;
+  rolledUp: number;
+  /** False when the deadline came first; the next run goes on from there. */
+  finished: boolean;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`engine.retention.${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+/**
+ * Retention of check results, scheduled by the engine. Its entry in the shared schedule is due at
+ * the cron pattern's times; whichever process claims it (the schedule's lease makes that one
+ * process) prunes every account up to its window, a batch at a time, and stops in time to keep the
+ * lease: a run cut short makes the entry due again at once, so the next claim goes on.
+ */
+export class RetentionJob {
+  readonly enabled: boolean;
+  private readonly cron: Cron | null;
+  private readonly days: number | null;
+  private readonly batch: number;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly options: RetentionOptions | false = {},
+  ) {
+    this.enabled = options !== false;
+    const o = options === false ? {} : options;
+    this.days = o.days === null ? null : positive('days', o.days ?? 90);
+    this.batch = Math.floor(positive('batch', o.batch ?? 20_000));
+    if (options === false) {
+      this.cron = null;
+      return;
+    }
+    try {
+      this.cron = new Cron(o.cron ?? '17 * * * *', { timezone: o.timezone ?? 'UTC' });
+      // A time zone is only read when a time is computed.
+      this.cron.nextRun(new Date(0));
+    } catch (err) {
+      throw new TypeError(`engine.retention: ${(err as Error).message}`);
+    }
+  }
+
+  /** The job's next run strictly after `after`. */
+  nextRun(after: Date): Date {
+    return this.cron?.nextRun(after) ?? new Date(after.getTime() + HOUR);
+  }
+
+  /** The entry `ensure` adds to the schedule (an existing entry keeps its time). */
+  entry(now: Date): ScheduleEntry | null {
+    return this.enabled ? { ...ENTRY, dueAt: this.nextRun(now).toISOString() } : null;
+  }
+
+  /**
+   * The claimed entry's work: prune until `deadline` (or until `signal` aborts, when the engine
+   * stops), then answer when the entry is next due. A process with retention off that claims the
+   * entry (another process set it up) passes it on an hour later and deletes nothing.
+   */
+  async run(deadline: Date, signal?: AbortSignal): Promise<Date> {
+    const now = this.deps.clock.now();
+    if (!this.enabled) return new Date(now.getTime() + HOUR);
+    const report = await this.prune(deadline, signal);
+    return report.finished ? this.nextRun(this.deps.clock.now()) : this.deps.clock.now();
+  }
+
+  /** Days an account's results are kept, or null for ever; undefined when it is to be skipped. */
+  private async daysFor(accountId: string): Promise<number | null | undefined> {
+    const own = this.options === false ? undefined : this.options.retentionFor;
+    if (!own) return this.days;
+    try {
+      const days = await own(accountId);
+      if (days === undefined) return this.days;
+      if (days === null || (Number.isFinite(days) && days > 0)) return days;
+      this.deps.logger.warn('retention: retentionFor answered no positive number of days; the account is skipped', { accountId, days: String(days) });
+    } catch (err) {
+      this.deps.logger.warn('retention: retentionFor failed; the account is skipped', { accountId, error: err instanceof Error ? err.message : String(err) });
+    }
+    return undefined;
+  }
+
+  /**
+   * One pass over every account: results that started before now minus the account's retention
+   * (rounded down to the hour, so nothing inside the window goes) are rolled up and deleted. It
+   * starts no batch that might end past `deadline`, nor any after `signal` aborts.
+   */
+  async prune(deadline: Date = new Date(8.64e15), signal?: AbortSignal): Promise<RetentionReport> {
+    const { clock, logger, storage } = this.deps;
+    const report: RetentionReport = { accounts: 0, deleted: 0, rolledUp: 0, finished: true };
+    let slowest = 0;
+    const timeLeft = () => !signal?.aborted && clock.now().getTime() + Math.max(1_000, 2 * slowest) < deadline.getTime();
+    for (const accountId of await storage.accounts.listIds()) {
+      if (!timeLeft()) {
+        report.finished = false;
+        break;
+      }
+      const days = await this.daysFor(accountId);
+      if (days === null || days === undefined) continue;
+      const before = new Date(Math.floor((clock.now().getTime() - days * DAY) / HOUR) * HOUR);
+      const account = { deleted: 0, rolledUp: 0 };
+      try {
+        for (;;) {
+          const t0 = clock.now().getTime();
+          const step = await storage.checkResults.prune(accountId, before, this.batch);
+          slowest = Math.max(slowest, clock.now().getTime() - t0);
+          account.deleted += step.deleted;
+          account.rolledUp += step.rolledUp;
+          if (step.done) break;
+          if (!timeLeft()) {
+            report.finished = false;
+            break;
+          }
+        }
+      } catch (err) {
+        logger.warn('retention: pruning an account failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
+      }
+      if (account.deleted > 0) {
+        logger.info('retention: removed check results', { accountId, before: before.toISOString(), days, ...account });
+        report.accounts++;
+        report.deleted += account.deleted;
+        report.rolledUp += account.rolledUp;
+      }
+      if (!report.finished) break;
+    }
+    const level = report.deleted > 0 ? 'info' : 'debug';
+    logger[level]('retention: run done', { ...report });
+    return report;
+  }
+}

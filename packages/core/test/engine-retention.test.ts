@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runFor, settle } from './fake-time.js';
+import { createVigil, RetentionJob, type LogMeta, type Logger, type Vigil, type VigilOptions, type VigilStorage } from '../src/index.js';
+import { checkResultFixture, FakeClock, memoryStorage } from '../src/testing/index.js';
+import { testDeps } from './helpers.js';
+
+const SECRET = 'c'.repeat(64);
+const T0 = '2026-05-01T12:00:00.000Z';
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+interface Entry {
+  level: string;
+  msg: string;
+  meta: LogMeta;
+}
+
+function recordingLogger(entries: Entry[], bound: LogMeta = {}): Logger {
+  const at = (level: string) => (msg: string, meta: LogMeta = {}) => void entries.push({ level, msg, meta: { ...bound, ...meta } });
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (meta) => recordingLogger(entries, { ...bound, ...meta }) };
+}
+
+const started: Vigil[] = [];
+afterEach(async () => {
+  for (const v of started.splice(0)) await v.stop(0);
+});
+
+/** Results of `checkId` that started `ages` (ms before T0) ago. */
+async function seed(storage: VigilStorage, accountId: string, ages: number[], checkId = 'check-1') {
+  await storage.checkResults.insertMany(accountId, ages.map((age, i) => checkResultFixture(checkId, { startedAt: new Date(Date.parse(T0) - age).toISOString(), responseTime: i })));
+}
+
+async function ages(storage: VigilStorage, accountId: string, checkId = 'check-1'): Promise<number[]> {
+  const page = await storage.checkResults.listByCheck(accountId, checkId, { limit: 1000, offset: 0 });
+  return page.items.map((r) => Date.parse(T0) - Date.parse(r.startedAt)).sort((a, b) => a - b);
+}
+
+async function setup(options: Partial<VigilOptions> = {}, storage = memoryStorage(), clock = new FakeClock(T0)) {
+  const log: Entry[] = [];
+  const vigil = createVigil({ storage, secretKey: SECRET, clock, logger: recordingLogger(log), ...options });
+  return { vigil, storage, clock, log };
+}
+
+async function start(vigil: Vigil) {
+  await vigil.start();
+  started.push(vigil);
+  await settle();
+}
+
+describe('retention scheduled by the engine', () => {
+  it('runs at the cron times (hourly by default), deleting results older than 90 days and nothing newer', async () => {
+    const s = await setup();
+    const a = (await s.vigil.accounts.ensure()).id;
+    await seed(s.storage, a, [1 * HOUR, 89 * DAY, 90 * DAY - 1, 90 * DAY + 30 * 60_000, 91 * DAY, 200 * DAY]);
+    await start(s.vigil);
+    expect(await s.storage.schedule.list('@vigil', '@retention')).toEqual([{ accountId: '@vigil', checkId: '@retention', location: '@retention', dueAt: '2026-05-01T12:17:00.000Z' }]);
+    await runFor(s.clock, 16 * 60_000, 1_000);
+    expect(await ages(s.storage, a)).toHaveLength(6);
+    await runFor(s.clock, 2 * 60_000, 1_000);
+    // At 12:17 the window starts 90 days back, at 12:00 (rounded down to the hour): 90 days + 17 minutes of age.
+    expect(await ages(s.storage, a)).toEqual([1 * HOUR, 89 * DAY, 90 * DAY - 1]);
+    expect(await ages(s.storage, a)).not.toContain(90 * DAY + 30 * 60_000);
+    const removed = s.log.filter((e) => e.msg === 'retention: removed check results');
+    expect(removed).toEqual([{ level: 'info', msg: 'retention: removed check results', meta: { accountId: a, before: '2026-01-31T12:00:00.000Z', days: 90, deleted: 3, rolledUp: 0 } }]);
+    expect(await s.storage.schedule.list('@vigil', '@retention')).toMatchObject([{ dueAt: '2026-05-01T13:17:00.000Z' }]);
+  });
+
+  it('keeps every result inside the window: the cut-off is rounded down to a whole hour', async () => {
+    const s = await setup({ engine: { retention: { days: 1, cron: '*/10 * * * *' } } });
+    const a = (await s.vigil.accounts.ensure()).id;
+    // The first run is at 12:10: the window reaches back to 12:10 yesterday, rounded down to 12:00 yesterday.
+    // Ages count from 12:00 today, so age DAY is 12:00 yesterday.
+    const MIN = 60_000;
+    await seed(s.storage, a, [DAY - 20 * MIN, DAY - 5 * MIN, DAY, DAY + 1, DAY + HOUR]);
+    await start(s.vigil);
+    await runFor(s.clock, 11 * MIN, 1_000);
+    // 12:05 yesterday is past the window at 12:10 but inside the hour the cut-off falls in, so it stays.
+    expect(await ages(s.storage, a)).toEqual([DAY - 20 * MIN, DAY - 5 * MIN, DAY]);
+  });
+
+  it('applies each account its own retention from retentionFor: days, null for ever, undefined for the default', async () => {
+    const plans: Record<string, number | null | undefined> = {};
+    const s = await setup({ engine: { retention: { days: 30, retentionFor: async (id) => plans[id] } } });
+    const [short, forever, standard] = [(await s.vigil.accounts.ensure()).id, (await s.vigil.accounts.ensure()).id, (await s.vigil.accounts.ensure()).id];
+    plans[short] = 7;
+    plans[forever] = null;
+    for (const id of [short, forever, standard]) await seed(s.storage, id, [6 * DAY, 8 * DAY, 31 * DAY, 400 * DAY]);
+    await start(s.vigil);
+    await runFor(s.clock, 18 * 60_000, 1_000);
+    expect(await ages(s.storage, short)).toEqual([6 * DAY]);
+    expect(await ages(s.storage, forever)).toEqual([6 * DAY, 8 * DAY, 31 * DAY, 400 * DAY]);
+    expect(await ages(s.storage, standard)).toEqual([6 * DAY, 8 * DAY]);
+  });
+
+  it('skips an account whose retentionFor fails or answers nonsense, and says so', async () => {
+    const s = await setup({ engine: { retention: { days: 1, retentionFor: (id) => { if (id === bad) throw new Error('plans service down'); return id === odd ? 0 : undefined; } } } });
+    const [bad, odd, fine] = [(await s.vigil.accounts.ensure()).id, (await s.vigil.accounts.ensure()).id, (await s.vigil.accounts.ensure()).id];
+    for (const id of [bad, odd, fine]) await seed(s.storage, id, [10 * DAY]);
+    await start(s.vigil);
+    await runFor(s.clock, 18 * 60_000, 1_000);
+    expect([await ages(s.storage, bad), await ages(s.storage, odd), await ages(s.storage, fine)]).toEqual([[10 * DAY], [10 * DAY], []]);
+    expect(s.log.filter((e) => e.level === 'warn').map((e) => [e.msg, e.meta.accountId])).toEqual([
+      ['retention: retentionFor failed; the account is skipped', bad],
+      ['retention: retentionFor answered no positive number of days; the account is skipped', odd],
+    ]);
+  });
+
+  it('runs in one process at a time when several engines share the store', async () => {
+    const storage = memoryStorage();
+    const clock = new FakeClock(T0);
+    const one = await setup({ engine: { owner: 'one' } }, storage, clock);
+    const two = await setup({ engine: { owner: 'two' } }, storage, clock);
+    const a = (await one.vigil.accounts.ensure()).id;
+    await seed(storage, a, [100 * DAY]);
+    await start(one.vigil);
+    await start(two.vigil);
+    await runFor(clock, 3 * HOUR, 5_000);
+    const runs = [...one.log, ...two.log].filter((e) => e.msg === 'retention: run done');
+    expect(runs).toHaveLength(3);
+    expect([...one.log, ...two.log].filter((e) => e.msg === 'retention: removed check results')).toHaveLength(1);
+    expect(await ages(storage, a)).toEqual([]);
+  });
+
+  it('with retention false the engine schedules none and deletes nothing', async () => {
+    const s = await setup({ engine: { retention: false } });
+    const a = (await s.vigil.accounts.ensure()).id;
+    await seed(s.storage, a, [365 * DAY]);
+    await start(s.vigil);
+    await runFor(s.clock, 2 * HOUR, 10_000);
+    expect(await s.storage.schedule.list('@vigil', '@retention')).toEqual([]);
+    expect(await ages(s.storage, a)).toEqual([365 * DAY]);
+  });
+
+  it('refuses a malformed cron pattern, time zone or number of days when Vigil is built', () => {
+    const build = (retention: object) => createVigil({ storage: memoryStorage(), secretKey: SECRET, engine: { retention } }).engine;
+    expect(() => build({ cron: 'every hour' })).toThrow(/engine.retention: .*five or six/);
+    expect(() => build({ timezone: 'Mars/Olympus' })).toThrow(/engine.retention: Invalid time zone/);
+    expect(() => build({ days: 0 })).toThrow('engine.retention.days must be a positive number, got 0');
+    expect(() => build({ batch: -1 })).toThrow('engine.retention.batch must be a positive number');
+  });
+});
+
+describe('RetentionJob', () => {
+  it('stops before its deadline and answers "at once", so the next claim goes on where it stopped', async () => {
+    const deps = testDeps();
+    const clock = deps.clock;
+    const a = (await deps.storage.accounts.insert({ id: '0a6c1f2e-1111-4a1b-8c1d-000000000001', name: 'a', alertSettings: {} as never, created_at: T0, updated_at: null })).id;
+    // One result per hour for ten hours, 100 days back; each call to the store takes 2 s.
+    await seed(deps.storage, a, Array.from({ length: 10 }, (_, i) => 100 * DAY + i * HOUR));
+    const prune = deps.storage.checkResults.prune.bind(deps.storage.checkResults);
+    const calls: number[] = [];
+    deps.storage.checkResults.prune = async (...args) => {
+      clock.advance(2_000);
+      const out = await prune(...args);
+      calls.push(out.deleted);
+      return out;
+    };
+    const job = new RetentionJob(deps, { batch: 2 });
+    const deadline = new Date(Date.parse(T0) + 7_000);
+    const next = await job.run(deadline);
+    // 2 s a batch: after two (at 4 s) a third is not started, since the job allows twice its slowest batch.
+    expect(calls).toEqual([2, 2]);
+    expect(next).toEqual(clock.now());
+    expect(await ages(deps.storage, a)).toHaveLength(6);
+    const report = await job.prune(new Date(clock.now().getTime() + 60_000));
+    expect(report).toEqual({ accounts: 1, deleted: 6, rolledUp: 0, finished: true });
+    expect(await ages(deps.storage, a)).toEqual([]);
+    expect(job.nextRun(new Date('2026-05-01T12:17:00.000Z'))).toEqual(new Date('2026-05-01T13:17:00.000Z'));
+  });
+
+  it('starts no batch once its signal aborts (the engine stopping) and answers "at once"', async () => {
+    const deps = testDeps();
+    const a = (await deps.storage.accounts.insert({ id: '0a6c1f2e-1111-4a1b-8c1d-000000000001', name: 'a', alertSettings: {} as never, created_at: T0, updated_at: null })).id;
+    await seed(deps.storage, a, [100 * DAY]);
+    const controller = new AbortController();
+    controller.abort();
+    const job = new RetentionJob(deps, {});
+    expect(await job.run(new Date(Date.parse(T0) + 60_000), controller.signal)).toEqual(deps.clock.now());
+    expect(await ages(deps.storage, a)).toEqual([100 * DAY]);
+  });
+
+  it('a process with retention off that claims the entry passes it on an hour later', async () => {
+    const deps = testDeps();
+    const job = new RetentionJob(deps, false);
+    expect(job.entry(deps.clock.now())).toBeNull();
+    expect(await job.run(new Date(Date.parse(T0) + 60_000))).toEqual(new Date(Date.parse(T0) + HOUR));
+  });
+});

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { createVigil, type LogMeta, type Logger, type Vigil } from '@vigil/core';
+import { checkResultFixture, FakeClock } from '@vigil/core/testing';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knexStorage, type KnexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+
+const SECRET = 'c'.repeat(64);
+const T0 = Date.parse('2026-05-01T12:00:00.000Z');
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+
+function recordingLogger(entries: { msg: string; meta: LogMeta }[]): Logger {
+  const at = (msg: string, meta: LogMeta = {}) => void entries.push({ msg, meta });
+  const logger: Logger = { error: at, warn: at, info: at, debug: at, child: () => logger };
+  return logger;
+}
+
+/**
+ * Waits (in real time) while the engine talks to the database, moving the fake clock on a little
+ * at each look so that the engine's polls, which wait on that clock, go on.
+ */
+async function until(clock: FakeClock, what: string, ok: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+    clock.advance(100);
+  }
+}
+
+// Each PostgreSQL case gets a schema of its own, so runs never collide.
+let admin: Knex | null = null;
+const schemas: string[] = [];
+beforeAll(async () => {
+  if (PG_URL) admin = knexFactory({ client: 'pg', connection: PG_URL });
+});
+afterAll(async () => {
+  for (const schema of schemas) await admin!.raw(`drop schema ${schema} cascade`);
+  await admin?.destroy();
+});
+
+async function pgStores(n: number): Promise<KnexStorage[]> {
+  const schema = `vigil_ret_${randomBytes(4).toString('hex')}`;
+  await admin!.raw(`create schema ${schema}`);
+  schemas.push(schema);
+  return Array.from({ length: n }, () => {
+    const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 3 } });
+    const storage = knexStorage({ knex });
+    const close = storage.close;
+    storage.close = async () => {
+      await close();
+      await knex.destroy();
+    };
+    return storage;
+  });
+}
+
+const dialects: [string, () => Promise<KnexStorage>][] = [['sqlite', async () => knexStorage({ client: 'sqlite3', connection: ':memory:' })]];
+if (PG_URL) dialects.push(['postgres', async () => (await pgStores(1))[0]!]);
+
+describe.each(dialects)('retention job of the engine on %s', (_name, open) => {
+  it('rolls results older than the account\'s retention up by hour, deletes them a batch at a time, and keeps the rest', async () => {
+    const storage = await open();
+    const clock = new FakeClock(T0);
+    const log: { msg: string; meta: LogMeta }[] = [];
+    let vigil: Vigil | null = null;
+    try {
+      const keptForEver = new Set<string>();
+      vigil = createVigil({
+        storage, secretKey: SECRET, clock, logger: recordingLogger(log),
+        engine: { retention: { days: 30, batch: 100, retentionFor: (id) => (keptForEver.has(id) ? null : undefined) } },
+      });
+      const a = (await vigil.accounts.ensure()).id;
+      const b = (await vigil.accounts.ensure()).id;
+      keptForEver.add(b);
+      // Two checks every 5 minutes from 32 days back to 29 days back, in account a; the same in b, kept for ever.
+      const rows = (checkId: string) => Array.from({ length: 3 * 24 * 12 }, (_, i) => checkResultFixture(checkId, {
+        startedAt: new Date(T0 - 32 * DAY + i * 5 * MIN).toISOString(), responseTime: 100 + (i % 12), hasFailures: i % 12 === 0,
+      }));
+      await storage.checkResults.insertMany(a, [...rows('check-1'), ...rows('check-2')]);
+      await storage.checkResults.insertMany(b, rows('check-3'));
+      const before = new Date(T0 - 30 * DAY).getTime();
+      const due = 2 * (before - (T0 - 32 * DAY)) / (5 * MIN);
+
+      await vigil.start();
+      clock.set(T0 + 17 * MIN + 1_000);
+      await until(clock, 'the retention run', () => log.some((e) => e.msg === 'retention: run done'));
+
+      const left = (await storage.knex('vigil_check_results').select('account_id', 'started_ms')) as { account_id: string; started_ms: string | number }[];
+      const ofA = left.filter((r) => r.account_id === a).map((r) => Number(r.started_ms));
+      expect(ofA.length).toBe(2 * 3 * 24 * 12 - due);
+      expect(Math.min(...ofA)).toBe(before);
+      expect(left.filter((r) => r.account_id === b)).toHaveLength(3 * 24 * 12);
+      const rollups = await storage.rollups(a, 'check-1', new Date(T0 - 40 * DAY), new Date(T0));
+      expect(rollups).toHaveLength(48);
+      expect(rollups.every((r) => r.count === 12 && r.failures === 1 && r.min === 100 && r.max === 111)).toBe(true);
+      expect(rollups[0]!.hour).toBe(new Date(T0 - 32 * DAY).toISOString());
+      expect(log.find((e) => e.msg === 'retention: removed check results')?.meta).toEqual({
+        accountId: a, before: new Date(before).toISOString(), days: 30, deleted: due, rolledUp: 96,
+      });
+      expect(await storage.schedule.list('@vigil', '@retention')).toEqual([
+        { accountId: '@vigil', checkId: '@retention', location: '@retention', dueAt: new Date(T0 + HOUR + 17 * MIN).toISOString() },
+      ]);
+    } finally {
+      await vigil?.stop(0);
+      await storage.close();
+    }
+  });
+});
+
+describe.runIf(PG_URL)('retention job with two engines on one PostgreSQL database', () => {
+  it('runs in one of them at each cron time', async () => {
+    const [one, two] = await pgStores(2);
+    const clock = new FakeClock(T0);
+    const logs: { msg: string; meta: LogMeta }[][] = [[], []];
+    const vigils = [one!, two!].map((storage, i) => createVigil({
+      storage, secretKey: SECRET, clock, logger: recordingLogger(logs[i]!), engine: { owner: `engine-${i}`, retention: { days: 1 } },
+    }));
+    const runs = () => logs.flat().filter((e) => e.msg === 'retention: run done').length;
+    try {
+      const a = (await vigils[0]!.accounts.ensure()).id;
+      await one!.checkResults.insertMany(a, Array.from({ length: 50 }, (_, i) => checkResultFixture('check-1', { startedAt: new Date(T0 - 3 * DAY + i * MIN).toISOString() })));
+      await Promise.all(vigils.map((v) => v.start()));
+      for (const hour of [0, 1, 2]) {
+        clock.set(T0 + hour * HOUR + 17 * MIN + 1_000);
+        await until(clock, `the run of hour ${hour}`, () => runs() === hour + 1);
+        // Both engines go on polling for a while: neither claims the entry again before its next time.
+        for (let i = 0; i < 15; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          clock.advance(100);
+        }
+        expect(runs()).toBe(hour + 1);
+      }
+      expect(logs.flat().filter((e) => e.msg === 'retention: removed check results').map((e) => e.meta.deleted)).toEqual([50]);
+      expect(Number((await one!.knex('vigil_check_results').count({ n: '*' }))[0]!.n)).toBe(0);
+    } finally {
+      for (const v of vigils) await v.stop(0);
+      await one!.close();
+      await two!.close();
+    }
+  });
+});
