@@ -41,6 +41,17 @@ describe('the built @vigil/core', () => {
     });
   });
 
+  it('ships ./constructs, whose constructs the main entry recognises (ESM and CJS alike)', () => {
+    for (const f of ['constructs.mjs', 'constructs.cjs', 'constructs.d.mts', 'constructs.d.cts']) expect(existsSync(join(dist, f)), f).toBe(true);
+    const esm = node(['--input-type=module', '-e', `
+      const core = await import('@vigil/core');
+      const { TcpCheck, CheckGroup } = await import('@vigil/core/constructs');
+      const cjs = (await import('node:module')).createRequire(process.cwd() + '/')('@vigil/core/constructs');
+      console.log(JSON.stringify([core.isConstruct(new TcpCheck('db', {})), core.isConstruct(new cjs.CheckGroup('g', {})), String(new CheckGroup('g', {})), typeof core.runCli]));
+    `]);
+    expect(JSON.parse(esm)).toEqual([true, true, 'CheckGroup "g"', 'function']);
+  });
+
   it('loads with require', () => {
     const out = node(['-e', `${probe('require')} console.log(JSON.stringify(out));`]);
     expect(JSON.parse(out).error).toEqual({ statusCode: 404, error: 'Not Found', message: 'x' });

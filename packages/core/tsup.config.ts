@@ -1,3 +1,3 @@
 import { vigilBuild } from '../../tsup.config';
 
-export default vigilBuild({ index: 'src/index.ts', testing: 'src/testing/index.ts' });
+export default vigilBuild({ index: 'src/index.ts', testing: 'src/testing/index.ts', constructs: 'src/constructs/index.ts' });

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { toJsonSchema, type ConversionConfig } from '@valibot/to-json-schema';
-import { ErrorBodySchema } from '@vigil/core';
-import { API_ROUTES, type NamedSchema, type RouteDef } from './route-table.js';
+import { ErrorBodySchema, type CheckTypeDefinition } from '@vigil/core';
+import { apiRoutes, type NamedSchema, type RouteDef } from './route-table.js';
 
 type Json = Record<string, unknown>;
 
@@ -117,6 +117,8 @@ export interface OpenApiOptions {
   pings?: boolean;
   /** Include `GET /openapi.json` itself. Default true. */
   openapi?: boolean;
+  /** Check types plugins added, documented like the built-in ones (the router passes the registered ones). */
+  checkTypes?: readonly CheckTypeDefinition[];
 }
 
 /**
@@ -129,7 +131,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
   const add = (path: string, method: string, op: Json) => {
     (paths[openApiPath(path)] ??= {})[method] = op;
   };
-  for (const route of API_ROUTES) add(route.path, route.method, operation(route, b));
+  for (const route of apiRoutes(options.checkTypes)) add(route.path, route.method, operation(route, b));
 
   if (options.pings !== false) {
     for (const method of ['get', 'post']) {

@@ -52,6 +52,9 @@ import {
   ServiceListQuerySchema,
   ServiceResponseSchema,
   ServiceUpdateSchema,
+  SnippetCreateSchema,
+  SnippetResponseSchema,
+  SnippetUpdateSchema,
   StatusPageCreateSchema,
   StatusPageIncidentCreateSchema,
   StatusPageIncidentEntrySchema,
@@ -66,6 +69,7 @@ import {
   TestSessionErrorGroupResponseSchema,
   NotFoundError,
   parse,
+  type CheckTypeDefinition,
   type Page,
   type Vigil,
 } from '@vigil/core';
@@ -133,30 +137,28 @@ export interface RouteDef {
 const AssignQuerySchema = v.object({ autoAssignAlerts: v.optional(QueryBooleanSchema, true) });
 const assign = (query: unknown) => parse(AssignQuerySchema, query ?? {}, 'query');
 
-const CHECK_TYPES = [
+/** What the routes of one check type are made from: its path segment, names and schemas. */
+interface TypedCheck {
+  slug: string;
+  type: string;
+  /** Operation ids and schema names: `createTcpCheck`, `TcpCheckCreate`. */
+  key: string;
+  label: string;
+  create: v.GenericSchema;
+  update: v.GenericSchema;
+  response: v.GenericSchema;
+}
+
+const CHECK_TYPES: readonly TypedCheck[] = [
   { slug: 'tcp', type: 'TCP', key: 'Tcp', label: 'TCP', create: TcpCheckCreateSchema, update: TcpCheckUpdateSchema, response: TcpCheckResponseSchema },
   { slug: 'api', type: 'API', key: 'Api', label: 'API', create: ApiCheckCreateSchema, update: ApiCheckUpdateSchema, response: ApiCheckResponseSchema },
   { slug: 'browser', type: 'BROWSER', key: 'Browser', label: 'browser', create: BrowserCheckCreateSchema, update: BrowserCheckUpdateSchema, response: BrowserCheckResponseSchema },
   { slug: 'heartbeat', type: 'HEARTBEAT', key: 'Heartbeat', label: 'heartbeat', create: HeartbeatCheckCreateSchema, update: HeartbeatCheckUpdateSchema, response: HeartbeatCheckResponseSchema },
-] as const;
+];
 
-const checkRoutes: RouteDef[] = [
-  {
-    method: 'get', path: '/v1/checks', operationId: 'listChecks', summary: 'List checks', tag: 'Checks',
-    query: PageQuerySchema, response: { kind: 'page', schema: named('Check', CheckResponseSchema) },
-    handle: ({ vigil, accountId, query }) => vigil.checks.list(accountId, query),
-  },
-  {
-    method: 'get', path: '/v1/checks/:id', operationId: 'getCheck', summary: 'Get a check', tag: 'Checks',
-    params: { id: 'string' }, response: { kind: 'object', schema: named('Check', CheckResponseSchema) },
-    handle: ({ vigil, accountId, params }) => vigil.checks.get(accountId, params.id),
-  },
-  {
-    method: 'delete', path: '/v1/checks/:id', operationId: 'deleteCheck', summary: 'Delete a check', tag: 'Checks',
-    params: { id: 'string' }, status: 204, response: { kind: 'empty' },
-    handle: ({ vigil, accountId, params }) => vigil.checks.delete(accountId, params.id),
-  },
-  ...CHECK_TYPES.flatMap(({ slug, type, key, label, create, update, response }): RouteDef[] => [
+/** POST /v1/checks/{slug} and GET|PUT|DELETE /v1/checks/{slug}/{id} of one check type. */
+function typedCheckRoutes({ slug, type, key, label, create, update, response }: TypedCheck): RouteDef[] {
+  return [
     {
       method: 'post', path: `/v1/checks/${slug}`, operationId: `create${key}Check`, summary: `Create ${article(label)} ${label} check`, tag: 'Checks',
       query: AssignQuerySchema, body: named(`${key}CheckCreate`, create), status: 201,
@@ -183,7 +185,35 @@ const checkRoutes: RouteDef[] = [
         await vigil.checks.delete(accountId, params.id);
       },
     },
-  ]),
+  ];
+}
+
+/** The routes of a check type a plugin added (`defineCheckType`), the same four a built-in type has. */
+export function checkTypeRoutes(definition: CheckTypeDefinition): RouteDef[] {
+  const key = definition.checkType.toLowerCase().split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return typedCheckRoutes({
+    slug: definition.slug, type: definition.checkType, key, label: definition.label,
+    create: definition.createSchema, update: definition.updateSchema, response: definition.responseSchema,
+  });
+}
+
+const checkRoutes: RouteDef[] = [
+  {
+    method: 'get', path: '/v1/checks', operationId: 'listChecks', summary: 'List checks', tag: 'Checks',
+    query: PageQuerySchema, response: { kind: 'page', schema: named('Check', CheckResponseSchema) },
+    handle: ({ vigil, accountId, query }) => vigil.checks.list(accountId, query),
+  },
+  {
+    method: 'get', path: '/v1/checks/:id', operationId: 'getCheck', summary: 'Get a check', tag: 'Checks',
+    params: { id: 'string' }, response: { kind: 'object', schema: named('Check', CheckResponseSchema) },
+    handle: ({ vigil, accountId, params }) => vigil.checks.get(accountId, params.id),
+  },
+  {
+    method: 'delete', path: '/v1/checks/:id', operationId: 'deleteCheck', summary: 'Delete a check', tag: 'Checks',
+    params: { id: 'string' }, status: 204, response: { kind: 'empty' },
+    handle: ({ vigil, accountId, params }) => vigil.checks.delete(accountId, params.id),
+  },
+  ...CHECK_TYPES.flatMap(typedCheckRoutes),
   {
     method: 'get', path: '/v1/checks/heartbeats/:checkId/availability', operationId: 'getHeartbeatAvailability',
     summary: 'Availability of a heartbeat check', tag: 'Checks',
@@ -417,6 +447,12 @@ const certificateRoutes = crud({
   response: named('ClientCertificate', ClientCertificateResponseSchema), service: (vigil) => vigil.clientCertificates,
 });
 
+const snippetRoutes = crud({
+  base: '/v1/snippets', tag: 'Snippets', noun: 'snippet', plural: 'snippets',
+  create: named('SnippetCreate', SnippetCreateSchema), update: named('SnippetUpdate', SnippetUpdateSchema),
+  response: named('Snippet', SnippetResponseSchema), service: (vigil) => vigil.snippets,
+});
+
 const errorGroupRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/error-groups/checks/:checkId', operationId: 'listCheckErrorGroups', summary: 'List the error groups of a check', tag: 'Error groups',
@@ -533,8 +569,17 @@ export const API_ROUTES: readonly RouteDef[] = [
   ...incidentRoutes,
   ...statusPageRoutes,
   ...certificateRoutes,
+  ...snippetRoutes,
   ...errorGroupRoutes,
   ...resultRoutes,
   ...sessionRoutes,
 ];
 
+/**
+ * Every operation, with the routes of the check types plugins added (`vigil.checks.pluginCheckTypes`)
+ * after the built-in check routes.
+ */
+export function apiRoutes(checkTypes: readonly CheckTypeDefinition[] = []): readonly RouteDef[] {
+  if (checkTypes.length === 0) return API_ROUTES;
+  return [...API_ROUTES.slice(0, checkRoutes.length), ...checkTypes.flatMap(checkTypeRoutes), ...API_ROUTES.slice(checkRoutes.length)];
+}

@@ -1,10 +1,11 @@
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
-import { resolve, ValidationError, VIGIL, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
+import { noopMetrics, resolve, ValidationError, VIGIL, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
+import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { openApiDocument } from './openapi.js';
-import { API_ROUTES, Reply, type RouteDef } from './route-table.js';
+import { apiRoutes, Reply, type RouteDef } from './route-table.js';
 
 export interface RateLimitOptions {
   /** Requests per window per API key. Default 600. */
@@ -35,6 +36,11 @@ export interface VigilRouterOptions {
   pings?: boolean;
   /** Where the router logs internal errors. Default: Vigil's logger. */
   logger?: Logger;
+  /**
+   * Count requests in Vigil's metrics (`vigil_api_requests_total`, by route template). Default
+   * true; nothing is counted when Vigil was made without `metrics`.
+   */
+  metrics?: boolean;
 }
 
 /** The Vigil instance from a container (VIGIL token) or the instance itself. */
@@ -138,6 +144,11 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   const vigil = vigilFrom(source);
   const logger = options.logger ?? vigil.deps.logger;
   const router = express.Router();
+  const metrics = vigil.deps.metrics;
+  const counted = options.metrics !== false && metrics !== undefined && metrics !== noopMetrics;
+  // Every handler chain starts by naming its route template, so the label never holds a raw path.
+  const named = (template: string): RequestHandler[] => (counted ? [routeLabel(template)] : []);
+  if (counted) router.use(apiRequestMetrics(metrics));
   const json = express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] });
   const auth = authenticate(vigil);
   const rate = options.rateLimit === false
@@ -147,10 +158,12 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
       return `key:${ctx.apiKeyId ?? `account:${ctx.accountId}`}`;
     });
 
+  // Check types plugins added get their routes (and their place in the document) like built-in ones.
+  const checkTypes = [...vigil.checks.pluginCheckTypes.values()];
   if (options.openapi !== false) {
     let doc: object | undefined;
-    router.get('/openapi.json', (_req, res) => {
-      doc ??= openApiDocument({ pings: options.pings !== false });
+    router.get('/openapi.json', ...named('/openapi.json'), (_req, res) => {
+      doc ??= openApiDocument({ pings: options.pings !== false, checkTypes });
       res.json(doc);
     });
   }
@@ -162,12 +175,12 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
       res.status(200).json({ ok: true, at });
     });
     for (const method of ['get', 'post'] as const) {
-      router[method]('/ping/:token', ...(pingRate ? [pingRate] : []), ping);
+      router[method]('/ping/:token', ...named('/ping/:token'), ...(pingRate ? [pingRate] : []), ping);
     }
   }
 
-  for (const route of API_ROUTES) {
-    const handlers: RequestHandler[] = [auth];
+  for (const route of apiRoutes(checkTypes)) {
+    const handlers: RequestHandler[] = [...named(route.path), auth];
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
     handlers.push(routeHandler(vigil, route));
@@ -175,11 +188,19 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   }
 
   const notFound: RequestHandler = (req, res) => {
+    res.locals.vigilRoute ??= UNMATCHED_ROUTE;
     sendError(res, 404, errorBody(404, `No route ${req.method} ${req.baseUrl}${req.path}`));
   };
   if (options.fallthrough) router.use(['/v1', '/v2'], notFound);
   else router.use(notFound);
 
+  // An error before any route matched (a malformed path) is still counted, as unmatched.
+  if (counted) {
+    router.use(((err, _req, res, next) => {
+      res.locals.vigilRoute ??= UNMATCHED_ROUTE;
+      next(err);
+    }) as ErrorRequestHandler);
+  }
   router.use(errorHandler(logger));
   return router;
 }

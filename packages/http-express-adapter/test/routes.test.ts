@@ -52,12 +52,13 @@ async function seed(h: ApiHarness, c: ApiClient) {
   const page = ok(await c.post('/api/v1/status-pages', { name: 'Public', url: `public-${c.accountId.slice(0, 8)}`.toLowerCase(), cards: [{ name: 'Core', serviceIds: [service.id] }] }));
   const spIncident = ok(await c.post('/api/v1/status-pages/incidents', { name: 'slow', serviceIds: [service.id], incidentUpdate: { description: 'slow API' } }));
   const certificate = ok(await c.post('/api/v1/client-certificates', { host: '*.internal', cert: pem.cert, key: pem.key, passphrase: 'pw' }));
+  const snippet = ok(await c.post('/api/v1/snippets', { name: 'sign', script: "request.headers['X-Signed'] = '1';" }));
   await h.vigil.storage.checkResults.insertMany(c.accountId, [{ ...checkResultFixture(tcp.id), errorMessage: 'Connection refused' }]);
   const [result] = (await h.vigil.storage.checkResults.listByCheck(c.accountId, tcp.id, { limit: 1, offset: 0 })).items;
   const errorGroup = await h.vigil.errorGroups.recordOccurrence(c.accountId, tcp.id, 'Connection refused by 10.0.0.1', '2026-05-01T12:00:00.000Z');
   const session = ok(await c.post('/api/v1/check-sessions/trigger', { target: { checkId: [tcp.id] } })).sessions[0];
   return {
-    channel, group, tcp, api, browser, heartbeat, dashboard, window, incident, service, page, spIncident, certificate, result: result!, errorGroup, session,
+    channel, group, tcp, api, browser, heartbeat, dashboard, window, incident, service, page, spIncident, certificate, snippet, result: result!, errorGroup, session,
     dashboardKeyId: keyed.keys[0].id as string,
   };
 }
@@ -80,6 +81,7 @@ function pathFor(routePath: string, s: Seeded): string {
     [/^\/v1\/status-pages\/incidents/, { id: s.spIncident.id }],
     [/^\/v1\/status-pages/, { statusPageId: s.page.id }],
     [/^\/v1\/client-certificates/, { id: s.certificate.id }],
+    [/^\/v1\/snippets/, { id: String(s.snippet.id) }],
     [/^\/v1\/error-groups/, { id: s.errorGroup.id, checkId: s.tcp.id }],
     [/^\/v1\/check-results/, { checkId: s.tcp.id, checkResultId: s.result.id }],
     [/^\/v1\/check-statuses/, { checkId: s.tcp.id }],
@@ -129,7 +131,7 @@ describe.each(BACKENDS)('every route on %s', (backend) => {
 
   it('lists answer only the asking account\'s rows', async () => {
     const lists = ['/v1/checks', '/v1/check-groups', '/v2/check-groups', '/v1/alert-channels', '/v1/dashboards', '/v1/maintenance-windows',
-      '/v1/incidents', '/v1/status-pages', '/v1/client-certificates', '/v1/check-statuses'];
+      '/v1/incidents', '/v1/status-pages', '/v1/client-certificates', '/v1/snippets', '/v1/check-statuses'];
     for (const path of lists) {
       const mine = await h.a.get(`/api${path}`);
       const theirs = await h.b.get(`/api${path}`);
@@ -202,6 +204,31 @@ describe.each(BACKENDS)('resources on %s', (backend) => {
     await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'renamed', activated: false }).expect(200);
     expect((await h.a.get('/api/v1/check-groups').expect(200)).body[0]).toMatchObject({ name: 'renamed', activated: false });
     await h.a.delete(`/api/v1/checks/${check.id}`).expect(204);
+    await h.a.delete(`/api/v2/check-groups/${group.id}`).expect(204);
+  });
+
+  it('snippets, and the setup/teardown fields of groups that name them', async () => {
+    const snippet = (await h.a.post('/api/v1/snippets', { name: 'sign', script: "request.headers['X-Signed'] = '1';" }).expect(201)).body;
+    expect(snippet).toEqual({ id: expect.any(Number), name: 'sign', script: "request.headers['X-Signed'] = '1';", created_at: expect.any(String), updated_at: null });
+    expect400(await h.a.post('/api/v1/snippets', { name: 'x', script: '  ' }), 'script');
+    expect400(await h.a.post('/api/v1/snippets', { name: 'x', script: 'request.headers[' }), 'script');
+    expect400(await h.a.put(`/api/v1/snippets/${snippet.id}`, { script: 'if (' }), 'script');
+    const renamed = (await h.a.put(`/api/v1/snippets/${snippet.id}`, { name: 'sign v2' }).expect(200)).body;
+    expect(renamed).toMatchObject({ id: snippet.id, name: 'sign v2', script: snippet.script, updated_at: expect.any(String) });
+    expect((await h.a.get('/api/v1/snippets').expect(200)).body.map((x: { id: number }) => x.id)).toContain(snippet.id);
+
+    // Another account's snippet is as unknown as a missing one.
+    const theirs = (await h.b.post('/api/v1/snippets', { name: 'theirs', script: 'return;' }).expect(201)).body;
+    expect400(await h.a.post('/api/v2/check-groups', { name: 'g', setupSnippetId: theirs.id, tearDownSnippetId: 999_999 }), 'setupSnippetId', 'tearDownSnippetId');
+    expect400(await h.a.post('/api/v2/check-groups', { name: 'g', localSetupScript: 'const = 1', localTearDownScript: 'ok()' }), 'localSetupScript');
+    const group = (await h.a.post('/api/v2/check-groups', { name: 'g', setupSnippetId: snippet.id, localTearDownScript: 'assert.ok(response)' }).expect(201)).body;
+    expect(group).toMatchObject({ setupSnippetId: snippet.id, tearDownSnippetId: null, localSetupScript: null, localTearDownScript: 'assert.ok(response)' });
+    expect400(await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'g', tearDownSnippetId: theirs.id }), 'tearDownSnippetId');
+
+    expect((await h.a.delete(`/api/v1/snippets/${snippet.id}`).expect(409)).body).toMatchObject({ statusCode: 409, error: 'Conflict' });
+    await h.a.put(`/api/v2/check-groups/${group.id}`, { name: 'g', setupSnippetId: null }).expect(200);
+    await h.a.delete(`/api/v1/snippets/${snippet.id}`).expect(204);
+    await h.a.get(`/api/v1/snippets/${snippet.id}`).expect(404);
     await h.a.delete(`/api/v2/check-groups/${group.id}`).expect(204);
   });
 

@@ -1,0 +1,66 @@
+import type * as v from 'valibot';
+import type {
+  ApiCheckCreateSchema,
+  BrowserCheckCreateSchema,
+  CheckCommonCreateSchema,
+  HeartbeatCheckCreateSchema,
+  TcpCheckCreateSchema,
+} from '../model/check.js';
+import { Construct, type Ref } from './construct.js';
+import type { AlertChannelLinks, CheckGroup } from './resources.js';
+
+/** What a check may name by construct or logical id instead of numeric ids. */
+export interface CheckLinks extends AlertChannelLinks {
+  /** The group the check belongs to: a CheckGroup construct or its logical id (or `groupId` for a group made by hand). */
+  group?: Ref<CheckGroup> | null;
+}
+
+export type TcpCheckProps = v.InferInput<typeof TcpCheckCreateSchema> & CheckLinks;
+export type ApiCheckProps = v.InferInput<typeof ApiCheckCreateSchema> & CheckLinks;
+export type BrowserCheckProps = v.InferInput<typeof BrowserCheckCreateSchema> & CheckLinks;
+export type HeartbeatCheckProps = v.InferInput<typeof HeartbeatCheckCreateSchema> & CheckLinks;
+/** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
+export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
+
+/** A check of any type; its type cannot change once made (a new type replaces the check). */
+export abstract class CheckConstruct<TProps extends object = object> extends Construct<TProps> {
+  readonly kind = 'Check' as const;
+  abstract readonly checkType: string;
+}
+
+/** A TCP check: `new TcpCheck('orders-db', { name: 'Orders DB', request: { hostname: 'db', port: 5432 } })`. */
+export class TcpCheck extends CheckConstruct<TcpCheckProps> {
+  readonly checkType = 'TCP';
+  readonly construct: string = 'TcpCheck';
+}
+
+/** An API (HTTP) check. */
+export class ApiCheck extends CheckConstruct<ApiCheckProps> {
+  readonly checkType = 'API';
+  readonly construct: string = 'ApiCheck';
+}
+
+/** A browser check: a script run in Chromium. */
+export class BrowserCheck extends CheckConstruct<BrowserCheckProps> {
+  readonly checkType = 'BROWSER';
+  readonly construct: string = 'BrowserCheck';
+}
+
+/** A heartbeat check: fails when no ping arrives within period + grace. Its ping URL is read from the API after apply. */
+export class HeartbeatCheck extends CheckConstruct<HeartbeatCheckProps> {
+  readonly checkType = 'HEARTBEAT';
+  readonly construct: string = 'HeartbeatCheck';
+}
+
+/** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('dns-shop', 'DNS', {...})`. */
+export class PluginCheck extends CheckConstruct<PluginCheckProps> {
+  readonly construct: string = 'PluginCheck';
+
+  constructor(
+    logicalId: string,
+    readonly checkType: string,
+    props: PluginCheckProps,
+  ) {
+    super(logicalId, props);
+  }
+}

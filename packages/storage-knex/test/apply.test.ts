@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVigil, type Vigil } from '@vigil/core';
+import { AlertChannel, BrowserCheck, CheckGroup, Dashboard, HeartbeatCheck, MaintenanceWindow, TcpCheck } from '@vigil/core/constructs';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { knexStorage, type KnexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-0000000000aa';
+
+const dir = mkdtempSync(join(tmpdir(), 'vigil-apply-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A store of that kind on a fresh file or schema; closing it removes the schema. */
+async function freshStore(kind: 'sqlite' | 'postgres', name: string): Promise<KnexStorage> {
+  if (kind === 'sqlite') return knexStorage({ connection: join(dir, `${name}.sqlite`) });
+  const schema = `vigil_apply_${randomBytes(4).toString('hex')}`;
+  const admin: Knex = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`create schema ${schema}`);
+  const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 4 } });
+  const storage = knexStorage({ knex });
+  const close = storage.close.bind(storage);
+  storage.close = async () => {
+    await close();
+    await knex.destroy();
+    await admin.raw(`drop schema ${schema} cascade`);
+    await admin.destroy();
+  };
+  return storage;
+}
+
+function constructs(port = 5432) {
+  const hook = new AlertChannel('hook', {
+    type: 'WEBHOOK',
+    config: { name: 'Hook ✓', url: 'https://hooks.example.com/x', headers: [{ key: 'X-Team', value: 'shop' }], webhookSecret: 'whsec-1' },
+  });
+  const group = new CheckGroup('shop', {
+    name: 'Shop',
+    tags: ['shop'],
+    environmentVariables: [{ key: 'SERVICE_SECRET_TOKEN', value: 'tok-1' }],
+    alertChannels: [hook],
+  });
+  return [
+    hook,
+    group,
+    new TcpCheck('db', { name: 'Shop DB 監視', request: { hostname: 'db.internal', port }, group, alertChannels: ['hook'], retryStrategy: { type: 'LINEAR' } }),
+    new BrowserCheck('login', { name: 'Login', script: 'await page.goto("https://shop.example.com")', environmentVariables: [{ key: 'PASSWORD', value: 'pw', secret: true }] }),
+    new HeartbeatCheck('nightly-job', { name: 'Nightly job', heartbeat: { period: 1, periodUnit: 'days', grace: 30, graceUnit: 'minutes' } }),
+    new MaintenanceWindow('deploys', { name: 'Deploys', startsAt: '2026-05-01T22:00:00+02:00', endsAt: '2026-05-01T23:00:00+02:00', repeatUnit: 'WEEK', timezone: 'Europe/Berlin', tags: ['shop'] }),
+    new Dashboard('status', { header: 'Shop status', tags: ['shop'], customUrl: `shop-${randomBytes(3).toString('hex')}` }),
+  ];
+}
+
+const STORES: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+describe.each(STORES)('vigil.apply on %s', (kind) => {
+  let n = 0;
+  const open: Vigil[] = [];
+  afterAll(async () => {
+    for (const v of open) await v.close();
+  });
+
+  async function vigilOn(): Promise<Vigil> {
+    const vigil = createVigil({ storage: await freshStore(kind, `case-${++n}`), secretKey: randomBytes(32) });
+    open.push(vigil);
+    await vigil.accounts.ensure(ACCOUNT);
+    return vigil;
+  }
+
+  it('creates, finds everything unchanged after the round trip through the database, updates and prunes', async () => {
+    const vigil = await vigilOn();
+    const set = constructs();
+    const first = await vigil.apply(ACCOUNT, set);
+    expect(first.summary).toEqual({ create: 7, update: 0, delete: 0, unchanged: 0 });
+    // Secrets are sealed at rest, yet compare equal to the construct's values.
+    const raw = JSON.stringify(await (vigil.storage as KnexStorage).raw.dump('checks')) + JSON.stringify(await (vigil.storage as KnexStorage).raw.dump('alert_channels'));
+    expect(raw).not.toMatch(/whsec-1|"pw"/);
+    const again = await vigil.apply(ACCOUNT, constructs().map((c) => (c.kind === 'Dashboard' ? set[6]! : c)));
+    expect(again.summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 7 });
+
+    const moved = constructs(6432).map((c) => (c.kind === 'Dashboard' ? set[6]! : c));
+    const update = await vigil.apply(ACCOUNT, moved);
+    expect(update.entries.filter((e) => e.action === 'update').map((e) => [e.logicalId, e.changes!.map((c) => c.field)])).toEqual([['db', ['request']]]);
+
+    const rows = await vigil.storage.managedResources.list(ACCOUNT, 'default');
+    expect(rows.map((r) => `${r.kind} ${r.logicalId}`)).toEqual([
+      'AlertChannel hook', 'CheckGroup shop', 'Check db', 'Check login', 'Check nightly-job', 'MaintenanceWindow deploys', 'Dashboard status',
+    ]);
+    const pruned = await vigil.apply(ACCOUNT, moved.filter((c) => c.logicalId === 'hook' || c.logicalId === 'login'), { prune: true });
+    expect(pruned.summary).toEqual({ create: 0, update: 0, delete: 5, unchanged: 2 });
+    expect((await vigil.storage.checks.listAll(ACCOUNT)).map((c) => c.name)).toEqual(['Login']);
+    expect((await vigil.storage.managedResources.list(ACCOUNT, 'default')).map((r) => r.logicalId)).toEqual(['hook', 'login']);
+  });
+
+  it('writes nothing on a dry run or when a construct is invalid', async () => {
+    const vigil = await vigilOn();
+    expect((await vigil.plan(ACCOUNT, constructs())).summary.create).toBe(7);
+    await expect(vigil.apply(ACCOUNT, [...constructs(), new TcpCheck('bad', { name: 'Bad', request: { hostname: 'x', port: 0 } })]))
+      .rejects.toMatchObject({ name: 'ConstructValidationError' });
+    expect(await vigil.storage.checks.listAll(ACCOUNT)).toEqual([]);
+    expect(await vigil.storage.managedResources.list(ACCOUNT, 'default')).toEqual([]);
+  });
+});
