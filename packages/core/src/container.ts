@@ -5,16 +5,22 @@ import { CERTIFICATE_PROBE, type CertificateProbe } from './ports/certificate-pr
 import { AUTHENTICATOR, type Authenticator } from './ports/authenticator.js';
 import { CLOCK, systemClock, type Clock } from './ports/clock.js';
 import { ID_GENERATOR, randomIdGenerator, type IdGenerator } from './ports/id-generator.js';
-import { LOGGER, silentLogger, type Logger } from './ports/logger.js';
-import { RUNNERS, type Runner } from './ports/runner.js';
+import { LOGGER, redactingLogger, silentLogger, type Logger } from './ports/logger.js';
+import { METRICS, noopMetrics, type Metrics } from './ports/metrics.js';
+import { CHECK_TYPE_DEFINITIONS, RUNNERS, type Runner } from './ports/runner.js';
+import type { CheckTypeDefinition } from './model/check-type.js';
+import { isBuiltinCheckType } from './model/check.js';
 import { aesGcmSecretBox, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
 import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storage.js';
 import { createToken, resolve, resolveAll } from './ports/token.js';
+import { targetPolicy, type TargetPolicy, type TargetPolicyOptions } from './runner-kit/target-policy.js';
 import { AlertDispatcher, type DispatcherOptions } from './engine/dispatcher.js';
 import { Engine, type EngineOptions } from './engine/engine.js';
+import { GAUGE_METRICS } from './engine/instruments.js';
 import { AccountService } from './services/accounts.js';
 import { PublicPageService, type PublicPageOptions } from './services/public-pages.js';
 import { AlertChannelService } from './services/alert-channels.js';
+import { ApplyService, type ApplyOptions, type ApplyPlan } from './services/apply.js';
 import { AnalyticsService } from './services/analytics.js';
 import { ApiKeyAuthenticator, ApiKeyService } from './services/api-keys.js';
 import { CheckGroupService } from './services/check-groups.js';
@@ -28,6 +34,7 @@ import { ErrorGroupService } from './services/error-groups.js';
 import { HeartbeatService } from './services/heartbeats.js';
 import { IncidentService } from './services/incidents.js';
 import { MaintenanceWindowService } from './services/maintenance-windows.js';
+import { SnippetService } from './services/snippets.js';
 import { ReportingService } from './services/reporting.js';
 import { ServiceCatalog } from './services/service-catalog.js';
 import { StatusPageIncidentService } from './services/status-page-incidents.js';
@@ -45,6 +52,8 @@ export interface VigilOptions {
   secretBox?: SecretBox;
   clock?: Clock;
   logger?: Logger;
+  /** Where Vigil counts runs, claims, alerts and API requests (e.g. `prometheusMetrics()`). Default: nowhere. */
+  metrics?: Metrics;
   ids?: IdGenerator;
   /** Replaces API-key authentication (e.g. with the host's own sessions). */
   authenticator?: Authenticator;
@@ -55,6 +64,8 @@ export interface VigilOptions {
   /** The locations this process runs. Default: every location. */
   serves?: ServedLocations;
   runners?: Runner[];
+  /** Check types plugins add (`defineCheckType`); also registrable on `CHECK_TYPE_DEFINITIONS`. */
+  checkTypes?: CheckTypeDefinition[];
   transports?: AlertTransport[];
   /** Reads certificates for the daily expiry job (@vigil/alert-channels registers one). */
   certificateProbe?: CertificateProbe;
@@ -67,6 +78,12 @@ export interface VigilOptions {
   alerts?: DispatcherOptions & { enabled?: boolean };
   /** History kept on the public pages (see PublicPageOptions). */
   publicPages?: PublicPageOptions;
+  /**
+   * Which addresses checks may reach. `{ refuseInternalAddresses: true, allow: ['10.20.0.0/16'] }`
+   * refuses loopback, private, link-local and other internal addresses, for hosts that let
+   * untrusted accounts create checks. Default: every address (the embedded case).
+   */
+  targetPolicy?: TargetPolicyOptions | TargetPolicy;
 }
 
 /** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
@@ -87,6 +104,7 @@ export interface Vigil {
   readonly errorGroups: ErrorGroupService;
   readonly dashboards: DashboardService;
   readonly maintenanceWindows: MaintenanceWindowService;
+  readonly snippets: SnippetService;
   readonly incidents: IncidentService;
   readonly statusPages: StatusPageService;
   readonly services: ServiceCatalog;
@@ -97,6 +115,15 @@ export interface Vigil {
   readonly heartbeats: HeartbeatService;
   /** What the public pages show: dashboards, status pages and badges (rendered by the HTTP adapter). */
   readonly publicPages: PublicPageService;
+  /** Checks as code: syncs constructs (`@vigil/core/constructs`) with the account's resources. */
+  readonly code: ApplyService;
+  /**
+   * Creates, updates and (with `prune`) deletes resources so that they match the constructs, keyed by
+   * logical id; answers the plan it carried out. Nothing is written when a construct is invalid.
+   */
+  apply(accountId: string, constructs: readonly unknown[], options?: ApplyOptions): Promise<ApplyPlan>;
+  /** What `apply` would do, writing nothing. */
+  plan(accountId: string, constructs: readonly unknown[], options?: Omit<ApplyOptions, 'dryRun' | 'onProgress'>): Promise<ApplyPlan>;
   /** The scheduler and run loop of this process (idle until start()). */
   readonly engine: Engine;
   /** Alert delivery of this process (idle until start()). */
@@ -124,6 +151,20 @@ function secretBoxFrom(options: VigilOptions): SecretBox {
   return aesGcmSecretBox(options.secretKey);
 }
 
+/** The registered check types by name; two of one name, or of one route slug, are a wiring mistake. */
+function checkTypeMap(definitions: readonly CheckTypeDefinition[]): Map<string, CheckTypeDefinition> {
+  const byType = new Map<string, CheckTypeDefinition>();
+  const slugs = new Set<string>();
+  for (const d of definitions) {
+    if (isBuiltinCheckType(d.checkType)) throw new Error(`The check type ${d.checkType} is built in; a plugin cannot register it`);
+    if (byType.has(d.checkType)) throw new Error(`The check type ${d.checkType} is registered twice`);
+    if (slugs.has(d.slug)) throw new Error(`Two check types use the route slug "${d.slug}"`);
+    byType.set(d.checkType, d);
+    slugs.add(d.slug);
+  }
+  return byType;
+}
+
 /**
  * Wires Vigil's ports and services on the host's container. Plugins register on the same container
  * with their own `register<Package>(container, options)`, before `VIGIL` is first resolved.
@@ -133,13 +174,17 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
     // Library code never uses the global container: two Vigil instances would share state.
     throw new Error('Pass a child container (container.createChildContainer()) to registerVigil');
   }
+  // Built here so that a malformed allow entry stops the host at start-up.
+  const policy = options.targetPolicy && 'checkAddress' in options.targetPolicy ? options.targetPolicy : targetPolicy(options.targetPolicy);
   container.register(VIGIL_OPTIONS, { useValue: options });
   container.register(CLOCK, { useValue: options.clock ?? systemClock });
   container.register(LOGGER, { useValue: options.logger ?? silentLogger });
+  container.register(METRICS, { useValue: options.metrics ?? noopMetrics });
   container.register(ID_GENERATOR, { useValue: options.ids ?? randomIdGenerator });
   container.register(SECRET_BOX, { useFactory: instanceCachingFactory(() => secretBoxFrom(options)) });
   if (options.storage) container.register(STORAGE, { useValue: options.storage });
   for (const runner of options.runners ?? []) container.register(RUNNERS, { useValue: runner });
+  for (const checkType of options.checkTypes ?? []) container.register(CHECK_TYPE_DEFINITIONS, { useValue: checkType });
   for (const transport of options.transports ?? []) container.register(ALERT_TRANSPORTS, { useValue: transport });
 
   container.register(SERVICE_DEPS, {
@@ -152,11 +197,14 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
         secretBox: resolve(c, SECRET_BOX),
         clock: resolve(c, CLOCK),
         ids: resolve(c, ID_GENERATOR),
-        logger: resolve(c, LOGGER),
+        logger: redactingLogger(resolve(c, LOGGER)),
+        metrics: resolve(c, METRICS),
         runners: new Map(resolveAll(c, RUNNERS).map((r) => [r.checkType, r])),
+        checkTypes: checkTypeMap(resolveAll(c, CHECK_TYPE_DEFINITIONS)),
         transports: new Map(resolveAll(c, ALERT_TRANSPORTS).map((t) => [t.channelType, t])),
         certificateProbe: options.certificateProbe ?? (c.isRegistered(CERTIFICATE_PROBE, true) ? resolve(c, CERTIFICATE_PROBE) : null),
         defaultLocation: options.defaultLocation ?? 'us-east-1',
+        targetPolicy: policy,
       };
     }),
   });
@@ -176,12 +224,16 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const checkSessions = new CheckSessionService(deps);
   const alertChannels = new AlertChannelService(deps);
   const statusPageIncidents = new StatusPageIncidentService(deps);
+  const checkGroups = new CheckGroupService(deps);
+  const dashboards = new DashboardService(deps);
+  const code = new ApplyService(deps, { checks, checkGroups, alertChannels, maintenanceWindows, dashboards });
   const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
   const engine = new Engine(
     { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, serves, onAlertsQueued: () => alerts.wake() },
     options.engine,
   );
   const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
+  registerGauges(deps, engine);
   const closeRunners = async () => {
     for (const runner of deps.runners.values()) {
       await runner.close?.().catch((err: unknown) => deps.logger.warn('a runner did not close cleanly', { checkType: runner.checkType, error: String(err) }));
@@ -196,14 +248,15 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     accounts: new AccountService(deps),
     apiKeys: new ApiKeyService(deps),
     checks,
-    checkGroups: new CheckGroupService(deps),
+    checkGroups,
     alertChannels,
     clientCertificates: new ClientCertificateService(deps),
     checkResults: new CheckResultService(deps),
     checkStatuses: new CheckStatusService(deps),
     errorGroups,
-    dashboards: new DashboardService(deps),
+    dashboards,
     maintenanceWindows,
+    snippets: new SnippetService(deps),
     incidents: new IncidentService(deps),
     statusPages: new StatusPageService(deps),
     services: new ServiceCatalog(deps),
@@ -213,6 +266,9 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     analytics: new AnalyticsService(deps),
     heartbeats: new HeartbeatService(deps),
     publicPages: new PublicPageService(deps, statusPageIncidents, options.publicPages),
+    code,
+    apply: (accountId, constructs, applyOptions) => code.apply(accountId, constructs, applyOptions),
+    plan: (accountId, constructs, planOptions) => code.plan(accountId, constructs, planOptions),
     engine,
     alerts,
     async start() {
@@ -234,6 +290,26 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
       await deps.storage.close();
     },
   };
+}
+
+/** The gauges read at scrape time: the outbox is counted in the store, so every process tells the same depth. */
+function registerGauges(deps: ServiceDeps, engine: Engine): void {
+  const metrics = deps.metrics ?? noopMetrics;
+  if (metrics === noopMetrics) return;
+  metrics.gauge({
+    ...GAUGE_METRICS.outboxDepth,
+    collect: async () => {
+      try {
+        const outbox = deps.storage.outbox;
+        return outbox.depth ? await outbox.depth() : (await outbox.pending()).length;
+      } catch (err) {
+        // An unreachable store must not fail the whole scrape: the depth reads as unknown.
+        deps.logger.warn('metrics: could not count the outbox', { error: err instanceof Error ? err.message : String(err) });
+        return Number.NaN;
+      }
+    },
+  });
+  metrics.gauge({ ...GAUGE_METRICS.activeRuns, collect: () => engine.active });
 }
 
 /**

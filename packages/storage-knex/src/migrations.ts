@@ -97,31 +97,36 @@ function addColumn(t: Knex.CreateTableBuilder, table: string, c: Column) {
   if (c.unique) t.unique([c.name], { indexName: indexName(table, [c.name], 'unique') });
 }
 
+async function createDocTable(knex: Knex | Knex.Transaction, prefix: string, def: DocTableDef): Promise<void> {
+  const table = `${prefix}${def.name}`;
+  await knex.schema.createTable(table, (t) => {
+    if (def.numericId) t.increments('id').primary();
+    else {
+      t.increments('seq').primary();
+      t.string('id', 255).notNullable();
+      t.unique(['id'], { indexName: indexName(table, ['id'], 'unique') });
+    }
+    if (!def.global) {
+      t.string('account_id', 64).notNullable();
+      t.index(['account_id'], indexName(table, ['account_id']));
+    }
+    t.text('data').notNullable();
+    for (const c of def.columns ?? []) addColumn(t, table, c);
+    for (const c of def.columns ?? []) {
+      const cols = def.global ? [c.name] : ['account_id', c.name];
+      if (c.index) t.index(cols, indexName(table, cols));
+    }
+  });
+}
+
+/** A document table added after 001_documents, by a migration of its own. */
+const SNIPPETS_TABLE: DocTableDef = { name: 'snippets', numericId: true };
+
 const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
   {
     name: '001_documents',
     async up(knex, prefix) {
-      for (const def of DOC_TABLES) {
-        const table = `${prefix}${def.name}`;
-        await knex.schema.createTable(table, (t) => {
-          if (def.numericId) t.increments('id').primary();
-          else {
-            t.increments('seq').primary();
-            t.string('id', 255).notNullable();
-            t.unique(['id'], { indexName: indexName(table, ['id'], 'unique') });
-          }
-          if (!def.global) {
-            t.string('account_id', 64).notNullable();
-            t.index(['account_id'], indexName(table, ['account_id']));
-          }
-          t.text('data').notNullable();
-          for (const c of def.columns ?? []) addColumn(t, table, c);
-          for (const c of def.columns ?? []) {
-            const cols = def.global ? [c.name] : ['account_id', c.name];
-            if (c.index) t.index(cols, indexName(table, cols));
-          }
-        });
-      }
+      for (const def of DOC_TABLES) await createDocTable(knex, prefix, def);
     },
   },
   {
@@ -249,6 +254,30 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       for (const row of rows) {
         await knex(table).where('id', row.id).update({ alert_channel_id: (JSON.parse(row.data) as { alertChannelId: number }).alertChannelId });
       }
+    },
+  },
+  {
+    // Snippets: the setup and teardown code check groups name by id.
+    name: '005_snippets',
+    up: (knex, prefix) => createDocTable(knex, prefix, SNIPPETS_TABLE),
+  },
+  {
+    // Checks as code: which construct (project, kind, logical id) made which resource.
+    name: '006_managed_resources',
+    async up(knex, prefix) {
+      const table = `${prefix}managed_resources`;
+      await knex.schema.createTable(table, (t) => {
+        t.increments('seq').primary();
+        t.string('account_id', 64).notNullable();
+        t.string('project', 100).notNullable();
+        t.string('kind', 32).notNullable();
+        t.string('logical_id', 255).notNullable();
+        t.string('resource_id', 255).notNullable();
+        t.text('fields').notNullable();
+        t.string('created_at', 40).notNullable();
+        t.string('updated_at', 40).nullable();
+        t.unique(['account_id', 'project', 'kind', 'logical_id'], { indexName: indexName(table, ['account_id', 'project', 'kind', 'logical_id'], 'unique') });
+      });
     },
   },
 ];

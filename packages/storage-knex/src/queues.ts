@@ -58,7 +58,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
         const until = at + leaseMs;
         return ctx.knex.transaction(async (trx) => {
           const due = trx(table)
-            .select('check_id', 'location')
+            .select('check_id', 'location', 'lease_owner')
             .where('due_ms', '<=', at)
             .where((b) => b.whereNull('lease_until_ms').orWhere('lease_until_ms', '<=', at))
             .orderBy('due_ms')
@@ -66,7 +66,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
           whereServed(due, serves);
           // Several processes on one PostgreSQL database each take a disjoint set of rows.
           if (isPg(ctx.knex)) due.forUpdate().skipLocked();
-          const picked = (await due) as { check_id: string; location: string }[];
+          const picked = (await due) as { check_id: string; location: string; lease_owner: string | null }[];
           const jobs: ScheduledJob[] = [];
           for (const p of picked) {
             const [row] = (await trx(table)
@@ -77,6 +77,8 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
             jobs.push({
               accountId: String(row.account_id), checkId: String(row.check_id), location: String(row.location),
               dueAt: iso(row.due_ms)!, leaseOwner: owner, leaseUntil: iso(until)!,
+              // An owner still on the row means its lease ran out: complete and release clear it.
+              reclaimed: p.lease_owner !== null && p.lease_owner !== undefined,
             });
           }
           return jobs;
@@ -169,6 +171,11 @@ export function outbox(ctx: TableContext): Outbox {
         const q = undelivered(ctx.knex(table));
         if (accountId !== undefined) q.where('account_id', accountId);
         return (await q).map(fromRow);
+      }),
+    depth: () =>
+      run(async () => {
+        const [row] = (await ctx.knex(table).whereNull('delivered_ms').count({ n: '*' })) as { n: number | string }[];
+        return Number(row?.n ?? 0);
       }),
   };
 }

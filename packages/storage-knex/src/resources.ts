@@ -15,6 +15,8 @@ import {
   type ClientCertificateRepository,
   type MaintenanceWindow,
   type MaintenanceWindowRepository,
+  type Snippet,
+  type SnippetRepository,
   type AccountRepository,
   type ApiKeyRepository,
   type Repository,
@@ -145,6 +147,10 @@ export function alertChannelRepository(ctx: TableContext): AlertChannelRepositor
 export function maintenanceWindowRepository(ctx: TableContext): MaintenanceWindowRepository {
   const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true });
   return { ...docRepository<MaintenanceWindow, number>(table), listAll: (accountId) => table.where(accountId) };
+}
+
+export function snippetRepository(ctx: TableContext): SnippetRepository {
+  return docRepository<Snippet, number>(new Table<Snippet>(ctx, { name: 'snippets', numericId: true }));
 }
 
 export function clientCertificateRepository(ctx: TableContext): ClientCertificateRepository {

@@ -1,6 +1,7 @@
 import { type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
+import { pruneAccount } from './retention.js';
 import type { TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
@@ -82,6 +83,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
         return aggregateInSqlite(ctx.knex, table, accountId, query);
       }),
     deleteOlderThan: (before) => run(async () => Number(await ctx.knex(table).where('started_ms', '<', before.getTime()).delete())),
+    prune: (accountId, before, limit) => run(() => pruneAccount(ctx, accountId, before, limit)),
   };
 }
 

@@ -3,6 +3,7 @@ import { STORAGE, type VigilStorage } from '@vigil/core';
 import knexFactory, { type Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
+import { managedResourceRepository } from './managed.js';
 import { listRollups, rollUpAndPrune, type HourlyRollup } from './retention.js';
 import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './pages.js';
 import { outbox, scheduleStore } from './queues.js';
@@ -15,6 +16,7 @@ import {
   checkRepository,
   clientCertificateRepository,
   maintenanceWindowRepository,
+  snippetRepository,
 } from './resources.js';
 import { checkResultRepository } from './results.js';
 import { alertStateRepository, checkSessionRepository, checkStatusRepository, errorGroupRepository, heartbeatRepository, testSessionErrorGroupRepository } from './runs.js';
@@ -108,6 +110,8 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     services: serviceRepository(ctx),
     statusPageIncidents: statusPageIncidentRepository(ctx),
     clientCertificates: clientCertificateRepository(ctx),
+    snippets: snippetRepository(ctx),
+    managedResources: managedResourceRepository(ctx),
     errorGroups: errorGroupRepository(ctx),
     testSessionErrorGroups: testSessionErrorGroupRepository(ctx),
     checkSessions: checkSessionRepository(ctx),

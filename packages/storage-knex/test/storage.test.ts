@@ -67,7 +67,7 @@ describe('migrations', () => {
     expect(names).toContain('orders');
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 4 }]);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 6 }]);
     await storage.close();
   });
 });

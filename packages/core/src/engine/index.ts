@@ -3,4 +3,6 @@ export { RunPipeline, slotResultId, type RunSpec, type RunOutcome, type Pipeline
 export { AlertDispatcher, alertTitle, toAlertMessage, type DispatcherOptions } from './dispatcher.js';
 export { heartbeatRunner } from './heartbeat-runner.js';
 export { scrubDeep, scrubSecrets, SCRUBBED } from './scrub.js';
+export { ENGINE_METRICS, GAUGE_METRICS, engineInstruments, runOutcomeLabel, type EngineInstruments, type RunOutcomeLabel } from './instruments.js';
 export { MinHeap } from './min-heap.js';
+export { RETENTION_LOCATION, RetentionJob, type RetentionOptions, type RetentionReport } from './retention-job.js';

@@ -88,6 +88,21 @@ export const SECRET_CONFIG_FIELDS: Record<AlertChannelType, readonly string[]> =
   PAGING_B: ['apiKey'],
 };
 
+/**
+ * Key/value lists of a config whose `locked` entries are secret (a webhook's Authorization
+ * header, a token in its query): sealed at rest, masked in responses, opened only for delivery.
+ */
+export const LOCKED_CONFIG_LISTS: Record<AlertChannelType, readonly string[]> = {
+  EMAIL: [],
+  WEBHOOK: ['headers', 'queryParameters'],
+  SMS: [],
+  CALL: [],
+  CHAT: [],
+  CHAT_APP: [],
+  PAGING_A: [],
+  PAGING_B: [],
+};
+
 const flagEntries = {
   sendRecovery: v.optional(v.boolean(), true),
   sendFailure: v.optional(v.boolean(), true),

@@ -24,7 +24,7 @@ import {
   updateEntries,
 } from './shared.js';
 
-/** The check types whose fields the core models; plugins validate their own through Runner.validate. */
+/** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
 export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
@@ -57,14 +57,16 @@ export const checkCommonEntries = {
 export const CheckCommonCreateSchema = modelObject(checkCommonEntries);
 export type CheckCommonCreate = v.InferOutput<typeof CheckCommonCreateSchema>;
 
-const recordEntries = {
+/** The fields a stored check adds to its body: id, accountId and the time stamps. */
+export const checkRecordEntries = {
   id: v.string(),
   accountId: v.string(),
   created_at: TimestampSchema,
   updated_at: v.nullable(TimestampSchema),
 };
 
-const responseEntries = {
+/** The fields a check response adds to its body (no accountId; checkType and alertChannels come per type). */
+export const checkResponseEntries = {
   id: v.string(),
   created_at: TimestampSchema,
   updated_at: v.nullable(TimestampSchema),
@@ -138,11 +140,11 @@ export const TcpCheckCreateSchema = withFrequencyOffsetRule(tcpEntries);
 export type TcpCheckCreate = v.InferOutput<typeof TcpCheckCreateSchema>;
 export const TcpCheckUpdateSchema = modelObject(updateEntries(tcpEntries));
 export type TcpCheckUpdate = v.InferOutput<typeof TcpCheckUpdateSchema>;
-export const TcpCheckSchema = v.object({ ...tcpEntries, ...recordEntries, checkType: v.literal('TCP') });
+export const TcpCheckSchema = v.object({ ...tcpEntries, ...checkRecordEntries, checkType: v.literal('TCP') });
 export type TcpCheck = v.InferOutput<typeof TcpCheckSchema>;
 export const TcpCheckResponseSchema = v.object({
   ...tcpEntries,
-  ...responseEntries,
+  ...checkResponseEntries,
   checkType: v.literal('TCP'),
   alertChannels: AlertChannelsSummarySchema,
 });
@@ -166,11 +168,11 @@ export const ApiCheckCreateSchema = withFrequencyOffsetRule(apiEntries);
 export type ApiCheckCreate = v.InferOutput<typeof ApiCheckCreateSchema>;
 export const ApiCheckUpdateSchema = modelObject(updateEntries(apiEntries));
 export type ApiCheckUpdate = v.InferOutput<typeof ApiCheckUpdateSchema>;
-export const ApiCheckSchema = v.object({ ...apiEntries, ...recordEntries, checkType: v.literal('API') });
+export const ApiCheckSchema = v.object({ ...apiEntries, ...checkRecordEntries, checkType: v.literal('API') });
 export type ApiCheck = v.InferOutput<typeof ApiCheckSchema>;
 export const ApiCheckResponseSchema = v.object({
   ...apiEntries,
-  ...responseEntries,
+  ...checkResponseEntries,
   checkType: v.literal('API'),
   alertChannels: AlertChannelsSummarySchema,
 });
@@ -209,11 +211,11 @@ export const BrowserCheckCreateSchema = modelObject(browserEntries);
 export type BrowserCheckCreate = v.InferOutput<typeof BrowserCheckCreateSchema>;
 export const BrowserCheckUpdateSchema = modelObject(updateEntries(browserEntries));
 export type BrowserCheckUpdate = v.InferOutput<typeof BrowserCheckUpdateSchema>;
-export const BrowserCheckSchema = v.object({ ...browserEntries, ...recordEntries, checkType: v.literal('BROWSER') });
+export const BrowserCheckSchema = v.object({ ...browserEntries, ...checkRecordEntries, checkType: v.literal('BROWSER') });
 export type BrowserCheck = v.InferOutput<typeof BrowserCheckSchema>;
 export const BrowserCheckResponseSchema = v.object({
   ...browserEntries,
-  ...responseEntries,
+  ...checkResponseEntries,
   checkType: v.literal('BROWSER'),
   alertChannels: AlertChannelsSummarySchema,
 });
@@ -275,13 +277,13 @@ export const HeartbeatCheckUpdateSchema = modelObject(updateEntries(heartbeatCre
 export type HeartbeatCheckUpdate = v.InferOutput<typeof HeartbeatCheckUpdateSchema>;
 export const HeartbeatCheckSchema = v.object({
   ...heartbeatRecordEntries,
-  ...recordEntries,
+  ...checkRecordEntries,
   checkType: v.literal('HEARTBEAT'),
 });
 export type HeartbeatCheck = v.InferOutput<typeof HeartbeatCheckSchema>;
 export const HeartbeatCheckResponseSchema = v.object({
   ...heartbeatRecordEntries,
-  ...responseEntries,
+  ...checkResponseEntries,
   checkType: v.literal('HEARTBEAT'),
   alertChannels: AlertChannelsSummarySchema,
 });

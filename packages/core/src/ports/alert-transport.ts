@@ -42,8 +42,16 @@ export interface DeliveryReceipt {
 /** Delivers alerts of one channel type. A plugin implements it and registers it on ALERT_TRANSPORTS. */
 export interface AlertTransport {
   readonly channelType: string;
-  /** The channel's config, validated on create and update. */
+  /**
+   * The channel's config, validated on create and update. A channel type that is not built in
+   * (a plugin's own, such as `NTFY`) is accepted by the API once a transport for it is registered.
+   */
   readonly configSchema: v.GenericSchema;
+  /**
+   * Config fields of a plugin's channel type that hold secrets (tokens, keys): sealed at rest,
+   * masked in every response, opened only for `send`. Built-in types have their own list.
+   */
+  readonly secretFields?: readonly string[];
   /** Resolves when the provider confirmed delivery; throws otherwise (the outbox retries). */
   send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal): Promise<DeliveryReceipt>;
 }

@@ -10,6 +10,8 @@ import type { Dashboard } from '../model/dashboard.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
+import type { ManagedResource, ResourceKind } from '../model/managed-resource.js';
+import type { Snippet } from '../model/snippet.js';
 import type { CursorPage, Page } from '../model/primitives.js';
 import type {
   Service,
@@ -159,6 +161,20 @@ export interface StatusPageIncidentRepository extends Repository<StatusPageIncid
   listUpdates(accountId: string, incidentId: string): Promise<StatusPageIncidentUpdate[]>;
 }
 
+export type SnippetRepository = Repository<Snippet, number>;
+
+/**
+ * Which resources code made (checks as code): one row per (account, project, kind, logical id).
+ * Resources without a row were made by hand and are never changed or deleted by `apply`.
+ */
+export interface ManagedResourceRepository {
+  /** The rows of one project of an account, in the order they were first stored. */
+  list(accountId: string, project: string): Promise<ManagedResource[]>;
+  /** Stores the row of its (project, kind, logicalId), replacing the one there was (which keeps its place in the order). */
+  put(accountId: string, row: StoredRecord<ManagedResource>): Promise<ManagedResource>;
+  delete(accountId: string, project: string, kind: ResourceKind, logicalId: string): Promise<boolean>;
+}
+
 export interface ClientCertificateRepository {
   insert(accountId: string, record: NewRecord<ClientCertificate>): Promise<ClientCertificate>;
   get(accountId: string, id: string): Promise<ClientCertificate | null>;
@@ -247,6 +263,22 @@ export interface CheckResultRepository {
   aggregate(accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]>;
   /** Deletes raw results that started before `before`; answers how many went. */
   deleteOlderThan(before: Date): Promise<number>;
+  /**
+   * Retention of one account: its raw results (FINAL and ATTEMPT) that started before `before`,
+   * rounded down to a whole hour (UTC), go; a store that keeps hourly roll-ups first rolls the
+   * FINAL ones into them. A call takes about `limit` results at most, whole hours at a time (an
+   * hour that holds more goes whole), oldest first; `done` is false while more remain before `before`.
+   */
+  prune(accountId: string, before: Date, limit: number): Promise<PruneOutcome>;
+}
+
+export interface PruneOutcome {
+  /** Raw results deleted. */
+  deleted: number;
+  /** Hourly roll-up rows written or merged (0 for a store that keeps none). */
+  rolledUp: number;
+  /** Nothing of the account remains before the (rounded) `before`. */
+  done: boolean;
 }
 
 export interface AlertStateRepository {
@@ -279,6 +311,11 @@ export interface ScheduledJob {
   /** Who holds the lease and until when. */
   leaseOwner: string;
   leaseUntil: string;
+  /**
+   * True when the slot was claimed after another holder's lease ran out before it completed or
+   * released the slot (that process died or hung); counted as a lease expiry.
+   */
+  reclaimed?: boolean;
 }
 
 export interface ServedLocations {
@@ -359,6 +396,11 @@ export interface Outbox {
   listAttempts(accountId: string, alertChannelId: number, limit: number): Promise<DeliveryAttempt[]>;
   /** Undelivered messages, oldest first. */
   pending(accountId?: string): Promise<OutboxMessage[]>;
+  /**
+   * How many messages are undelivered, counted in the store without reading them (the outbox-depth
+   * gauge asks it on every scrape). A store without it is counted through `pending()`.
+   */
+  depth?(): Promise<number>;
 }
 
 /** Optional abilities a store declares instead of having them sniffed. */
@@ -386,6 +428,8 @@ export interface VigilStorage {
   services: ServiceRepository;
   statusPageIncidents: StatusPageIncidentRepository;
   clientCertificates: ClientCertificateRepository;
+  snippets: SnippetRepository;
+  managedResources: ManagedResourceRepository;
   errorGroups: ErrorGroupRepository;
   testSessionErrorGroups: TestSessionErrorGroupRepository;
   checkSessions: CheckSessionRepository;

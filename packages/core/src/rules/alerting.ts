@@ -42,6 +42,11 @@ export interface AlertState {
    * until the check passes again (absent in states stored before incidents were triggered).
    */
   incidentId?: string | null;
+  /**
+   * The run this state last took in, so that a second process finishing a stored run whose first
+   * process died (see the run pipeline) takes it in once (absent in states stored before).
+   */
+  lastRunId?: string | null;
 }
 
 export const INITIAL_ALERT_STATE: AlertState = Object.freeze({

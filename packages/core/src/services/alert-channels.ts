@@ -1,14 +1,20 @@
 import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
 import {
+  ALERT_CHANNEL_TYPES,
   AlertChannelCreateSchema,
+  AlertChannelFlagsSchema,
   AlertChannelSubscriptionsUpdateSchema,
   AlertChannelUpdateSchema,
+  LOCKED_CONFIG_LISTS,
   SECRET_CONFIG_FIELDS,
   type AlertChannel,
   type AlertChannelResponse,
+  type AlertChannelType,
   type AlertSubscription,
 } from '../model/alert-channel.js';
+import { modelObject } from '../model/shared.js';
+import type { AlertTransport } from '../ports/alert-transport.js';
 import { parse, toValidationIssues } from '../model/parse.js';
 import { queryInteger, type Page } from '../model/primitives.js';
 import type { DeliveryAttempt } from '../ports/storage.js';
@@ -17,14 +23,54 @@ import { MASKED } from './masking.js';
 import { found, mapPage, numericId, pageOptions } from './support.js';
 
 type Config = Record<string, unknown>;
+/** An entry of a key/value list of a config (a webhook's header or query parameter). */
+type LockedEntry = { key: string; value: string; locked?: boolean };
 
 export const DeliveryLogQuerySchema = v.object({ limit: queryInteger(1, 100, 20) });
 
+const isBuiltinChannelType = (type: string): type is AlertChannelType => (ALERT_CHANNEL_TYPES as readonly string[]).includes(type);
+
+/** PUT body of a plugin's channel: as for a built-in one, but its type is the plugin's own name. */
+const PluginChannelUpdateSchema = modelObject({ ...AlertChannelUpdateSchema.entries, type: v.optional(v.string()) });
+
 export class AlertChannelService {
+  private readonly pluginSchemas = new Map<string, v.GenericSchema>();
+
   constructor(private readonly deps: ServiceDeps) {}
 
   private get storage() {
     return this.deps.storage;
+  }
+
+  /** The transport of a channel type that no built-in schema models (a plugin's own), if one is registered. */
+  private pluginTransport(type: unknown): AlertTransport | undefined {
+    return typeof type === 'string' && !isBuiltinChannelType(type) ? this.deps.transports.get(type) : undefined;
+  }
+
+  /**
+   * The create schema of a body's type: the built-in variant, or for a plugin's type its
+   * transport's config schema with the flags every channel has. An unknown type names them all.
+   */
+  private createSchemaFor(type: unknown): v.GenericSchema {
+    const transport = this.pluginTransport(type);
+    if (!transport) {
+      const plugins = [...this.deps.transports.keys()].filter((t) => !isBuiltinChannelType(t));
+      if (typeof type === 'string' && !isBuiltinChannelType(type) && plugins.length > 0) {
+        throw new ValidationError([{ path: 'type', message: `must be one of ${[...ALERT_CHANNEL_TYPES, ...plugins].join(', ')}` }]);
+      }
+      return AlertChannelCreateSchema;
+    }
+    let schema = this.pluginSchemas.get(transport.channelType);
+    if (!schema) {
+      schema = modelObject({ type: v.literal(transport.channelType), config: transport.configSchema, ...AlertChannelFlagsSchema.entries });
+      this.pluginSchemas.set(transport.channelType, schema);
+    }
+    return schema;
+  }
+
+  /** Config fields sealed at rest and masked in responses: a built-in type's list, or the one its transport declares. */
+  private secretFields(type: string): readonly string[] {
+    return isBuiltinChannelType(type) ? SECRET_CONFIG_FIELDS[type] : this.deps.transports.get(type)?.secretFields ?? [];
   }
 
   /** A registered transport's own config schema also applies to its type. */
@@ -37,30 +83,59 @@ export class AlertChannelService {
     }
   }
 
-  /** Secret config fields sealed; a masked value sent back keeps the stored secret. */
-  private seal(type: AlertChannel['type'], config: Config, previous?: Config): Config {
+  /** The config with each locked entry of its key/value lists (LOCKED_CONFIG_LISTS) replaced by `fn`'s. */
+  private mapLocked(type: string, config: Config, fn: (entry: LockedEntry, before: LockedEntry | undefined) => LockedEntry, previous?: Config): Config {
+    const lists = isBuiltinChannelType(type) ? LOCKED_CONFIG_LISTS[type] : [];
     const out = { ...config };
-    for (const field of SECRET_CONFIG_FIELDS[type]) {
-      const value = out[field];
-      if (typeof value !== 'string' || value === '') continue;
-      out[field] = value === MASKED && typeof previous?.[field] === 'string' ? previous[field] : this.deps.secretBox.encrypt(value);
+    for (const list of lists) {
+      const entries = out[list];
+      if (!Array.isArray(entries)) continue;
+      const stored = previous?.[list];
+      const old = Array.isArray(stored) ? (stored as LockedEntry[]) : [];
+      out[list] = entries.map((entry: LockedEntry, i) => {
+        if (entry?.locked !== true || typeof entry.value !== 'string' || entry.value === '') return entry;
+        return fn(entry, old[i]?.key === entry.key ? old[i] : old.find((o) => o.key === entry.key));
+      });
     }
     return out;
   }
 
-  private open(channel: AlertChannel): AlertChannel {
-    const config: Config = { ...channel.config };
-    for (const field of SECRET_CONFIG_FIELDS[channel.type]) {
-      const value = config[field];
-      if (typeof value === 'string' && this.deps.secretBox.isSealed(value)) config[field] = this.deps.secretBox.decrypt(value);
+  /** Secret config fields and locked entries sealed; a masked value sent back keeps the stored secret. */
+  private seal(type: string, config: Config, previous?: Config): Config {
+    const box = this.deps.secretBox;
+    const out = { ...config };
+    for (const field of this.secretFields(type)) {
+      const value = out[field];
+      if (typeof value !== 'string' || value === '') continue;
+      out[field] = value === MASKED && typeof previous?.[field] === 'string' ? previous[field] : box.encrypt(value);
     }
+    return this.mapLocked(type, out, (entry, before) => {
+      // The stored entry of the same key, still in clear when it was written before locked entries were sealed.
+      const kept = entry.value === MASKED && before?.locked === true && before.value ? before.value : null;
+      return { ...entry, value: kept !== null && box.isSealed(kept) ? kept : box.encrypt(kept ?? entry.value) };
+    }, previous);
+  }
+
+  private open(channel: AlertChannel): AlertChannel {
+    const box = this.deps.secretBox;
+    let config: Config = { ...channel.config };
+    for (const field of this.secretFields(channel.type)) {
+      const value = config[field];
+      if (typeof value === 'string' && box.isSealed(value)) config[field] = box.decrypt(value);
+    }
+    config = this.mapLocked(channel.type, config, (entry) => (box.isSealed(entry.value) ? { ...entry, value: box.decrypt(entry.value) } : entry));
     return { ...channel, config } as AlertChannel;
   }
 
   private async toResponse(accountId: string, channel: AlertChannel): Promise<AlertChannelResponse> {
     const { accountId: _a, ...rest } = channel;
-    const config: Config = { ...rest.config };
-    for (const field of SECRET_CONFIG_FIELDS[channel.type]) if (config[field]) config[field] = MASKED;
+    let config: Config = { ...rest.config };
+    for (const field of this.secretFields(channel.type)) if (config[field]) config[field] = MASKED;
+    config = this.mapLocked(channel.type, config, (entry) => ({ ...entry, value: MASKED }));
+    if (!isBuiltinChannelType(channel.type)) {
+      // Sealed values stay masked even in a process that lacks the plugin's transport.
+      for (const [field, value] of Object.entries(config)) if (typeof value === 'string' && this.deps.secretBox.isSealed(value)) config[field] = MASKED;
+    }
     const subscriptions = (await this.storage.alertSubscriptions.listByChannel(accountId, channel.id)).map((s) => ({
       id: s.id, checkId: s.checkId, groupId: s.groupId, activated: s.activated,
     }));
@@ -68,7 +143,7 @@ export class AlertChannelService {
   }
 
   async create(accountId: string, body: unknown): Promise<AlertChannelResponse> {
-    const parsed = parse(AlertChannelCreateSchema, body);
+    const parsed = parse(this.createSchemaFor((body as { type?: unknown } | null)?.type), body) as v.InferOutput<typeof AlertChannelCreateSchema>;
     this.checkConfig(parsed.type, parsed.config);
     const channel = await this.storage.alertChannels.insert(accountId, {
       ...parsed,
@@ -81,7 +156,7 @@ export class AlertChannelService {
 
   async update(accountId: string, rawId: unknown, body: unknown): Promise<AlertChannelResponse> {
     const stored = await this.getRecord(accountId, rawId);
-    const given = parse(AlertChannelUpdateSchema, body);
+    const given = parse(isBuiltinChannelType(stored.type) ? AlertChannelUpdateSchema : PluginChannelUpdateSchema, body);
     if (given.type !== undefined && given.type !== stored.type) {
       throw new ValidationError([{ path: 'type', message: `cannot change; this channel is ${stored.type}` }]);
     }
@@ -91,12 +166,12 @@ export class AlertChannelService {
     if (given.config) {
       // Secrets the client left masked (or left out) keep their stored values while validating.
       const config: Config = { ...given.config };
-      for (const field of SECRET_CONFIG_FIELDS[stored.type]) {
+      for (const field of this.secretFields(stored.type)) {
         if (config[field] === MASKED || (config[field] === undefined && (stored.config as Config)[field])) config[field] = MASKED;
       }
       merged.config = config;
     }
-    const parsed = parse(AlertChannelCreateSchema, merged);
+    const parsed = parse(this.createSchemaFor(stored.type), merged) as v.InferOutput<typeof AlertChannelCreateSchema>;
     this.checkConfig(parsed.type, parsed.config);
     const config = given.config
       ? this.seal(stored.type, parsed.config as Config, stored.config as Config)

@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
 import { CheckGroupCreateSchema, CheckGroupUpdateSchema, type CheckGroup, type CheckGroupResponse } from '../model/check-group.js';
 import type { CheckResponse } from '../model/check.js';
 import { parse } from '../model/parse.js';
@@ -8,6 +8,8 @@ import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { maskVariables, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
+import { checkTargetFields } from './target-fields.js';
+import { scriptIssues, SnippetService } from './snippets.js';
 import { found, mapPage, mergeDefined, numericId, pageOptions, slicePage, stripAccount } from './support.js';
 
 function toResponse(group: CheckGroup): CheckGroupResponse {
@@ -16,10 +18,23 @@ function toResponse(group: CheckGroup): CheckGroupResponse {
 }
 
 export class CheckGroupService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly snippets: SnippetService;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.snippets = new SnippetService(deps);
+  }
+
+  /** The setup and teardown code of member API checks: scripts that compile, snippets of this account. */
+  private async checkScripts(accountId: string, group: Pick<CheckGroup, 'localSetupScript' | 'localTearDownScript' | 'setupSnippetId' | 'tearDownSnippetId'>): Promise<void> {
+    const issues = scriptIssues({ localSetupScript: group.localSetupScript, localTearDownScript: group.localTearDownScript });
+    if (issues.length) throw new ValidationError(issues);
+    await this.snippets.checkGroupSnippets(accountId, group);
+  }
 
   async create(accountId: string, body: unknown, options: AssignOptions = {}): Promise<CheckGroupResponse> {
     const parsed = parse(CheckGroupCreateSchema, body);
+    checkTargetFields(this.deps.targetPolicy, parsed, null);
+    await this.checkScripts(accountId, parsed);
     const channels = await this.deps.storage.alertChannels.listAll(accountId);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions, channels, true, options.autoAssignAlerts ?? true)!;
     checkChannelIds(subs, channels);
@@ -40,6 +55,8 @@ export class CheckGroupService {
     const given = parse(CheckGroupUpdateSchema, body);
     const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = stored;
     const parsed = parse(CheckGroupCreateSchema, mergeDefined(storedBody, given));
+    checkTargetFields(this.deps.targetPolicy, parsed, null);
+    await this.checkScripts(accountId, parsed);
     const channels = await this.deps.storage.alertChannels.listAll(accountId);
     checkChannelIds(parsed.alertChannelSubscriptions, channels);
     const group = found(

@@ -1,6 +1,6 @@
 import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
 import type { AlertChannelsSummary, Check, CheckResponse } from '../model/check.js';
-import { maskVariables } from './masking.js';
+import { MASKED, maskVariables } from './masking.js';
 
 /** The spec's alertChannels of a check response, from the channels the check notifies. */
 export function alertChannelsSummary(channels: readonly AlertChannel[]): AlertChannelsSummary {
@@ -15,8 +15,9 @@ export function alertChannelsSummary(channels: readonly AlertChannel[]): AlertCh
           url: ch.config.url,
           name: ch.config.name,
           method: ch.config.method,
-          headers: ch.config.headers.map((h) => ({ key: h.key, value: h.value, locked: h.locked })),
-          queryParameters: ch.config.queryParameters.map((q) => ({ key: q.key, value: q.value, locked: q.locked })),
+          // Locked values are secrets of the channel, masked here as in the channel's own responses.
+          headers: ch.config.headers.map((h) => ({ key: h.key, value: h.locked && h.value ? MASKED : h.value, locked: h.locked })),
+          queryParameters: ch.config.queryParameters.map((q) => ({ key: q.key, value: q.locked && q.value ? MASKED : q.value, locked: q.locked })),
         });
         break;
       case 'CHAT':

@@ -8,16 +8,19 @@ import {
   type Check,
   type CheckResponse,
 } from '../model/check.js';
+import type { GenericSchema } from 'valibot';
+import type { CheckTypeDefinition } from '../model/check-type.js';
 import { parse } from '../model/parse.js';
-import { isSecretVariable, type AlertChannelSubscription, type EnvironmentVariable } from '../model/shared.js';
+import type { AlertChannelSubscription, EnvironmentVariable } from '../model/shared.js';
 import type { Page } from '../model/primitives.js';
 import { isRelativeApiUrl } from '../model/urls.js';
 import { mergeApiCheckDefaults } from '../rules/api-check-defaults.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
-import { openVariables, sealVariables } from './masking.js';
+import { openVariables, runSecrets, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
+import { checkTargetFields } from './target-fields.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
 
 export interface AssignOptions {
@@ -83,13 +86,24 @@ export class CheckService {
     return this.deps.storage;
   }
 
+  /** The check types plugins added, as registered in this process. */
+  get pluginCheckTypes(): ReadonlyMap<string, CheckTypeDefinition> {
+    return this.deps.checkTypes ?? new Map();
+  }
+
+  /** Create and update body schemas of a type: a built-in one, or one a plugin registered. */
+  private schemasOf(checkType: string): { create: GenericSchema; update: GenericSchema } {
+    if (isBuiltinCheckType(checkType)) return { create: CheckCreateSchemas[checkType], update: CheckUpdateSchemas[checkType] };
+    const definition = this.pluginCheckTypes.get(checkType);
+    if (!definition) throw new ValidationError([{ path: 'checkType', message: `no check type ${checkType} is served` }], 'params');
+    return { create: definition.createSchema, update: definition.updateSchema };
+  }
+
   async create(accountId: string, checkType: string, body: unknown, options: AssignOptions = {}): Promise<CheckResponse> {
-    if (!isBuiltinCheckType(checkType)) {
-      throw new ValidationError([{ path: 'checkType', message: `no check type ${checkType} is served` }], 'params');
-    }
-    const parsed = parse(CheckCreateSchemas[checkType], body) as Record<string, unknown>;
+    const parsed = parse(this.schemasOf(checkType).create, body) as Record<string, unknown>;
     // The runner of the type may add rules of its own (it throws a ValidationError).
     this.deps.runners.get(checkType)?.validate?.(parsed);
+    checkTargetFields(this.deps.targetPolicy, parsed, checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, checkType, parsed);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
@@ -125,10 +139,12 @@ export class CheckService {
   ): Promise<CheckResponse> {
     const stored = await this.getRecord(accountId, rawId);
     if (options.checkType && options.checkType !== stored.checkType) found(null, 'Check');
-    const given = parse(CheckUpdateSchemas[stored.checkType], body) as Record<string, unknown>;
+    const schemas = this.schemasOf(stored.checkType);
+    const given = parse(schemas.update, body) as Record<string, unknown>;
     const merged = mergeDefined(asCreateBody(stored), given);
-    const parsed = parse(CheckCreateSchemas[stored.checkType], merged) as Record<string, unknown>;
+    const parsed = parse(schemas.create, merged) as Record<string, unknown>;
     this.deps.runners.get(stored.checkType)?.validate?.(parsed);
+    checkTargetFields(this.deps.targetPolicy, parsed, stored.checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, stored.checkType, parsed);
     checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);
@@ -222,7 +238,7 @@ export class CheckService {
       check,
       group,
       environment: Object.fromEntries(vars.map((x) => [x.key, x.value])),
-      secrets: vars.filter(isSecretVariable).map((x) => x.value).filter((x) => x.length > 0),
+      secrets: runSecrets(vars, check),
       muted: effective.muted,
       activated: effective.activated,
     };

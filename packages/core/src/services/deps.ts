@@ -1,9 +1,12 @@
 import type { CertificateProbe } from '../ports/certificate-probe.js';
 import type { AlertTransport } from '../ports/alert-transport.js';
+import type { CheckTypeDefinition } from '../model/check-type.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { Logger } from '../ports/logger.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { Runner } from '../ports/runner.js';
+import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import type { SecretBox } from '../ports/secret-box.js';
 import type { VigilStorage } from '../ports/storage.js';
 
@@ -14,14 +17,20 @@ export interface ServiceDeps {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Where the engine and services count what they do (absent: counted nowhere). */
+  metrics?: Metrics;
   /** Registered runners, by check type. */
   runners: ReadonlyMap<string, Runner>;
+  /** Check types plugins added (`defineCheckType`), by check type. */
+  checkTypes?: ReadonlyMap<string, CheckTypeDefinition>;
   /** Registered alert transports, by channel type. */
   transports: ReadonlyMap<string, AlertTransport>;
   /** Reads certificate expiry for the daily certificate job (null: none registered). */
   certificateProbe?: CertificateProbe | null;
   /** The location a check with no locations runs in. */
   defaultLocation: string;
+  /** Which addresses checks may reach (absent: every address). */
+  targetPolicy?: TargetPolicy;
 }
 
 /** The current time as the ISO string records carry. */

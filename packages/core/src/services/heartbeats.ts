@@ -1,6 +1,7 @@
 import { heartbeatSeconds, type HeartbeatCheck } from '../model/check.js';
 import { HeartbeatAvailabilityQuerySchema, type HeartbeatAvailability } from '../model/heartbeat-availability.js';
 import { parse } from '../model/parse.js';
+import { noopMetrics, type CounterMetric, type MetricSpec } from '../ports/metrics.js';
 import type { HeartbeatPing } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found, notFound, stringId } from './support.js';
@@ -20,16 +21,30 @@ function coverage(pings: readonly HeartbeatPing[], from: number, to: number, per
   return Math.round((hit.size / slots) * 10_000) / 100;
 }
 
+export const HEARTBEAT_PINGS_METRIC = {
+  name: 'vigil_heartbeat_pings_total',
+  help: 'Heartbeat pings received, by result: recorded, or unknown (no heartbeat check has the token)',
+  labelNames: ['result'],
+} as const satisfies MetricSpec;
+
 export class HeartbeatService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly pings: CounterMetric;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.pings = (deps.metrics ?? noopMetrics).counter(HEARTBEAT_PINGS_METRIC);
+  }
 
   /** GET|POST /ping/{token}: records a ping for the heartbeat check owning the token. */
   async ping(rawToken: unknown, source: string | null = null): Promise<{ checkId: string; at: string }> {
     const token = stringId(rawToken, 'token');
     const check = await this.deps.storage.checks.findByPingToken(token);
-    if (!check || check.checkType !== 'HEARTBEAT') throw notFound('Heartbeat');
+    if (!check || check.checkType !== 'HEARTBEAT') {
+      this.pings.inc({ result: 'unknown' });
+      throw notFound('Heartbeat');
+    }
     const at = this.deps.clock.now().toISOString();
     await this.deps.storage.heartbeats.recordPing(check.accountId, { checkId: check.id, at, source });
+    this.pings.inc({ result: 'recorded' });
     return { checkId: check.id, at };
   }
 

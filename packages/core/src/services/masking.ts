@@ -1,5 +1,7 @@
+import type { Check } from '../model/check.js';
 import { isSecretVariable, type EnvironmentVariable } from '../model/shared.js';
 import type { SecretBox } from '../ports/secret-box.js';
+import { fillVariables } from '../runner-kit/variables.js';
 
 /** What a secret value reads as in every response. */
 export const MASKED = '********';
@@ -32,4 +34,19 @@ export function sealVariables(
 /** Opened copies for a run. Only secret variables were sealed; any other value is taken as it is. */
 export function openVariables(vars: readonly EnvironmentVariable[] | null, box: SecretBox): EnvironmentVariable[] {
   return (vars ?? []).map((x) => (isSecretVariable(x) && box.isSealed(x.value) ? { ...x, value: box.decrypt(x.value) } : { ...x }));
+}
+
+/**
+ * The values a run must keep out of what it stores and shows: each secret variable's value, and
+ * for an API check whose basic auth a secret fills in, `user:password` too. That pair travels as
+ * base64 of the whole (an echoed Authorization header), where base64 of the password alone does
+ * not occur.
+ */
+export function runSecrets(vars: readonly EnvironmentVariable[], check: Check): string[] {
+  const secrets = vars.filter(isSecretVariable).map((x) => x.value).filter((x) => x.length > 0);
+  const auth = check.checkType === 'API' ? check.request.basicAuth : null;
+  if (!auth || auth.username === '' || secrets.length === 0) return secrets;
+  const environment = Object.fromEntries(vars.map((x) => [x.key, x.value]));
+  const pair = `${fillVariables(auth.username, environment)}:${fillVariables(auth.password, environment)}`;
+  return secrets.some((secret) => pair.includes(secret)) ? [...secrets, pair] : secrets;
 }

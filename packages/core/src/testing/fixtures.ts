@@ -17,12 +17,14 @@ import {
   type HeartbeatCheck,
   type TcpCheck,
 } from '../model/check.js';
+import type { PluginCheck } from '../model/check-type.js';
 import type { ClientCertificate } from '../model/client-certificate.js';
 import { DashboardCreateSchema, type Dashboard } from '../model/dashboard.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
 import { MaintenanceWindowCreateSchema, type MaintenanceWindow } from '../model/maintenance-window.js';
 import { DEFAULT_ALERT_SETTINGS } from '../model/shared.js';
+import type { Snippet } from '../model/snippet.js';
 import {
   StatusPageCreateSchema,
   type Service,
@@ -304,6 +306,10 @@ export function statusPageIncidentUpdateFixture(
 
 const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMIIBfixture\n-----END CERTIFICATE-----\n';
 
+export function snippetFixture(overrides: Partial<NewRecord<Snippet>> = {}): NewRecord<Snippet> {
+  return { name: `Snippet ${nextSerial()}`, script: 'request.headers["X-Snippet"] = "1";', ...stamps(), ...overrides };
+}
+
 export function clientCertificateFixture(overrides: Partial<NewRecord<ClientCertificate>> = {}): NewRecord<ClientCertificate> {
   return {
     id: randomUUID(),
@@ -360,12 +366,15 @@ export function alertStateFixture(overrides: Partial<AlertState> = {}): AlertSta
   return { ...structuredClone(INITIAL_ALERT_STATE), ...overrides };
 }
 
-/** A job for a runner's tests: `check` as given (accountId account-1), a TEST run in us-east-1, 10 s limit. */
-export function runJobFixture(check: Check, overrides: Partial<Omit<RunJob, 'check'>> = {}): RunJob {
+/**
+ * A job for a runner's tests: `check` as given (accountId account-1), a TEST run in us-east-1, 10 s
+ * limit. The check may be of a plugin's type (`CheckOf<typeof myCheckType>`).
+ */
+export function runJobFixture(check: Check | PluginCheck<string, v.ObjectEntries>, overrides: Partial<Omit<RunJob, 'check'>> = {}): RunJob {
   return {
     runId: `run-${randomUUID()}`,
     accountId: 'account-1',
-    check,
+    check: check as Check,
     group: null,
     location: 'us-east-1',
     attempt: 1,

@@ -110,10 +110,12 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
           elsewhere.push(top);
           continue;
         }
+        // An owner still on the row means its lease ran out: complete and release clear it.
+        const reclaimed = row.leaseOwner !== null;
         row.leaseOwner = owner;
         row.leaseUntil = leaseUntil;
         leased.add(top.key);
-        jobs.push({ accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil });
+        jobs.push({ accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil, reclaimed });
       }
       for (const d of elsewhere) due.push(d);
       return jobs;
@@ -237,6 +239,9 @@ export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTab
       return undelivered()
         .filter((row) => accountId === undefined || row.accountId === accountId)
         .map(copy);
+    },
+    async depth() {
+      return messages.all().filter((row) => row.deliveredAt === null).length;
     },
   };
 }

@@ -5,6 +5,20 @@ import { aggregateResults } from '../rules/result-aggregates.js';
 import { copy, type MemoryTable } from './memory-table.js';
 
 const time = (iso: string) => Date.parse(iso);
+const HOUR = 3_600_000;
+const floorHour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
+
+/**
+ * Where a pruning batch of about `limit` results ends, given the start times (sorted) of those
+ * due: at the start of the hour of the first one past the limit, or after the first hour when
+ * that hour alone holds more. Null when all of them fit.
+ */
+function batchEnd(sortedStarts: readonly number[], limit: number): number | null {
+  if (sortedStarts.length <= limit) return null;
+  const cut = floorHour(sortedStarts[Math.max(0, limit)]!);
+  const first = floorHour(sortedStarts[0]!);
+  return cut > first ? cut : first + HOUR;
+}
 
 export function checkResultRepository(table: MemoryTable<CheckResult>): CheckResultRepository {
   return {
@@ -50,6 +64,16 @@ export function checkResultRepository(table: MemoryTable<CheckResult>): CheckRes
     async deleteOlderThan(before) {
       const limit = before.getTime();
       return table.removeWhere((r) => time(r.startedAt) < limit);
+    },
+    async prune(accountId, before, limit) {
+      // The memory store keeps no roll-ups: retention only deletes.
+      let upTo = floorHour(before.getTime());
+      const old = table.all().filter((r) => r.accountId === accountId && time(r.startedAt) < upTo).map((r) => time(r.startedAt)).sort((a, b) => a - b);
+      const cut = batchEnd(old, limit);
+      const done = cut === null || cut >= upTo;
+      if (!done) upTo = cut;
+      const deleted = table.removeWhere((r) => r.accountId === accountId && time(r.startedAt) < upTo);
+      return { deleted, rolledUp: 0, done };
     },
   };
 }

@@ -10,6 +10,8 @@ import type { Dashboard } from '../model/dashboard.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
+import type { ManagedResource } from '../model/managed-resource.js';
+import type { Snippet } from '../model/snippet.js';
 import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate } from '../model/status-page.js';
 import type { ClientCertificateRepository, DeliveryAttempt, OutboxMessage, VigilStorage } from '../ports/storage.js';
 import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './memory-pages.js';
@@ -21,6 +23,7 @@ import {
   checkRepository,
   repository,
 } from './memory-resources.js';
+import { managedResourceRepository } from './memory-managed.js';
 import { checkResultRepository } from './memory-results.js';
 import {
   alertStateRepository,
@@ -57,6 +60,8 @@ interface MemoryRows {
   status_page_incidents: StatusPageIncident;
   status_page_incident_updates: StatusPageIncidentUpdate;
   client_certificates: ClientCertificate;
+  snippets: Snippet;
+  managed_resources: ManagedResource;
   error_groups: ErrorGroup;
   test_session_error_groups: TestSessionErrorGroup;
   check_sessions: CheckSession;
@@ -89,6 +94,8 @@ function createTables(): MemoryTables {
     status_page_incidents: table('status_page_incidents'),
     status_page_incident_updates: table('status_page_incident_updates'),
     client_certificates: table('client_certificates'),
+    snippets: table('snippets'),
+    managed_resources: table('managed_resources'),
     error_groups: table('error_groups'),
     test_session_error_groups: table('test_session_error_groups'),
     check_sessions: table('check_sessions'),
@@ -142,6 +149,8 @@ export function memoryStorage(options: MemoryStorageOptions = {}): VigilStorage 
     services: serviceRepository(t.services),
     statusPageIncidents: statusPageIncidentRepository(t.status_page_incidents, t.status_page_incident_updates),
     clientCertificates: clientCertificateRepository(t.client_certificates),
+    snippets: repository<Snippet, number>(t.snippets),
+    managedResources: managedResourceRepository(t.managed_resources),
     errorGroups: errorGroupRepository(t.error_groups),
     testSessionErrorGroups: testSessionErrorGroupRepository(t.test_session_error_groups),
     checkSessions: checkSessionRepository(t.check_sessions),

@@ -15,6 +15,8 @@ export const RAW_TABLES = [
   'status_page_incidents',
   'status_page_incident_updates',
   'client_certificates',
+  'snippets',
+  'managed_resources',
   'error_groups',
   'test_session_error_groups',
   'check_sessions',

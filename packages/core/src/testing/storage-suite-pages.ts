@@ -2,6 +2,7 @@ import type { ClientCertificate } from '../model/client-certificate.js';
 import type { Dashboard } from '../model/dashboard.js';
 import type { Incident } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
+import type { Snippet } from '../model/snippet.js';
 import type { Service, StatusPage, StatusPageIncident } from '../model/status-page.js';
 import {
   clientCertificateFixture,
@@ -10,6 +11,7 @@ import {
   incidentUpdateFixture,
   maintenanceWindowFixture,
   serviceFixture,
+  snippetFixture,
   statusPageFixture,
   statusPageIncidentFixture,
   statusPageIncidentUpdateFixture,
@@ -55,6 +57,14 @@ export function pageCases(c: StorageCase) {
     make: (marker) => maintenanceWindowFixture({ name: `Window ${marker}` }),
     change: (row, marker) => ({ ...row, name: `Window ${marker}`, silenceAllAlerts: !row.silenceAllAlerts }),
     rich: (record) => ({ ...record, name: UNICODE_TEXT, tags: [], silenceAlertsTags: ['db', 'ü'], repeatInterval: null, repeatEndsAt: null }),
+  });
+  repositoryCases<Snippet>(c, {
+    label: 'snippets',
+    table: 'snippets',
+    repo: (s) => s.snippets,
+    make: (marker) => snippetFixture({ name: `Snippet ${marker}` }),
+    change: (row, marker) => ({ ...row, name: `Snippet ${marker}`, script: 'await fetch("http://127.0.0.1/");\nrequest.body = "\\u201C";' }),
+    rich: (record) => ({ ...record, name: UNICODE_TEXT, script: `const s = \`\${process.env.KEY}\`; // "quotes" \\ and ${UNICODE_TEXT}` }),
   });
   repositoryCases<Incident>(c, {
     label: 'incidents',

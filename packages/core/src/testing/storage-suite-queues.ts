@@ -68,7 +68,7 @@ export function scheduleCases(c: StorageCase) {
     await s.upsert(entry('future', 'us-east-1', 1));
     const jobs = await s.claimDue(at(0), {}, 2, LEASE, 'owner-1');
     checkSame(keys(jobs), ['first@us-east-1', 'second@us-east-1'], 'the two earliest due entries');
-    checkSame(jobs[0], { ...entry('first', 'us-east-1', -2000), leaseOwner: 'owner-1', leaseUntil: isoAt(T0, LEASE) }, 'a job carries its lease');
+    checkSame(jobs[0], { ...entry('first', 'us-east-1', -2000), leaseOwner: 'owner-1', leaseUntil: isoAt(T0, LEASE), reclaimed: false }, 'a job carries its lease');
     checkSame(keys(await s.claimDue(at(0), {}, 10, LEASE, 'owner-1')), ['now@us-east-1'], 'dueAt == now is due; later is not; leased is not');
   });
 
@@ -95,6 +95,7 @@ export function scheduleCases(c: StorageCase) {
     const again = await s.claimDue(at(LEASE), {}, 10, LEASE, 'owner-2');
     checkSame(keys(again), ['check-1@us-east-1'], 'claimable when the lease ends');
     check(again[0]?.leaseOwner === 'owner-2' && again[0].leaseUntil === isoAt(T0, 2 * LEASE), 'the new lease is owner-2\'s');
+    check(again[0]?.reclaimed === true, 'a claim after an expired lease says so (reclaimed)');
   });
 
   c('schedule: only the lease holder completes; complete moves or removes the entry', async (f) => {
@@ -124,6 +125,7 @@ export function scheduleCases(c: StorageCase) {
     check((await s.release('nobody')) === 0, 'an owner without leases releases none');
     const reclaimed = await s.claimDue(at(0), {}, 10, LEASE, 'owner-3');
     check(reclaimed.length === 3, `the released entries are claimable at once, got ${reclaimed.length}`);
+    check(reclaimed.every((j) => j.reclaimed === false), 'a released lease did not expire (reclaimed false)');
   });
 
   c('schedule: claimDue serves only the locations a process runs (data-center vs private)', async (f) => {
@@ -163,6 +165,7 @@ export function outboxCases(c: StorageCase) {
     check((await o.markDelivered(one.id, 'owner-1', at(10))) === true, 'the owner marks it delivered');
     checkSame((await o.claim(at(20), 10, LEASE, 'owner-2')).map(short), ['00000002'], 'then the next message of the check');
     checkSame((await o.pending(ACCOUNT_A)).map(short).sort(), ['00000002', '00000003', '00000004', '00000005'], 'pending lists undelivered messages');
+    if (o.depth) check((await o.depth()) === 4, `a delivered message leaves the depth, got ${await o.depth()}`);
     check((await rawMatching(f.raw, 'outbox', one.id, isoAt(T0, 10))).length === 1, 'a delivered message is kept with deliveredAt');
     await checkRawCount(f.raw, 'outbox', 5, 'nothing was removed');
   });
@@ -210,6 +213,7 @@ export function outboxCases(c: StorageCase) {
     await o.enqueue([msg('1', null, 0), msg('2', null, 1), msg('3', null, 2, ACCOUNT_B)]);
     checkSame((await o.pending(ACCOUNT_B)).map(short), ['00000003'], 'pending of one account');
     checkSame((await o.pending()).map(short), ['00000001', '00000002', '00000003'], 'pending of all accounts, oldest first');
+    if (o.depth) check((await o.depth()) === 3, 'depth counts the undelivered messages of every account');
     check((await o.claim(at(0), 2, LEASE, 'owner-1')).length === 2, 'claim honours limit');
     const attempt = (n: number, accountId = ACCOUNT_A, alertChannelId = 1) => ({
       outboxId: msg(String(n), null, 0).id, accountId, alertChannelId, at: isoAt(T0, n * 1000), ok: n % 2 === 0, detail: n === 3 ? null : `HTTP ${500 + n}`,

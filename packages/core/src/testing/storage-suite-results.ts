@@ -239,4 +239,26 @@ export function resultCases(c: StorageCase) {
     checkSame((await f.storage.checkResults.listByCheck(ACCOUNT_A, 'check-1', { limit: 10, offset: 0 })).items, kept.items.slice(0, 2), 'a result started exactly at `before` stays');
     check((await f.storage.checkResults.deleteOlderThan(new Date(isoAt(T0, MIN)))) === 0, 'nothing more to delete');
   });
+
+  c('check results: prune takes one account\'s results before the whole hour of `before`, a batch of whole hours at a time', async (f) => {
+    // T0 is 12:03; the minutes below are 09:10, 09:20, 09:30, 10:05, 10:50, 11:15 (an attempt), 11:16 and 12:03.
+    await f.storage.checkResults.insertMany(ACCOUNT_A, [
+      result('check-1', -173, 1), result('check-1', -163, 2), result('check-2', -153, 3), result('check-1', -118, 4), result('check-2', -73, 5),
+      result('check-1', -48, 6, { resultType: 'ATTEMPT' }), result('check-1', -47, 7), result('check-1', 0, 8),
+    ]);
+    await f.storage.checkResults.insertMany(ACCOUNT_B, [result('check-9', -173, 1)]);
+    const at1140 = new Date('2026-05-01T11:40:00.000Z');
+    const first = await f.storage.checkResults.prune(ACCOUNT_A, at1140, 2);
+    checkSame([first.deleted, first.done], [3, false], 'the first batch is the whole 09:00 hour, though it holds more than the limit');
+    const second = await f.storage.checkResults.prune(ACCOUNT_A, at1140, 2);
+    checkSame([second.deleted, second.done], [2, true], 'the second takes the 10:00 hour, and nothing is left before 11:00');
+    const third = await f.storage.checkResults.prune(ACCOUNT_A, at1140, 2);
+    checkSame([third.deleted, third.done], [0, true], 'a third finds nothing');
+    const left = async (accountId: string) => (await f.raw.dump('check_results')).filter((r) => r.account_id === accountId || r.accountId === accountId).length;
+    check((await left(ACCOUNT_A)) === 3, 'the results of 11:00 and later stay: before is rounded down to its hour');
+    check((await left(ACCOUNT_B)) === 1, 'another account keeps its results');
+    const all = await f.storage.checkResults.prune(ACCOUNT_A, new Date('2026-05-01T12:00:00.000Z'), 100);
+    checkSame([all.deleted, all.done], [2, true], 'a result that started exactly at `before` stays');
+    checkSame((await f.storage.checkResults.listByCheck(ACCOUNT_A, 'check-1', { limit: 10, offset: 0 })).items.map((r) => r.responseTime), [8], 'what is left');
+  });
 }

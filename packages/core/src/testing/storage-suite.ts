@@ -1,4 +1,5 @@
 import type { TestFn } from './suite-types.js';
+import { managedResourceCases } from './storage-suite-managed.js';
 import { pageCases } from './storage-suite-pages.js';
 import { outboxCases, scheduleCases } from './storage-suite-queues.js';
 import { resourceCases } from './storage-suite-resources.js';
@@ -23,4 +24,5 @@ export function storageSuite(test: TestFn, factory: StorageFactory, options: Sto
   resultCases(c);
   scheduleCases(c);
   outboxCases(c);
+  managedResourceCases(c);
 }
