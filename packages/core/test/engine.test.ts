@@ -167,6 +167,43 @@ describe('engine: runners with a time limit of their own', () => {
   });
 });
 
+describe('engine: runners with a concurrency of their own', () => {
+  it('holds a runner\'s further runs back until one ends, before their time limit starts', async () => {
+    let running = 0;
+    let most = 0;
+    let clock!: FakeClock;
+    // Each run takes 4 s of the 5 s limit; six are due at once, two may go at a time.
+    const slow = () => new Promise<Record<string, never>>((resolve) => {
+      most = Math.max(most, ++running);
+      clock.setTimer(new Date(clock.now().getTime() + 4_000), () => {
+        running--;
+        resolve({});
+      });
+    });
+    const runner = Object.assign(new FakeRunner('TCP', [slow]), { timeoutMs: 5_000, concurrency: 2 });
+    const s = await setup({}, runner);
+    clock = s.clock;
+    const checks = [];
+    for (let i = 0; i < 6; i++) checks.push(await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: `db ${i}`, frequency: 60, frequencyOffset: null })));
+    await start(s);
+    const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: checks.map((c) => c.id) } });
+    await runFor(s.clock, 15_000, 500);
+    expect(s.runner.jobs.length).toBe(6);
+    expect(most).toBe(2);
+    for (const session of sessions) {
+      expect(await s.vigil.checkSessions.get(s.accountId, session.checkSessionId)).toMatchObject({ status: 'PASSED' });
+    }
+    for (const check of checks) {
+      const { items } = await s.vigil.checkResults.list(s.accountId, check.id, {});
+      expect(items.map((r) => [r.hasFailures, r.errorMessage])).toEqual([[false, null]]);
+    }
+    // The waits were real: the six runs started in three turns, 4 s apart.
+    const starts = (await Promise.all(checks.map(async (c) => (await s.vigil.checkResults.list(s.accountId, c.id, {})).items[0]!.startedAt))).sort();
+    const first = Date.parse(starts[0]!);
+    expect(starts.map((t) => Date.parse(t) - first)).toEqual([0, 0, 4_000, 4_000, 8_000, 8_000]);
+  });
+});
+
 describe('engine: alerts, errors and sessions', () => {
   it('groups the error, writes a failure alert to the outbox for subscribed channels, and none for a muted check', async () => {
     const runner = new FakeRunner('TCP', [failResult('Connection refused by 10.0.0.7:5432')]);

@@ -347,6 +347,8 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
   const runner: BrowserRunner = {
     checkType: BROWSER_CHECK_TYPE,
     timeoutMs: settings.timeoutMs,
+    // One run per pooled browser: the engine holds the others back before their time limit starts.
+    concurrency: settings.poolSize,
     validate: validateBrowserCheck,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
       return runChecked('browser runner', BROWSER_CHECK_TYPE, job, (check) => runCheck(job, check, signal));

@@ -6,11 +6,16 @@ import type { RunSource } from '../ports/runner.js';
 import type { ScheduledJob, ServedLocations } from '../ports/storage.js';
 import { ALERT_TICK_LOCATION, nextDueIn, plannedEntries, runLocations, SSL_CHECK_LOCATION } from '../rules/schedule-plan.js';
 import type { SessionLauncher } from '../services/check-sessions.js';
+import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { MinHeap } from './min-heap.js';
+import { RETENTION_LOCATION, RetentionJob, type RetentionOptions } from './retention-job.js';
 import { RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
 
 export interface EngineOptions {
-  /** Runs at the same time in this process. Default 20. */
+  /**
+   * Runs at the same time in this process. Default 100: most runs wait on the network and the
+   * store, and a runner that needs fewer at once (a browser pool) sets its own `concurrency`.
+   */
   concurrency?: number;
   /**
    * How long a claimed slot belongs to this process. A process that dies loses its slots to the
@@ -30,6 +35,8 @@ export interface EngineOptions {
   stopDeadlineMs?: number;
   /** This process's name on the leases it holds. Default host:pid:random. */
   owner?: string;
+  /** Retention of check results (see RetentionOptions); false turns it off in this process. Default: on, 90 days, hourly. */
+  retention?: RetentionOptions | false;
 }
 
 export interface EngineServices extends PipelineServices {
@@ -61,6 +68,7 @@ export type EngineState = 'stopped' | 'running' | 'stopping';
 export class Engine implements SessionLauncher {
   readonly owner: string;
   private readonly pipeline: RunPipeline;
+  private readonly meter: EngineInstruments;
   private readonly queue = new MinHeap<ReadyJob>((a, b) => a.due - b.due);
   /** Session runs wait here, ordered by groupOrder, until their group has room. */
   private sessionQueue: ReadyJob[] = [];
@@ -72,15 +80,19 @@ export class Engine implements SessionLauncher {
   private pollTimer: Cancel | null = null;
   private polling = false;
   private current: EngineState = 'stopped';
-  private readonly o: Required<Omit<EngineOptions, 'owner'>>;
+  private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention'>>;
+  /** Retention of check results, run from its own entry of the shared schedule. */
+  readonly retention: RetentionJob;
   private serial = 0;
+  /** Claimed slots whose run could not be recorded because the store was away; given back once it answers. */
+  private unfinished: ScheduledJob[] = [];
 
   constructor(
     private readonly services: EngineServices,
     options: EngineOptions = {},
   ) {
     this.o = {
-      concurrency: options.concurrency ?? 20,
+      concurrency: options.concurrency ?? 100,
       leaseMs: options.leaseMs ?? Math.max(120_000, ...[...services.deps.runners.values()].map((r) => (r.timeoutMs ?? 0) + 30_000)),
       lookaheadMs: options.lookaheadMs ?? 1_000,
       pollMs: options.pollMs ?? 500,
@@ -90,6 +102,8 @@ export class Engine implements SessionLauncher {
     };
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${services.deps.ids.uuid().slice(0, 8)}`;
     this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
+    this.retention = new RetentionJob(services.deps, options.retention);
+    this.meter = engineInstruments(services.deps.metrics);
   }
 
   get state(): EngineState {
@@ -131,6 +145,7 @@ export class Engine implements SessionLauncher {
     this.dispatchTimer = null;
     this.queue.clear();
     this.sessionQueue = [];
+    this.unfinished = [];
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
     if (this.running.size > 0) {
       let cancel: Cancel = () => {};
@@ -215,6 +230,8 @@ export class Engine implements SessionLauncher {
       return byId.get(id) ?? null;
     };
     const now = this.deps.clock.now();
+    const retention = this.retention.entry(now);
+    if (retention) await storage.schedule.ensure([retention]);
     let after: string | null = null;
     for (;;) {
       const page = await storage.checks.scan(after, 5_000);
@@ -230,6 +247,7 @@ export class Engine implements SessionLauncher {
     if (this.current !== 'running' || this.polling) return;
     this.polling = true;
     try {
+      await this.giveBack();
       const claimed = await this.deps.storage.schedule.claimDue(
         new Date(this.now() + this.o.lookaheadMs),
         this.services.serves,
@@ -237,7 +255,12 @@ export class Engine implements SessionLauncher {
         this.o.leaseMs,
         this.owner,
       );
+      if (claimed.length > 0) this.meter.claims.inc({}, claimed.length);
       for (const job of claimed) {
+        if (job.reclaimed) {
+          this.meter.leaseExpiries.inc();
+          this.deps.logger.info('engine: claimed a slot whose lease had run out', { accountId: job.accountId, checkId: job.checkId, location: job.location, dueAt: job.dueAt });
+        }
         this.queue.push({
           due: Date.parse(job.dueAt),
           claim: job,
@@ -248,6 +271,7 @@ export class Engine implements SessionLauncher {
       if (claimed.length >= this.o.claimBatch) queueMicrotask(() => void this.poll());
     } catch (err) {
       // The database is away: keep going, the next poll tries again.
+      this.meter.claimFailures.inc();
       this.deps.logger.warn('engine: claiming due slots failed', { error: err instanceof Error ? err.message : String(err) });
     } finally {
       this.polling = false;
@@ -256,6 +280,19 @@ export class Engine implements SessionLauncher {
     this.dispatch();
     this.pollTimer?.();
     this.pollTimer = this.deps.clock.setTimer(new Date(this.now() + this.o.pollMs), () => void this.poll());
+  }
+
+  /**
+   * Makes the slots whose run the store's outage interrupted due again at their own time, so they
+   * run as soon as it is back rather than when their lease runs out (a result already stored makes
+   * the run again a duplicate, which completes what the first one left undone).
+   */
+  private async giveBack(): Promise<void> {
+    while (this.unfinished.length > 0) {
+      const claim = this.unfinished[0]!;
+      await this.deps.storage.schedule.complete(claim, new Date(claim.dueAt));
+      this.unfinished.shift();
+    }
   }
 
   /** Starts every due job that fits, then sets the one timer for the next. */
@@ -304,9 +341,11 @@ export class Engine implements SessionLauncher {
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
     const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
     const claim = job.claim;
+    if (claim) this.meter.schedulerLag.observe({}, Math.max(0, this.now() - job.due) / 1000);
     const special = claim?.location === ALERT_TICK_LOCATION ? this.pipeline.tick.bind(this.pipeline)
       : claim?.location === SSL_CHECK_LOCATION ? this.pipeline.certificate.bind(this.pipeline)
-        : null;
+        : claim?.location === RETENTION_LOCATION ? () => this.retention.run(mustEndBy!, controller.signal)
+          : null;
     const work = claim && special
       ? special(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
       : this.pipeline
@@ -314,8 +353,10 @@ export class Engine implements SessionLauncher {
         .then((outcome) => (claim ? this.complete(claim, outcome) : undefined));
     const promise = work
       .catch((err: unknown) => {
+        if (claim && (err as { code?: string } | null)?.code === 'UNAVAILABLE') this.unfinished.push(claim);
         this.deps.logger.error('engine: run failed', {
-          accountId: job.spec.accountId, checkId: job.spec.checkId, error: err instanceof Error ? err.message : String(err),
+          accountId: job.spec.accountId, checkId: job.spec.checkId, location: job.spec.location, runSource: job.spec.runSource,
+          checkSessionId: job.spec.session?.checkSessionId ?? null, error: err instanceof Error ? err.message : String(err),
         });
       })
       .finally(() => {
@@ -332,6 +373,8 @@ export class Engine implements SessionLauncher {
 
   /** Moves the slot's entry on to the check's next run in that location (or drops it). */
   private async complete(claim: ScheduledJob, outcome: RunOutcome): Promise<void> {
+    // Cut short by stop(): the slot keeps its time, and stop() gives its lease back.
+    if (outcome.kind === 'skipped' && outcome.reason === 'stopped') return;
     // A deleted or deactivated check leaves the schedule; a paused one keeps its slots.
     const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled' || outcome.reason === 'duplicate';
     let next: Date | null = null;

@@ -14,8 +14,11 @@ import { ClientCertificateService } from '../services/client-certificates.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+import { SnippetService } from '../services/snippets.js';
 import { StatusPageIncidentService } from '../services/status-page-incidents.js';
 import { heartbeatRunner } from './heartbeat-runner.js';
+import { RunGate } from './run-gate.js';
+import { engineInstruments, runOutcomeLabel, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from './scrub.js';
 
 const TICK_MS = 60_000;
@@ -47,14 +50,23 @@ export interface RunSpec {
 
 export type RunOutcome =
   | { kind: 'ran'; result: CheckResult; forRun: CheckForRun }
-  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate'; forRun?: CheckForRun };
+  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate' | 'stopped'; forRun?: CheckForRun };
 
 /**
  * The id of a scheduled slot's result: the same in every process, so a slot that a second process
  * runs again (the first died before it moved the schedule on) is stored once.
  */
 export function slotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
-  const h = createHash('sha256').update(`${checkId}|${location}|${dueAt.toISOString()}|${attempt}`).digest('hex');
+  return hashedUuid(`${checkId}|${location}|${dueAt.toISOString()}|${attempt}`);
+}
+
+/** The outbox id of a run's alert to one channel: a repeat of the run's alert step queues it once. */
+function runAlertId(runId: string, alertType: string, alertChannelId: number): string {
+  return hashedUuid(`alert|${runId}|${alertType}|${alertChannelId}`);
+}
+
+function hashedUuid(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -103,6 +115,10 @@ function latestPerLocation(results: readonly CheckResult[]): CheckResult[] {
 export class RunPipeline {
   private readonly incidents: StatusPageIncidentService;
   private readonly certificates: ClientCertificateService;
+  private readonly snippets: SnippetService;
+  private readonly meter: EngineInstruments;
+  /** Runners with a concurrency of their own, and the runs of theirs that go at once. */
+  private readonly gates = new WeakMap<Runner, RunGate>();
 
   constructor(
     private readonly services: PipelineServices,
@@ -110,6 +126,8 @@ export class RunPipeline {
   ) {
     this.incidents = services.statusPageIncidents ?? new StatusPageIncidentService(services.deps);
     this.certificates = new ClientCertificateService(services.deps);
+    this.snippets = new SnippetService(services.deps);
+    this.meter = engineInstruments(services.deps.metrics);
   }
 
   private get deps() {
@@ -122,6 +140,13 @@ export class RunPipeline {
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
+    const outcome = await this.execute(spec, signal);
+    // A cancelled run was made and stored: it is counted among the runs, not here.
+    if (outcome.kind === 'skipped' && outcome.reason !== 'cancelled') this.meter.runsSkipped.inc({ reason: outcome.reason });
+    return outcome;
+  }
+
+  private async execute(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     const { deps } = this;
     let forRun: CheckForRun;
     try {
@@ -148,7 +173,8 @@ export class RunPipeline {
     const timeoutMs = runner?.timeoutMs ?? this.options.runTimeoutMs;
     const attempts: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string }[] = [];
     for (let attempt = 1; ; attempt++) {
-      const attemptStart = deps.clock.now();
+      // Where the runner has a concurrency of its own, the attempt starts once it is admitted.
+      let attemptStart = deps.clock.now();
       const runId = scheduled ? slotResultId(check.id, spec.location, spec.dueAt, attempt) : deps.ids.uuid();
       const result = runner
         ? await this.attempt(runner, {
@@ -163,7 +189,9 @@ export class RunPipeline {
           },
           secrets: forRun.secrets, timeoutMs,
           clientCertificates: this.certificates.lookupFor(spec.accountId),
-        }, signal)
+          snippets: this.snippets.lookupFor(spec.accountId),
+          ...(deps.targetPolicy ? { targetPolicy: deps.targetPolicy } : {}),
+        }, signal, spec.mustEndBy, (at) => (attemptStart = at))
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
       if (!isFailed(result) || signal.aborted) break;
@@ -177,17 +205,23 @@ export class RunPipeline {
       if (signal.aborted) break;
     }
 
+    // A scheduled run cut short because this process stops tells nothing about the check: nothing
+    // is stored and its slot stays due, for the next process to run.
+    if (signal.aborted && !spec.session) return { kind: 'skipped', reason: 'stopped', forRun };
     const cancelled = signal.aborted && spec.session !== undefined;
     const rows = attempts.map((a, i) => this.toResult(spec, check, a, i + 1, i === attempts.length - 1 ? 'FINAL' : 'ATTEMPT', forRun.secrets));
     try {
       await deps.storage.checkResults.insertMany(spec.accountId, rows);
     } catch (err) {
-      // Another process already stored this slot: it also did the rest.
-      if ((err as { code?: string }).code === 'CONFLICT') return { kind: 'skipped', reason: 'duplicate', forRun };
-      throw err;
+      if ((err as { code?: string }).code !== 'CONFLICT') throw err;
+      // Another process (or this one, before the store went away) stored this slot first. If it
+      // died before it raised the run's alerts, that is done now, from the stored result.
+      await this.finishStoredRun(spec, forRun, effect.silenced);
+      return { kind: 'skipped', reason: 'duplicate', forRun };
     }
     const final = rows[rows.length - 1]!;
     const stored = { ...final, accountId: spec.accountId } as CheckResult;
+    this.recordRun(spec, check, final, startedAt, attempts.length, cancelled);
     if (cancelled) {
       // A cancelled run is kept as a result but changes no status and raises no alert.
       return { kind: 'skipped', reason: 'cancelled', forRun };
@@ -215,12 +249,74 @@ export class RunPipeline {
       : null;
     await this.withCheckLock(check.id, async () => {
       const round = await this.round(spec, forRun, stored, session);
-      if (round) await this.alert(spec.accountId, forRun, round, effect.silenced);
+      if (round) await this.alert(spec.accountId, forRun, round, effect.silenced, stored.id);
     });
     return { kind: 'ran', result: stored, forRun };
   }
 
-  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal): Promise<RunResult> {
+  /** The alert step of a slot's stored run, unless the check's alert state took that run in already. */
+  private async finishStoredRun(spec: RunSpec, forRun: CheckForRun, silenced: boolean): Promise<void> {
+    if (spec.session) return;
+    let stored: CheckResult | null;
+    for (let attempt = 1; ; attempt++) {
+      stored = await this.deps.storage.checkResults.get(spec.accountId, slotResultId(forRun.check.id, spec.location, spec.dueAt, attempt));
+      if (!stored || stored.resultType === 'FINAL') break;
+    }
+    if (!stored) return;
+    const final = stored;
+    await this.withCheckLock(forRun.check.id, async () => {
+      const round = await this.round(spec, forRun, final, null);
+      if (round) await this.alert(spec.accountId, forRun, round, silenced, final.id);
+    });
+  }
+
+  /** Counts a stored run and logs it; the error message was scrubbed of the check's secrets already. */
+  private recordRun(spec: RunSpec, check: Check, final: Omit<CheckResult, 'accountId'>, startedAt: Date, attempts: number, cancelled: boolean): void {
+    const outcome = runOutcomeLabel(final, cancelled);
+    const where = { check_type: check.checkType, location: spec.location };
+    const durationMs = Math.max(0, Date.parse(final.stoppedAt) - startedAt.getTime());
+    this.meter.runs.inc({ ...where, outcome });
+    this.meter.runDuration.observe({ ...where, outcome }, durationMs / 1000);
+    if (attempts > 1) this.meter.runRetries.inc(where, attempts - 1);
+    this.deps.logger.debug('run: finished', {
+      accountId: spec.accountId, checkId: check.id, runId: final.id, checkType: check.checkType, location: spec.location,
+      runSource: spec.runSource, checkSessionId: final.checkSessionId, sequenceId: final.sequenceId,
+      outcome, attempts, durationMs, responseTime: final.responseTime, errorMessage: final.errorMessage,
+    });
+  }
+
+  private gateOf(runner: Runner): RunGate | null {
+    if (runner.concurrency === undefined || !(runner.concurrency >= 1)) return null;
+    let gate = this.gates.get(runner);
+    if (!gate) this.gates.set(runner, (gate = new RunGate(Math.floor(runner.concurrency))));
+    return gate;
+  }
+
+  /**
+   * One attempt: waits for the runner's turn where it has a concurrency of its own (not past
+   * `mustEndBy` less the attempt's time limit, so the lease still covers it), then runs it within
+   * its time limit.
+   */
+  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal, mustEndBy: Date | undefined, admitted: (at: Date) => void): Promise<RunResult> {
+    const gate = this.gateOf(runner);
+    if (!gate) return this.timedAttempt(runner, job, outer);
+    const clock = this.deps.clock;
+    const deadline = mustEndBy ? mustEndBy.getTime() - job.timeoutMs : undefined;
+    const release = await gate.enter(outer, (ms, done) => clock.setTimer(new Date(clock.now().getTime() + ms), done), deadline, clock.now().getTime());
+    if (!release) {
+      return outer.aborted
+        ? errorResult('The run was cancelled', 'TIMEOUT', false)
+        : errorResult(`No ${job.check.checkType} runner was free in time: ${gate.limit} of its runs at once were busy until the slot's lease ran short`, 'TIMEOUT', false);
+    }
+    admitted(clock.now());
+    try {
+      return await this.timedAttempt(runner, job, outer);
+    } finally {
+      release();
+    }
+  }
+
+  private async timedAttempt(runner: Runner, job: RunJob, outer: AbortSignal): Promise<RunResult> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(outer.reason);
     outer.addEventListener('abort', onAbort, { once: true });
@@ -240,7 +336,11 @@ export class RunPipeline {
       // A runner that ignores the signal still loses the race against its time limit.
       return await Promise.race([runner.run(job, controller.signal), timedOut]);
     } catch (err) {
-      this.deps.logger.warn('runner threw', { checkId: job.check.id, runId: job.runId, error: err instanceof Error ? err.message : String(err) });
+      // A runner's own error may quote what it was given, secrets included.
+      this.deps.logger.warn('runner threw', {
+        accountId: job.accountId, checkId: job.check.id, runId: job.runId, checkType: job.check.checkType, location: job.location, attempt: job.attempt,
+        error: scrubSecrets(err instanceof Error ? err.message : String(err), job.secrets),
+      });
       return errorResult(`The runner failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       cancelTimer();
@@ -347,13 +447,14 @@ export class RunPipeline {
     return ofSlot;
   }
 
-  private async alert(accountId: string, forRun: CheckForRun, round: CheckResult[], silenced: boolean): Promise<void> {
+  private async alert(accountId: string, forRun: CheckForRun, round: CheckResult[], silenced: boolean, runId: string): Promise<void> {
     const { storage, clock } = this.deps;
     const check = forRun.check;
     const now = clock.now();
     // What the alert tells: the round's failing run if there is one, else its last.
     const result = round.find((r) => r.hasFailures || r.hasErrors) ?? round[round.length - 1]!;
     const previous = (await storage.alertStates.get(accountId, check.id)) ?? INITIAL_ALERT_STATE;
+    if (previous.lastRunId === runId) return;
     const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
       settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
     });
@@ -364,9 +465,12 @@ export class RunPipeline {
       state = ssl.state;
       alerts.push('ALERT_SSL');
     }
-    await storage.alertStates.put(accountId, check.id, state);
+    state = { ...state, lastRunId: runId };
+    // The alerts are queued before the state records the run: a process that dies in between
+    // leaves the run to be taken in again, and its alerts' ids make the repeat queue nothing twice.
     await this.planTick(accountId, check.id, previous.status, state.status, now);
-    await this.enqueue(accountId, forRun, result, state, alerts, now);
+    await this.enqueue(accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId);
+    await storage.alertStates.put(accountId, check.id, state);
   }
 
   /**
@@ -512,6 +616,7 @@ export class RunPipeline {
     alerts: readonly AlertType[],
     now: Date,
     sslDaysRemaining: number | null = result?.sslDaysRemaining ?? null,
+    runId?: string,
   ): Promise<void> {
     const { storage, ids } = this.deps;
     const check = forRun.check;
@@ -523,7 +628,7 @@ export class RunPipeline {
       channels
         .filter((c) => channelWantsAlert(c, alertType, sslDaysRemaining))
         .map((c) => ({
-          id: ids.uuid(),
+          id: runId ? runAlertId(runId, alertType, c.id) : ids.uuid(),
           accountId,
           checkId: check.id,
           alertChannelId: c.id,
@@ -553,7 +658,17 @@ export class RunPipeline {
         })),
     );
     if (messages.length === 0) return;
-    await storage.outbox.enqueue(messages);
+    try {
+      await storage.outbox.enqueue(messages);
+    } catch (err) {
+      // A first try of this run's alert step queued them and died before it recorded the state.
+      if (runId && (err as { code?: string }).code === 'CONFLICT') return;
+      throw err;
+    }
+    for (const m of messages) this.meter.alertsQueued.inc({ alert_type: m.alertType });
+    this.deps.logger.info('alerts: queued', {
+      accountId, checkId: check.id, runId: result?.id ?? null, alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
+    });
     this.services.onAlertsQueued?.();
   }
 

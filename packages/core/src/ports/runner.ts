@@ -1,6 +1,8 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
+import type { CheckOf, CheckTypeDefinition } from '../model/check-type.js';
 import { scrubDeep } from '../engine/scrub.js';
+import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import type { ClientCertificateLookup } from './client-certificates.js';
 import { createToken } from './token.js';
 
@@ -33,6 +35,29 @@ export interface RunJob {
    * engine sets it; a job built elsewhere (a test, a host's own call) may leave it out.
    */
   clientCertificates?: ClientCertificateLookup;
+  /**
+   * The account's snippets (the code a group names by `setupSnippetId` / `tearDownSnippetId`).
+   * The engine sets it; a job built elsewhere may leave it out, and then a group's snippet cannot run.
+   */
+  snippets?: SnippetLookup;
+  /**
+   * Which addresses the run may connect to (the host's `targetPolicy`). A runner that opens
+   * connections checks every address it is about to connect to, after name lookup, and fails the
+   * run when the policy refuses it. Absent: every address may be reached.
+   */
+  targetPolicy?: TargetPolicy;
+}
+
+/** A stored snippet as a run reads it. */
+export interface RunSnippet {
+  id: number;
+  name: string;
+  script: string;
+}
+
+/** Snippets of one account, read by id; another account's id reads as null. */
+export interface SnippetLookup {
+  get(id: number): Promise<RunSnippet | null>;
 }
 
 export interface AssertionOutcome {
@@ -74,6 +99,13 @@ export interface Runner {
    * connect). Without it the engine's `runTimeoutMs` applies.
    */
   readonly timeoutMs?: number;
+  /**
+   * Most runs of this type at once in one process (a browser runner: its pooled browsers). The
+   * engine holds further runs back until one ends, before their time limit starts, so that a burst
+   * of due runs waits its turn instead of timing out inside the runner. Without it only the
+   * engine's `concurrency` applies.
+   */
+  readonly concurrency?: number;
   run(job: RunJob, signal: AbortSignal): Promise<RunResult>;
   /** Frees what the runner holds (browser processes, sockets); `vigil.stop()` calls it. A later run may start it again. */
   close?(): Promise<void>;
@@ -81,6 +113,13 @@ export interface Runner {
 
 /** Multi-registration: every runner the host registered. */
 export const RUNNERS = createToken<Runner>('vigil.runners');
+
+/**
+ * Multi-registration: the check types plugins add (see `defineCheckType`). A process that serves
+ * the API registers them, so that their checks can be created, read and updated; a process that
+ * runs them registers their runners.
+ */
+export const CHECK_TYPE_DEFINITIONS = createToken<CheckTypeDefinition>('vigil.checkTypes');
 
 /** A result with nothing to report (passing, no time spent), for a runner to fill in. */
 export function runResult(overrides: Partial<RunResult> = {}): RunResult {
@@ -107,19 +146,33 @@ export function positiveOption(factory: string, name: string, value: number | un
 /**
  * The frame of a runner's `run`: a job of another check type, or anything `fn` throws, becomes an
  * error result naming the runner (it never rejects), and the job's secrets are scrubbed from
- * whatever comes back.
+ * whatever comes back. A runner of a plugin's check type passes its definition instead of the
+ * type's name, and `fn` gets the check typed by it.
  */
 export async function runChecked<T extends string>(
   runnerName: string,
   checkType: T,
   job: RunJob,
   fn: (check: Extract<Check, { checkType: T }>) => Promise<RunResult>,
+): Promise<RunResult>;
+export async function runChecked<D extends CheckTypeDefinition>(
+  runnerName: string,
+  definition: D,
+  job: RunJob,
+  fn: (check: CheckOf<D>) => Promise<RunResult>,
+): Promise<RunResult>;
+export async function runChecked(
+  runnerName: string,
+  kind: string | CheckTypeDefinition,
+  job: RunJob,
+  fn: (check: never) => Promise<RunResult>,
 ): Promise<RunResult> {
+  const checkType = typeof kind === 'string' ? kind : kind.checkType;
   let result: RunResult;
   try {
     const check = job.check;
     result = check.checkType === checkType
-      ? await fn(check as Extract<Check, { checkType: T }>)
+      ? await fn(check as never)
       : runResult({ hasErrors: true, errorMessage: `The ${runnerName} cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
   } catch (err) {
     result = runResult({ hasErrors: true, errorMessage: `The ${runnerName} failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
