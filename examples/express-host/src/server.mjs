@@ -1,70 +1,23 @@
 // An ordinary Express app with routes of its own that embeds Vigil in its process, storing in
 // SQLite (a file) by default or PostgreSQL when VIGIL_DB is a postgres:// URL.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import express from 'express';
-import { consoleLogger, createVigil } from '@vigil/core';
-import { vigilPages, vigilRouter } from '@vigil/http-express-adapter';
-import { registerAlertChannels } from '@vigil/alert-channels';
-import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
-import { registerHttpRunner } from '@vigil/runner-http';
-import { registerTcpRunner } from '@vigil/runner-tcp';
-import { registerKnexStorage } from '@vigil/storage-knex';
+import { consoleLogger } from '@vigil/core';
+import { metricsHandler, prometheusMetrics, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
+import { assembleVigil, hostAccountId, hostSettings, persisted } from './assemble.mjs';
 
 const port = Number(process.env.PORT ?? 3000);
-const db = process.env.VIGIL_DB ?? '.vigil/vigil.sqlite';
-const stateDir = resolve(process.env.VIGIL_STATE_DIR ?? '.vigil');
-
-/** A value from the environment, else one kept in a file of the state directory (made once). */
-function persisted(envName, file, make) {
-  if (process.env[envName]) return { value: process.env[envName], made: false };
-  const path = join(stateDir, file);
-  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), made: false };
-  mkdirSync(stateDir, { recursive: true });
-  const value = make();
-  writeFileSync(path, value, { mode: 0o600 });
-  return { value, made: true };
-}
-
-// The key that seals secrets at rest must outlive restarts and stays outside the database.
-const secretKey = persisted('VIGIL_SECRET_KEY', 'secret.key', () => randomBytes(32).toString('hex')).value;
-
-const postgres = /^postgres(ql)?:\/\//.test(db);
-if (!postgres) mkdirSync(dirname(db), { recursive: true });
-const vigil = createVigil({ secretKey, logger: consoleLogger('info') }, (container) => {
-  registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
-  registerTcpRunner(container);
-  registerHttpRunner(container);
-  // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
-  // screenshots are kept under the state directory.
-  registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });
-  // WEBHOOK, CHAT, CHAT_APP and paging channels need nothing more; EMAIL needs an SMTP server and
-  // SMS/CALL a provider account, each only when its variables are set.
-  registerAlertChannels(container, {
-    email: process.env.SMTP_HOST
-      ? {
-          smtp: {
-            host: process.env.SMTP_HOST,
-            port: Number(process.env.SMTP_PORT ?? 587),
-            secure: process.env.SMTP_SECURE === 'true',
-            auth: process.env.SMTP_USER ? { user: process.env.SMTP_USER, pass: process.env.SMTP_PASS ?? '' } : undefined,
-          },
-          from: process.env.SMTP_FROM ?? 'Vigil <alerts@localhost>',
-        }
-      : undefined,
-    phone: process.env.PHONE_ACCOUNT_SID
-      ? { accountSid: process.env.PHONE_ACCOUNT_SID, authToken: process.env.PHONE_AUTH_TOKEN ?? '', from: process.env.PHONE_FROM ?? '', baseUrl: process.env.PHONE_BASE_URL }
-      : undefined,
-  });
-});
+const settings = hostSettings();
+const { stateDir } = settings;
+// The store, runners and alert channels, as src/assemble.mjs wires them (bin/vigil.mjs uses the same).
+const vigil = assembleVigil(settings, { logger: consoleLogger('info'), metrics: prometheusMetrics() });
 
 // The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made
 // on the first start, printed once, and kept in the state directory for the next start.
-const account = await vigil.accounts.ensure(
-  persisted('VIGIL_ACCOUNT_ID', 'account-id', () => (globalThis.crypto.randomUUID())).value,
-);
-const apiKey = persisted('VIGIL_API_KEY', 'api-key', () => `vgl_${randomBytes(32).toString('base64url')}`);
+const account = await vigil.accounts.ensure(hostAccountId(stateDir));
+const apiKey = persisted(stateDir, 'VIGIL_API_KEY', 'api-key', () => `vgl_${randomBytes(32).toString('base64url')}`);
 await vigil.apiKeys.ensure(account.id, apiKey.value, 'example host');
 if (apiKey.made) {
   console.log(`Vigil account: ${account.id}`);
@@ -73,8 +26,29 @@ if (apiKey.made) {
 
 const app = express();
 
+// Probes for a balancer or an orchestrator, as the private-location agent serves them: liveness
+// says the process answers; readiness says it should get traffic (the database answers within
+// 2 s and no shutdown has begun).
+let stopping = false;
+app.get(['/-/liveness', '/health'], (_req, res) => {
+  res.set('cache-control', 'no-store').json({ status: 'ok' });
+});
+app.get('/-/readiness', async (_req, res) => {
+  res.set('cache-control', 'no-store');
+  if (stopping) return res.status(503).json({ status: 'shutting down' });
+  let timer;
+  const tooSlow = new Promise((resolve) => (timer = setTimeout(resolve, 2_000, false)));
+  const ok = await Promise.race([vigil.storage.accounts.get(account.id).then(() => true, () => false), tooSlow]);
+  clearTimeout(timer);
+  res.status(ok && !stopping ? 200 : 503).json({ status: stopping ? 'shutting down' : ok ? 'ready' : 'database unreachable' });
+});
+
 // Vigil's API: its own body parser, rate limit and error handler apply only under /api.
-app.use('/api', vigilRouter(vigil));
+// VIGIL_API_RATE_LIMIT sets the requests per minute each API key may make (default 600; `off`).
+const rateLimit = process.env.VIGIL_API_RATE_LIMIT;
+app.use('/api', vigilRouter(vigil, rateLimit ? { rateLimit: rateLimit === 'off' ? false : { limit: Number(rateLimit) } } : {}));
+// Prometheus metrics of Vigil (runs, scheduler, outbox, API) and of the process; keep it for the scraper.
+app.get('/metrics', metricsHandler(vigil));
 // Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
 app.use(vigilPages(vigil));
 
@@ -145,14 +119,37 @@ const server = app.listen(port, async () => {
   console.log(`Example host listening on http://localhost:${actual}`);
 });
 
-let stopping = false;
+/** Stops accepting connections and waits for the requests under way (idle keep-alive ones close at once). */
+function closeServer(graceMs) {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+const stopDeadlineMs = Number(process.env.STOP_DEADLINE_MS ?? 10_000);
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
+  process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
-    // New requests are refused, running checks finish (up to 10 s), then the store closes.
-    server.close();
-    server.closeIdleConnections();
-    vigil.stop(10_000).then(() => vigil.close()).then(() => process.exit(0));
+    // Readiness answers 503 from now on while the API still answers, so a balancer moves traffic
+    // away without errors. No slot is claimed any more; running checks finish (up to the
+    // deadline, then they are aborted) and the leases go back, so another process takes over at
+    // once. Then the HTTP server closes, then the store.
+    console.log(`${signal}: stopping; running checks get up to ${stopDeadlineMs} ms`);
+    try {
+      await vigil.stop(stopDeadlineMs);
+      await closeServer(2_000);
+      await vigil.close();
+    } catch (err) {
+      console.error('Vigil did not stop cleanly:', err.message);
+      process.exit(1);
+    }
+    console.log('Stopped');
+    process.exit(0);
   });
 }
