@@ -17,6 +17,7 @@ const util = require('node:util');
 const puppeteer = require('puppeteer-core');
 const { expect } = require('expect');
 const { hideSecrets } = require('./mask.cjs');
+const { installNetworkFence } = require('./network-fence.cjs');
 
 // Set by load-worker.cjs, taken before any script runs.
 const codeCache = globalThis.__vigilCodeCache || null;
@@ -179,6 +180,8 @@ async function run(job) {
   Object.assign(process.env, job.env);
   WITHHELD = new Set(job.withheld);
   fenceBuiltinModules();
+  // Under a target policy the script opens no connection of its own; its pages go through the host's proxy.
+  if (job.fenceNetwork) installNetworkFence((to) => send({ type: 'net-refused', host: to.host, port: to.port }));
 
   const context = browser.browserContexts().find((c) => c.id === job.contextId);
   if (!context) throw new Error('The run\'s browser context is gone');

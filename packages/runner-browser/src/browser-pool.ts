@@ -2,6 +2,12 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Chromium } from './chromium.js';
 import { PageRecorder } from './page-recorder.js';
 import { ScriptProcess, type ScriptProcessOptions } from './script-process.js';
+import type { TargetProxy } from './target-proxy.js';
+
+/** A pooled browser and, when the pool is fenced by a target policy, the proxy all its traffic goes through. */
+export interface PooledChromium extends Chromium {
+  readonly proxy: TargetProxy | null;
+}
 
 /** What a run gets: a fresh incognito context with one page, and a script process connected to its browser. */
 export interface Lease {
@@ -13,10 +19,12 @@ export interface Lease {
   readonly recorder: PageRecorder;
   /** Pages of the browser's default context that were open before the run (the rest are the run's). */
   readonly defaultPages: ReadonlySet<Page>;
+  /** The browser's target-policy proxy; null in a pool that is not fenced. */
+  readonly proxy: TargetProxy | null;
 }
 
 interface Slot {
-  chromium: Chromium;
+  chromium: PooledChromium;
   browser: Browser;
   runs: number;
   busy: boolean;
@@ -36,8 +44,11 @@ export interface PoolOptions {
   /** Runs prepared ahead per browser. */
   prepareAhead: number;
   viewport: { width: number; height: number } | null;
-  launch: () => Promise<Chromium>;
+  /** Starts a browser; `fenced`: with a target-policy proxy that all its traffic goes through. */
+  launch: (fenced: boolean) => Promise<PooledChromium>;
   process: ScriptProcessOptions;
+  /** Every browser is fenced from the start (see `fence()`). */
+  fenced?: boolean;
 }
 
 /** Waits for `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -55,6 +66,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * incognito context (no cookie, storage or cache of another run) and a new script process, both
  * prepared while the browser waits, so a run starts at once. A browser that crashed or served
  * `maxRunsPerBrowser` runs is replaced.
+ *
+ * Once fenced (by a target policy), every browser it launches has its own proxy, and a browser
+ * launched before without one serves no more runs: it is replaced.
  */
 export class BrowserPool {
   private readonly slots: Slot[] = [];
@@ -64,8 +78,21 @@ export class BrowserPool {
   /** Runs being cleaned up after their result went back. */
   private readonly releasing = new Set<Promise<void>>();
   private closed = false;
+  private fencedFromNow: boolean;
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    this.fencedFromNow = options.fenced === true;
+  }
+
+  /** Whether browsers get a target-policy proxy. */
+  get fenced(): boolean {
+    return this.fencedFromNow;
+  }
+
+  /** From now on every run gets a browser behind a target-policy proxy; it cannot be undone. */
+  fence(): void {
+    this.fencedFromNow = true;
+  }
 
   /** The pooled browsers that are up, for reporting their versions. */
   get browsers(): Browser[] {
@@ -78,6 +105,12 @@ export class BrowserPool {
     for (;;) {
       signal.throwIfAborted();
       const idle = this.slots.find((s) => !s.busy && !s.dead);
+      if (idle && this.fencedFromNow && !idle.chromium.proxy) {
+        // Launched before the pool was fenced: its traffic would not go through a proxy.
+        this.retire(idle);
+        void idle.browser.close().catch(() => {});
+        continue;
+      }
       if (idle) {
         idle.busy = true;
         const preparing = idle.ready.shift() ?? this.prepare(idle);
@@ -109,7 +142,7 @@ export class BrowserPool {
       if (this.slots.length + this.launching < this.options.size) {
         this.launching++;
         // A launch that outlasts this run's time still adds its browser to the pool.
-        const launched = this.options.launch().then((chromium) => {
+        const launched = this.options.launch(this.fencedFromNow).then((chromium) => {
           const { browser } = chromium;
           const slot: Slot = { chromium, browser, runs: 0, busy: false, dead: false, ready: [], prepared: new Set(), contexts: Promise.resolve(), session: null };
           browser.on('disconnected', () => this.retire(slot));
@@ -176,7 +209,7 @@ export class BrowserPool {
       const [page, process] = await Promise.all([context.newPage(), connecting]);
       const recorder = new PageRecorder(context);
       await recorder.start(page);
-      return { browser, context, page, process, recorder, defaultPages };
+      return { browser, context, page, process, recorder, defaultPages, proxy: slot.chromium.proxy };
     } catch (err) {
       await spawning.then((p) => p.dispose(), () => {});
       if (context) {
@@ -199,7 +232,8 @@ export class BrowserPool {
     const disposing = lease.process.dispose();
     const tainted = await this.inTurn(slot, () => this.clean(slot, lease));
     slot.runs++;
-    if (tainted || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
+    const unfenced = this.fencedFromNow && !slot.chromium.proxy;
+    if (tainted || unfenced || slot.dead || !this.slots.includes(slot) || slot.runs >= this.options.maxRunsPerBrowser) {
       this.retire(slot);
       await slot.browser.close().catch(() => {});
       slot.chromium.kill();

@@ -11,6 +11,7 @@ import {
   RUNTIME_IDS,
   runChecked,
   scrubSecrets,
+  targetPolicy as buildTargetPolicy,
   WITHHELD_SCRIPT_MODULES,
   type BrowserCheck,
   type CertificateProbe,
@@ -18,13 +19,16 @@ import {
   type RunJob,
   type RunResult,
   type RuntimeId,
+  type TargetPolicy,
+  type TargetPolicyOptions,
 } from '@vigil/core';
 import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
 import { launchChromium } from './chromium.js';
 import { CodeCache } from './code-cache.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
-import { judge } from './verdict.js';
+import { TargetProxy, type ProxyRun, type RefusedTarget } from './target-proxy.js';
+import { judge, type Verdict } from './verdict.js';
 import { normalize, SCRIPT_PARAMETERS, validateBrowserCheck } from './validate.js';
 
 export const BROWSER_CHECK_TYPE = 'BROWSER' as const;
@@ -61,6 +65,13 @@ export interface BrowserRunnerOptions {
    * days left come from what the browser was served.
    */
   certificateProbe?: CertificateProbe;
+  /**
+   * The target policy of every run, as the host gives it to `createVigil` (which also puts it on
+   * every job). Given here, the browsers are behind the policy's proxy from the first one on;
+   * otherwise they are from the first job whose policy refuses internal addresses. A run is held
+   * to both this and its job's policy.
+   */
+  targetPolicy?: TargetPolicyOptions | TargetPolicy;
 }
 
 /** What a runtime id stands for in this process. */
@@ -109,6 +120,47 @@ const CHROMIUM_ARGS = [
   // shows: about 0.8 s of CPU per run.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
 ];
+
+/**
+ * Switches that would take a fenced browser's traffic past its proxy; dropped from `args` when
+ * the browser is fenced (Chromium takes the last of a repeated switch, and --no-proxy-server over
+ * any).
+ */
+const PROXY_SWITCHES = /^--(no-proxy-server|proxy-server|proxy-bypass-list|proxy-pac-url|proxy-auto-detect|winhttp-proxy-resolver|webrtc-ip-handling-policy|enable-quic|origin-to-force-quic-on)(=|$)/;
+
+/**
+ * A fenced browser's switches: all its traffic through the target policy's proxy, loopback too
+ * (Chromium would otherwise go to localhost and 127.0.0.1 directly), no QUIC (UDP that a SOCKS
+ * proxy does not carry), and WebRTC without UDP of its own.
+ */
+function fencedArgs(proxy: TargetProxy): string[] {
+  return [
+    `--proxy-server=${proxy.url}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--disable-quic',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  ];
+}
+
+/** The policy a run is held to: the job's and the runner's, an address either refuses refused. Null when neither refuses anything. */
+function runPolicy(job: RunJob, own: TargetPolicy | null): TargetPolicy | null {
+  const policies = [job.targetPolicy, own].filter((p): p is TargetPolicy => p?.refuseInternalAddresses === true);
+  if (policies.length <= 1 || policies[0] === policies[1]) return policies[0] ?? null;
+  return {
+    refuseInternalAddresses: true,
+    allow: policies[0]!.allow.filter((cidr) => policies[1]!.allow.includes(cidr)),
+    checkAddress: (address) => policies[0]!.checkAddress(address) ?? policies[1]!.checkAddress(address),
+    checkHost: (host) => policies[0]!.checkHost(host) ?? policies[1]!.checkHost(host),
+  };
+}
+
+const SCRIPT_REFUSAL_REASON = 'under a target policy a browser check reaches the network through its pages only (page.goto, fetch inside page.evaluate), whose every address is checked';
+
+/** A connection the script's own process tried (and its fence refused), as the run records it. */
+function scriptRefusal(host: string, port: number): RefusedTarget {
+  const what = port > 0 ? `${host}:${port}` : host;
+  return { source: 'script', host, port, address: host, reason: SCRIPT_REFUSAL_REASON, message: `The target policy refused the script's own connection to ${what}: ${SCRIPT_REFUSAL_REASON}` };
+}
 
 const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 const packageRoot = realpathSync(join(here, '..'));
@@ -171,21 +223,41 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
   const screenshotOnFailure = options.screenshotOnFailure ?? true;
   const puppeteerVersion = (localRequire('puppeteer-core/package.json') as { version: string }).version;
   let chromiumVersion: string | null = null;
+  const ownPolicy = options.targetPolicy === undefined ? null
+    : 'checkAddress' in options.targetPolicy ? options.targetPolicy : buildTargetPolicy(options.targetPolicy);
 
   const pool = new BrowserPool({
     size: settings.poolSize,
     maxRunsPerBrowser: settings.maxRunsPerBrowser,
     prepareAhead: settings.prepareAhead,
     viewport: settings.viewport,
-    launch: async () => {
-      const chromium = await launchChromium({
-        executablePath: settings.executablePath,
-        args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
-        viewport: settings.viewport,
-        startTimeoutMs: 30_000,
-      });
-      chromiumVersion ??= await chromium.browser.version();
-      return chromium;
+    fenced: ownPolicy?.refuseInternalAddresses === true,
+    launch: async (fenced) => {
+      // A fenced browser's own proxy, closed with it.
+      const proxy = fenced ? await TargetProxy.start() : null;
+      try {
+        const chromium = await launchChromium({
+          executablePath: settings.executablePath,
+          args: proxy
+            ? [...CHROMIUM_ARGS, ...(options.args ?? []).filter((arg) => !PROXY_SWITCHES.test(arg)), ...fencedArgs(proxy)]
+            : [...CHROMIUM_ARGS, ...(options.args ?? [])],
+          viewport: settings.viewport,
+          startTimeoutMs: 30_000,
+          fenced: proxy !== null,
+        });
+        chromiumVersion ??= await chromium.browser.version();
+        return {
+          ...chromium,
+          proxy,
+          kill: () => {
+            chromium.kill();
+            proxy?.close();
+          },
+        };
+      } catch (err) {
+        proxy?.close();
+        throw err;
+      }
     },
     process: {
       ...scriptWorker(),
@@ -252,6 +324,8 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const finishBy = started + job.timeoutMs - 250;
     const budget = (most: number) => Math.max(0, Math.min(most, finishBy - Date.now()));
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(limitMs)]);
+    const policy = runPolicy(job, ownPolicy);
+    if (policy) pool.fence();
 
     let acquired: Awaited<ReturnType<BrowserPool['acquire']>>;
     try {
@@ -262,6 +336,12 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       return runResult({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
     }
     const { lease, release } = acquired;
+    if (policy && !lease.proxy) {
+      release();
+      return runResult({ hasErrors: true, errorMessage: 'The browser runner gave a run under a target policy a browser without its proxy', failureKind: 'OTHER' });
+    }
+    // Every connection of the run's pages from here to its end is checked against its policy.
+    const proxyRun: ProxyRun | null = lease.proxy?.beginRun(policy ?? job.targetPolicy ?? buildTargetPolicy()) ?? null;
     const logs: (ScriptLog & { at: number })[] = [];
     const runArtifacts = new RunArtifacts(artifacts, { accountId: job.accountId, checkId: check.id, runId: job.runId }, settings.maxArtifactBytes);
     const { recorder } = lease;
@@ -286,6 +366,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
           params: SCRIPT_PARAMETERS,
           secrets: job.secrets,
           withheld: WITHHELD_SCRIPT_MODULES,
+          fenceNetwork: policy !== null,
         },
         Math.max(1, limitMs - setupMs),
         AbortSignal.any([signal, browserGone.signal]),
@@ -298,6 +379,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
             if (logs.length < MAX_LOGS) logs.push({ ...log, text: scrubSecrets(log.text, job.secrets, true).slice(0, MAX_LOG_TEXT), at: Date.now() - started });
           },
           artifact: (file) => runArtifacts.add(file),
+          refused: ({ host, port }) => proxyRun?.refuse(scriptRefusal(host, port)),
         },
       );
       scriptEnd = Date.now();
@@ -310,14 +392,26 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         else if (shot.error) runArtifacts.errors.push(shot.error);
       }
       recorder.stop();
+      // What the pages tried until now counts; the proxy refuses everything after.
+      proxyRun?.end();
       const [ssl] = await Promise.all([
         sslDaysRemaining(check, recorder.certificateValidTo, budget(10_000)),
         withTimeout(runArtifacts.settle(), budget(10_000)),
       ]);
       const scriptMs = scriptEnd - scriptStart;
-      const verdict = lease.browser.connected
-        ? judge(outcome, lease.process.dir, limitMs, settings.memoryLimitMb)
-        : { result: { hasErrors: true, errorMessage: 'The browser crashed during the run', failureKind: 'OTHER' as const }, degradedReason: null };
+      const refused: RefusedTarget[] = proxyRun ? [...proxyRun.refused] : [];
+      const verdict: Verdict = refused.length > 0
+        // A refused connection fails the run, also when the script caught the error it got.
+        ? { result: { hasFailures: true, errorMessage: refused[0]!.message, failureKind: 'OTHER' as const }, degradedReason: null }
+        : lease.browser.connected
+          ? judge(outcome, lease.process.dir, limitMs, settings.memoryLimitMb)
+          : { result: { hasErrors: true, errorMessage: 'The browser crashed during the run', failureKind: 'OTHER' as const }, degradedReason: null };
+      const proxyErrors = proxyRun?.connectionErrors ?? [];
+      if (refused.length === 0 && proxyErrors.length > 0 && /net::ERR_SOCKS_CONNECTION_FAILED|net::ERR_PROXY_CONNECTION_FAILED/.test(verdict.result.errorMessage ?? '')) {
+        // Behind the proxy, Chromium names no cause: the proxy knows it.
+        const [first] = proxyErrors;
+        verdict.result.errorMessage = `${verdict.result.errorMessage} (${first!.host}:${first!.port}: ${first!.error})`;
+      }
       const details: Record<string, unknown> = {
         runtime: { runtimeId: check.runtimeId ?? DEFAULT_RUNTIME, puppeteer: puppeteerVersion, chromium: chromiumVersion, node: process.version },
         logs,
@@ -327,6 +421,11 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         webVitals: recorder.webVitals(),
         artifacts: runArtifacts.records,
       };
+      if (refused.length > 0) {
+        details.errorCode = 'ETARGETPOLICY';
+        details.refusedTargets = refused;
+      }
+      if (proxyErrors.length > 0) details.proxyConnectionErrors = proxyErrors;
       if (runArtifacts.errors.length > 0) details.artifactErrors = runArtifacts.errors;
       if (verdict.degradedReason) details.degradedReason = verdict.degradedReason;
       if (check.sslCheckDomain) details.ssl = { domain: check.sslCheckDomain, daysRemaining: ssl.days, source: ssl.source, ...(ssl.error ? { error: ssl.error } : {}) };
@@ -338,6 +437,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
         details,
       });
     } finally {
+      proxyRun?.end();
       lease.browser.off('disconnected', onGone);
       recorder.stop();
       release();

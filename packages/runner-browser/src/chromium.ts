@@ -20,6 +20,8 @@ export interface ChromiumOptions {
   viewport: { width: number; height: number } | null;
   /** How long the browser may take to answer its first command. */
   startTimeoutMs: number;
+  /** Its traffic goes through a target policy's proxy (`args` name it): the gate keeps scripts from making contexts past it. */
+  fenced?: boolean;
 }
 
 const TAIL_BYTES = 4096;
@@ -58,7 +60,7 @@ export async function launchChromium(options: ChromiumOptions): Promise<Chromium
   // The host's exit takes its browsers with it.
   process.on('exit', kill);
 
-  const gate = new DevToolsGate({ write: (data) => void toBrowser.write(`${data}\0`) });
+  const gate = new DevToolsGate({ write: (data) => void toBrowser.write(`${data}\0`) }, { fenced: options.fenced === true });
   let pending = '';
   fromBrowser.setEncoding('utf8').on('data', (chunk: string) => {
     const parts = (pending + chunk).split('\0');

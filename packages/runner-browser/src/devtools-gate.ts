@@ -16,7 +16,9 @@ import type { ConnectionTransport } from 'puppeteer-core';
  * - it may navigate to http(s), data:, blob: and about: URLs only (no file:, chrome: and such),
  *   and the files it hands to the browser (uploads, drops, downloads) must lie in its run folder;
  * - what reaches across the whole browser (tracing, extensions, closing or crashing it) is
- *   refused.
+ *   refused;
+ * - in a browser fenced by a target policy (its traffic goes through the host's proxy), a
+ *   context of its own proxy (`Target.createBrowserContext` with `proxyServer`) is refused.
  *
  * A refused command is answered with a protocol error that says why, so that the script fails
  * with that message.
@@ -116,6 +118,14 @@ export interface BrowserPipe {
   write(data: string): void;
 }
 
+export interface GateOptions {
+  /**
+   * The browser's traffic goes through the target policy's proxy: a script may not make a
+   * context with a proxy (or bypass list) of its own, which would take its pages past it.
+   */
+  fenced?: boolean;
+}
+
 export class DevToolsGate {
   private nextId = GATE_IDS;
   private readonly pending = new Map<number, Pending>();
@@ -129,7 +139,10 @@ export class DevToolsGate {
   /** The host's connection, for `puppeteer.connect({ transport })`: passed through as it is. */
   readonly host: ConnectionTransport;
 
-  constructor(private readonly pipe: BrowserPipe) {
+  readonly fenced: boolean;
+
+  constructor(private readonly pipe: BrowserPipe, options: GateOptions = {}) {
+    this.fenced = options.fenced === true;
     const gate = this;
     this.host = {
       send(message: string) {
@@ -348,6 +361,9 @@ export class GateClient {
     if (reason) refuse(reason);
     if (browserLevel && !BROWSER_LEVEL.has(method)) refuse('it acts on the whole browser');
     if (browserLevel && CONTEXT_DEFAULTED.has(method) && params.browserContextId === undefined) params.browserContextId = this.options.contextId;
+    if (method === 'Target.createBrowserContext' && this.gate.fenced && (params.proxyServer !== undefined || params.proxyBypassList !== undefined)) {
+      refuse('the browser\'s traffic goes through the host\'s target policy, not a proxy of the script\'s');
+    }
     if (params.browserContextId !== undefined && !this.contexts.has(params.browserContextId as string)) refuse('that browser context is not the run\'s');
     if (params.targetId !== undefined && !(await this.ownsTarget(params.targetId))) refuse('that target is not the run\'s');
     if (params.sessionId !== undefined && !this.sessions.has(params.sessionId as string)) refuse('that session is not the run\'s');

@@ -11,3 +11,4 @@ export {
 export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from './artifacts.js';
 export { cumulativeLayoutShift, type ConsoleEntry, type FailedRequest, type NavigationVitals } from './page-recorder.js';
 export { validateBrowserCheck } from './validate.js';
+export type { ProxyConnectionError, RefusedTarget } from './target-proxy.js';

@@ -44,6 +44,17 @@ export interface ScriptJob {
   secrets: string[];
   /** Modules the script may not require (core's WITHHELD_SCRIPT_MODULES). */
   withheld: readonly string[];
+  /**
+   * The run is under a target policy: the process opens no connection of its own (TCP, UDP, a
+   * DNS server of its choosing; child/network-fence.cjs), and reports each one it refused.
+   */
+  fenceNetwork: boolean;
+}
+
+/** A connection the script's process refused under a target policy: where it was going. */
+export interface ScriptConnection {
+  host: string;
+  port: number;
 }
 
 export interface ScriptProcessOptions {
@@ -188,7 +199,7 @@ export class ScriptProcess {
     job: ScriptJob,
     limitMs: number,
     signal: AbortSignal,
-    sinks: { log: (log: ScriptLog) => void; artifact: (a: ScriptArtifact) => void; started: () => void },
+    sinks: { log: (log: ScriptLog) => void; artifact: (a: ScriptArtifact) => void; started: () => void; refused?: (c: ScriptConnection) => void },
   ): Promise<ScriptOutcome> {
     this.logSink = sinks.log;
     return new Promise<ScriptOutcome>((resolve) => {
@@ -216,6 +227,10 @@ export class ScriptProcess {
           }
         }
         else if (m.type === 'started') sinks.started();
+        else if (m.type === 'net-refused' && job.fenceNetwork) {
+          // Sent by the fence, or by the script itself, which then only fails its own run.
+          sinks.refused?.({ host: String(m.host).slice(0, 300), port: Number(m.port) || 0 });
+        }
         else if (m.type === 'done') {
           const degraded = (m.degraded as string | null) ?? null;
           settle(m.ok ? { kind: 'done', ok: true, degraded } : { kind: 'done', ok: false, error: m.error as ScriptError, degraded });
