@@ -238,6 +238,29 @@ describe('vigil.apply: checks as code', () => {
     expect(JSON.stringify(rotated)).not.toContain('rotated');
   });
 
+  it('shows a webhook\'s locked headers and query parameters masked in a plan, before and after', async () => {
+    const { vigil } = await ready();
+    const hook = (token: string) => new AlertChannel('hook', {
+      type: 'WEBHOOK',
+      config: {
+        name: 'Hook', url: 'https://hooks.example.com/in',
+        headers: [{ key: 'Authorization', value: `Bearer ${token}`, locked: true }, { key: 'X-Team', value: 'payments', locked: false }],
+        queryParameters: [{ key: 'token', value: `q-${token}`, locked: true }],
+      },
+    });
+    await vigil.apply(ACCOUNT_A, [hook('OLDSECRET123')]);
+    const plan = await vigil.plan(ACCOUNT_A, [hook('NEWSECRET456')]);
+    const text = JSON.stringify(plan);
+    expect(text).not.toContain('OLDSECRET123');
+    expect(text).not.toContain('NEWSECRET456');
+    expect(plan.entries[0]!.changes).toMatchObject([{ field: 'config', note: 'a secret value changes' }]);
+    const shown = plan.entries[0]!.changes![0]!.to as { headers: unknown[] };
+    expect(shown.headers).toEqual([
+      { key: 'Authorization', value: '********', locked: true },
+      { key: 'X-Team', value: 'payments', locked: false },
+    ]);
+  });
+
   it('names a channel that subscribes new checks itself (autoSubscribe) only when the construct lists it', async () => {
     const { vigil } = await ready();
     const everyone = new AlertChannel('everyone', { type: 'EMAIL', config: { address: 'all@example.com' }, autoSubscribe: true });

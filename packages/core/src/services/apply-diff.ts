@@ -1,4 +1,4 @@
-import { SECRET_CONFIG_FIELDS, type AlertChannelType } from '../model/alert-channel.js';
+import { LOCKED_CONFIG_LISTS, SECRET_CONFIG_FIELDS, type AlertChannelType } from '../model/alert-channel.js';
 import type { ResourceKind } from '../model/managed-resource.js';
 import type { EnvironmentVariable } from '../model/shared.js';
 import { MASKED, maskVariables } from './masking.js';
@@ -21,7 +21,8 @@ export function changedFields(desired: Record<string, unknown>, stored: Record<s
 }
 
 /**
- * A value as a plan may show it: secret environment variables and secret channel config fields
+ * A value as a plan may show it: secret environment variables, secret channel config fields and
+ * the locked entries of a channel's key/value lists (a webhook's headers and query parameters)
  * masked, so that a plan printed in a deployment log leaks nothing.
  */
 export function displayValue(kind: ResourceKind, type: string | null, field: string, value: unknown, secretFields?: readonly string[]): unknown {
@@ -30,6 +31,12 @@ export function displayValue(kind: ResourceKind, type: string | null, field: str
     const hidden = secretFields ?? (type && type in SECRET_CONFIG_FIELDS ? SECRET_CONFIG_FIELDS[type as AlertChannelType] : []);
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
     for (const f of hidden) if (typeof out[f] === 'string' && out[f] !== '') out[f] = MASKED;
+    const lists = type && type in LOCKED_CONFIG_LISTS ? LOCKED_CONFIG_LISTS[type as AlertChannelType] : [];
+    for (const list of lists) {
+      const entries = out[list];
+      if (!Array.isArray(entries)) continue;
+      out[list] = entries.map((e: unknown) => (e && typeof e === 'object' && (e as { locked?: unknown }).locked === true ? { ...(e as object), value: MASKED } : e));
+    }
     return out;
   }
   return value;
