@@ -26,6 +26,29 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets(`x ${Buffer.from(`u:${odd}`).toString('base64')} y`, [odd])).toBe(`x ${SCRUBBED} y`);
   });
 
+  it('finds every form of every secret in the text as given, so one mask hides no other form', () => {
+    const secret = 'abcd:efgh1234';
+    const b64 = Buffer.from(secret).toString('base64').replace(/=+$/, '');
+    expect(scrubSecrets(`${b64}${secret} end`, [secret])).toBe(`${SCRUBBED} end`);
+    const long = 'correct horse battery staple';
+    const header = `Basic ${Buffer.from(`admin:${long}`).toString('base64')}`;
+    const short = header.slice(12, 16);
+    expect(scrubSecrets(header, [short, long])).toBe(`Basic ${SCRUBBED}`);
+  });
+
+  it('masks base64 of a secret that was URL-encoded or JSON-escaped after encoding', () => {
+    const secret = '\u00fe\u00ff secret?>>';
+    const b64 = Buffer.from(secret).toString('base64');
+    expect(b64).toMatch(/[+/=]/);
+    expect(scrubSecrets(`a=${encodeURIComponent(b64)}&b=1`, [secret])).toBe(`a=${SCRUBBED}&b=1`);
+    expect(scrubSecrets(`{"k":"${b64.replaceAll('/', '\\/')}"}`, [secret], true)).toBe(`{"k":"${SCRUBBED}"}`);
+  });
+
+  it('scrubs a long run of base64 characters beside an encoded secret in one pass', () => {
+    const text = `${'A'.repeat(400_000)} ${Buffer.from(`svc:${SECRET}`).toString('base64')}`;
+    expect(scrubSecrets(text, [SECRET])).toBe(`${'A'.repeat(400_000)} ${SCRUBBED}`);
+  });
+
   it('leaves text without the secret, and secrets under three characters, as they are', () => {
     expect(scrubSecrets('nothing to see here', [SECRET])).toBe('nothing to see here');
     expect(scrubSecrets('ab ab', ['ab'])).toBe('ab ab');

@@ -24,6 +24,7 @@ function base64Cores(bytes: Buffer): string[] {
  * hex), JSON-escaped; and base64 (whole, or inside a longer encoded value), which is masked
  * together with the rest of the encoded value around it (`Basic base64(user:secret)` becomes
  * `Basic ********`), since what is left of it would decode to bytes of the secret's neighbours.
+ * Base64 forms that were themselves URL-encoded or JSON-escaped (`\/`) are masked as they stand.
  */
 function forms(secret: string, json: boolean): { literal: string[]; encoded: string[] } {
   const bytes = Buffer.from(secret);
@@ -36,25 +37,67 @@ function forms(secret: string, json: boolean): { literal: string[]; encoded: str
   ]);
   if (json) literal.add(JSON.stringify(secret).slice(1, -1));
   const encoded = new Set([bytes.toString('base64'), ...base64Cores(bytes)]);
-  const longestFirst = (set: Set<string>) => [...set].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
-  return { literal: longestFirst(literal), encoded: longestFirst(encoded) };
+  for (const form of encoded) {
+    const escaped = encodeURIComponent(form);
+    if (escaped !== form) {
+      literal.add(escaped);
+      literal.add(escaped.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+    }
+    if (form.includes('/')) literal.add(form.replaceAll('/', '\\/'));
+  }
+  const nonEmpty = (set: Set<string>) => [...set].filter((f) => f.length > 0);
+  return { literal: nonEmpty(literal), encoded: nonEmpty(encoded) };
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const isBase64Char = (code: number) =>
+  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 95 || code === 45;
 
-/** Replaces every secret value in `text` (in each of its forms) with a mask. */
+/**
+ * Replaces every secret value in `text` (in each of its forms) with a mask. Every form of every
+ * secret is looked for in the text as given and the places found are masked together, so one
+ * secret's mask cannot hide another's form from the search; a base64 form's place grows over the
+ * encoded value around it. Linear in the text for each form.
+ */
 export function scrubSecrets(text: string, secrets: readonly string[], json = false): string {
-  let out = text;
+  const ranges: [number, number][] = [];
   for (const secret of secrets) {
     if (secret.length < 3) continue;
     const { literal, encoded } = forms(secret, json);
-    for (const form of encoded) {
-      if (!out.includes(form)) continue;
-      out = out.replace(new RegExp(`[A-Za-z0-9+/_-]*${escapeRegExp(form)}[A-Za-z0-9+/_-]*=*`, 'g'), SCRUBBED);
+    for (const form of literal) {
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) ranges.push([at, at + form.length]);
     }
-    for (const form of literal) out = out.split(form).join(SCRUBBED);
+    for (const form of encoded) {
+      let from = 0;
+      for (let at = text.indexOf(form, from); at >= 0; at = text.indexOf(form, from)) {
+        let start = at;
+        while (start > 0 && isBase64Char(text.charCodeAt(start - 1))) start--;
+        let end = at + form.length;
+        while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+        while (end < text.length && text.charCodeAt(end) === 61 /* = */) end++;
+        ranges.push([start, end]);
+        // The encoded value is masked whole: the search goes on after it.
+        from = end;
+      }
+    }
   }
-  return out;
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let at = 0;
+  let current = ranges[0]!;
+  const flush = (range: [number, number]) => {
+    out += text.slice(at, range[0]) + SCRUBBED;
+    at = range[1];
+  };
+  for (const range of ranges.slice(1)) {
+    if (range[0] <= current[1]) current = [current[0], Math.max(current[1], range[1])];
+    else {
+      flush(current);
+      current = range;
+    }
+  }
+  flush(current);
+  return out + text.slice(at);
 }
 
 /** A copy of `value` with every string in it scrubbed (JSON-escaped forms too); numbers and booleans stay as they are. */
