@@ -204,6 +204,47 @@ describe('engine: runners with a concurrency of their own', () => {
   });
 });
 
+describe('engine: a runner with no turn free before the lease runs short', () => {
+  it('skips the slot (no failed result, no alert) and runs the check again at its next slot', async () => {
+    let running = 0;
+    let most = 0;
+    let clock!: FakeClock;
+    // One run at a time, 9 s each; three checks every 10 s cannot all have a turn.
+    const slow = () => new Promise<Record<string, never>>((resolve) => {
+      most = Math.max(most, ++running);
+      clock.setTimer(new Date(clock.now().getTime() + 9_000), () => {
+        running--;
+        resolve({});
+      });
+    });
+    const runner = Object.assign(new FakeRunner('TCP', [slow]), { timeoutMs: 10_000, concurrency: 1 });
+    const warnings: { msg: string; meta?: Record<string, unknown> }[] = [];
+    const logger = { error: () => {}, info: () => {}, debug: () => {}, warn: (msg: string, meta?: Record<string, unknown>) => void warnings.push({ msg, meta }), child: () => logger };
+    const s = await setup({ engine: { leaseMs: 12_000 }, logger }, runner);
+    clock = s.clock;
+    const checks = [];
+    for (let i = 0; i < 3; i++) checks.push(await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: `db ${i}` })));
+    await start(s);
+    await runFor(s.clock, 60_000, 500);
+    expect(most).toBe(1);
+    const busy = warnings.filter((w) => w.msg === 'run: skipped, no runner of its type was free in time');
+    expect(busy.length).toBeGreaterThan(0);
+    let stored = 0;
+    for (const check of checks) {
+      const { items } = await s.vigil.checkResults.list(s.accountId, check.id, {});
+      stored += items.length;
+      expect(items.every((r) => !r.hasFailures && !r.hasErrors)).toBe(true);
+    }
+    // Every slot either ran or was skipped as busy, and the schedule went on.
+    expect(stored).toBeGreaterThanOrEqual(5);
+    // At most the one run still going has no result yet.
+    expect(s.runner.jobs.length - stored).toBeLessThanOrEqual(1);
+    const stopping = s.vigil.stop(0);
+    await runFor(s.clock, 10_000, 500);
+    await stopping;
+  });
+});
+
 describe('engine: alerts, errors and sessions', () => {
   it('groups the error, writes a failure alert to the outbox for subscribed channels, and none for a muted check', async () => {
     const runner = new FakeRunner('TCP', [failResult('Connection refused by 10.0.0.7:5432')]);

@@ -376,7 +376,7 @@ export class Engine implements SessionLauncher {
     // Cut short by stop(): the slot keeps its time, and stop() gives its lease back.
     if (outcome.kind === 'skipped' && outcome.reason === 'stopped') return;
     // A deleted or deactivated check leaves the schedule; a paused one keeps its slots.
-    const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled' || outcome.reason === 'duplicate';
+    const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled' || outcome.reason === 'duplicate' || outcome.reason === 'busy';
     let next: Date | null = null;
     if (keep && outcome.forRun) {
       const { check, group } = outcome.forRun;

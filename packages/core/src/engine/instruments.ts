@@ -33,7 +33,7 @@ export const ENGINE_METRICS = {
   },
   runsSkipped: {
     name: 'vigil_runs_skipped_total',
-    help: 'Due slots that did not run: the check was gone, inactive, paused by maintenance, or another process had already stored the slot',
+    help: 'Due slots that did not run: the check was gone, inactive, paused by maintenance, another process had already stored the slot, or no runner of its type was free before the lease ran short (busy)',
     labelNames: ['reason'],
   },
   schedulerLag: {

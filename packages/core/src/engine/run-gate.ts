@@ -31,19 +31,28 @@ export class RunGate {
           resolve(this.releaser());
         },
       };
+      let settled = false;
+      let cancelTimer = () => {};
+      const cleanup = () => {
+        settled = true;
+        cancelTimer();
+        signal.removeEventListener('abort', giveUp);
+      };
       const giveUp = () => {
+        if (settled) return;
         const at = this.waiting.indexOf(entry);
         if (at >= 0) this.waiting.splice(at, 1);
         cleanup();
         resolve(null);
       };
-      const cancelTimer = deadline === undefined ? () => {} : wait(Math.max(0, deadline - now), giveUp);
-      const cleanup = () => {
-        cancelTimer();
-        signal.removeEventListener('abort', giveUp);
-      };
-      signal.addEventListener('abort', giveUp, { once: true });
       this.waiting.push(entry);
+      signal.addEventListener('abort', giveUp, { once: true });
+      // A clock may call a timer that is already due at once, inside setTimer.
+      if (deadline !== undefined) {
+        const cancel = wait(Math.max(0, deadline - now), giveUp);
+        if (settled) cancel();
+        else cancelTimer = cancel;
+      }
     });
   }
 

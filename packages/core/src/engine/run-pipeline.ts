@@ -50,7 +50,7 @@ export interface RunSpec {
 
 export type RunOutcome =
   | { kind: 'ran'; result: CheckResult; forRun: CheckForRun }
-  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate' | 'stopped'; forRun?: CheckForRun };
+  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate' | 'stopped' | 'busy'; forRun?: CheckForRun };
 
 /**
  * The id of a scheduled slot's result: the same in every process, so a slot that a second process
@@ -193,6 +193,15 @@ export class RunPipeline {
           ...(deps.targetPolicy ? { targetPolicy: deps.targetPolicy } : {}),
         }, signal, spec.mustEndBy, (at) => (attemptStart = at))
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
+      if (result === null) {
+        // The runner had no turn free while the slot's lease still covered an attempt. A slot
+        // without a free runner tells nothing about the check: it is skipped, not failed.
+        deps.logger.warn('run: skipped, no runner of its type was free in time', {
+          accountId: spec.accountId, checkId: check.id, checkType: check.checkType, location: spec.location, dueAt: spec.dueAt.toISOString(), attempt,
+        });
+        if (attempts.length === 0) return { kind: 'skipped', reason: 'busy', forRun };
+        break;
+      }
       attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
       if (!isFailed(result) || signal.aborted) break;
       const elapsedMs = deps.clock.now().getTime() - startedAt.getTime();
@@ -294,20 +303,17 @@ export class RunPipeline {
 
   /**
    * One attempt: waits for the runner's turn where it has a concurrency of its own (not past
-   * `mustEndBy` less the attempt's time limit, so the lease still covers it), then runs it within
-   * its time limit.
+   * `mustEndBy` less the attempt's time limit, so the lease still covers it; null when that
+   * passed first), then runs it within its time limit.
    */
-  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal, mustEndBy: Date | undefined, admitted: (at: Date) => void): Promise<RunResult> {
+  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal, mustEndBy: Date | undefined, admitted: (at: Date) => void): Promise<RunResult | null> {
     const gate = this.gateOf(runner);
     if (!gate) return this.timedAttempt(runner, job, outer);
     const clock = this.deps.clock;
     const deadline = mustEndBy ? mustEndBy.getTime() - job.timeoutMs : undefined;
     const release = await gate.enter(outer, (ms, done) => clock.setTimer(new Date(clock.now().getTime() + ms), done), deadline, clock.now().getTime());
-    if (!release) {
-      return outer.aborted
-        ? errorResult('The run was cancelled', 'TIMEOUT', false)
-        : errorResult(`No ${job.check.checkType} runner was free in time: ${gate.limit} of its runs at once were busy until the slot's lease ran short`, 'TIMEOUT', false);
-    }
+    // Null: no turn before the lease ran short (the caller skips the slot).
+    if (!release) return outer.aborted ? errorResult('The run was cancelled', 'TIMEOUT', false) : null;
     admitted(clock.now());
     try {
       return await this.timedAttempt(runner, job, outer);
