@@ -126,7 +126,7 @@ const CHROMIUM_ARGS = [
  * the browser is fenced (Chromium takes the last of a repeated switch, and --no-proxy-server over
  * any).
  */
-const PROXY_SWITCHES = /^--(no-proxy-server|proxy-server|proxy-bypass-list|proxy-pac-url|proxy-auto-detect|winhttp-proxy-resolver|webrtc-ip-handling-policy|enable-quic|origin-to-force-quic-on)(=|$)/;
+const PROXY_SWITCHES = /^--?(no-proxy-server|proxy-server|proxy-bypass-list|proxy-pac-url|proxy-auto-detect|winhttp-proxy-resolver|(force-)?webrtc-ip-handling-policy|enable-quic|origin-to-force-quic-on)(=|$)/;
 
 /**
  * A fenced browser's switches: all its traffic through the target policy's proxy, loopback too
@@ -139,6 +139,8 @@ function fencedArgs(proxy: TargetProxy): string[] {
     '--proxy-bypass-list=<-loopback>',
     '--disable-quic',
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    // The same switch under the name other Chromium builds read.
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   ];
 }
 

@@ -152,6 +152,8 @@ export class TargetProxy {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
         server.off('error', reject);
+        // An accept that fails (out of file descriptors) must not end the host: that connection is lost, the proxy goes on.
+        server.on('error', () => {});
         resolve();
       });
     });
@@ -184,6 +186,8 @@ export class TargetProxy {
     client.once('close', () => this.clients.delete(client));
     client.on('error', () => {});
     client.setNoDelay(true);
+    // A client that opens a connection and never asks for anything is let go.
+    client.setTimeout(10_000, () => client.destroy());
     // A client that leaves before its request is answered is let go.
     const onEnd = () => client.destroy();
     client.once('end', onEnd);
@@ -207,6 +211,7 @@ export class TargetProxy {
       }
       client.off('data', onData);
       client.off('end', onEnd);
+      client.setTimeout(0);
       client.pause();
       if (request === 'bad') return void client.destroy();
       void this.open(client, request, buffer.subarray(request.length));
