@@ -167,29 +167,33 @@ describe('engine: runners with a time limit of their own', () => {
   });
 });
 
+/** Runs that each take `ms` of the fake clock; `most` is the most that went at once. */
+function slowRuns(ms: number) {
+  const state = { running: 0, most: 0, clock: null as FakeClock | null };
+  const outcome = () => new Promise<Record<string, never>>((resolve) => {
+    state.most = Math.max(state.most, ++state.running);
+    state.clock!.setTimer(new Date(state.clock!.now().getTime() + ms), () => {
+      state.running--;
+      resolve({});
+    });
+  });
+  return { state, outcome };
+}
+
 describe('engine: runners with a concurrency of their own', () => {
   it('holds a runner\'s further runs back until one ends, before their time limit starts', async () => {
-    let running = 0;
-    let most = 0;
-    let clock!: FakeClock;
     // Each run takes 4 s of the 5 s limit; six are due at once, two may go at a time.
-    const slow = () => new Promise<Record<string, never>>((resolve) => {
-      most = Math.max(most, ++running);
-      clock.setTimer(new Date(clock.now().getTime() + 4_000), () => {
-        running--;
-        resolve({});
-      });
-    });
-    const runner = Object.assign(new FakeRunner('TCP', [slow]), { timeoutMs: 5_000, concurrency: 2 });
+    const { state, outcome } = slowRuns(4_000);
+    const runner = Object.assign(new FakeRunner('TCP', [outcome]), { timeoutMs: 5_000, concurrency: 2 });
     const s = await setup({}, runner);
-    clock = s.clock;
+    state.clock = s.clock;
     const checks = [];
     for (let i = 0; i < 6; i++) checks.push(await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: `db ${i}`, frequency: 60, frequencyOffset: null })));
     await start(s);
     const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: checks.map((c) => c.id) } });
     await runFor(s.clock, 15_000, 500);
     expect(s.runner.jobs.length).toBe(6);
-    expect(most).toBe(2);
+    expect(state.most).toBe(2);
     for (const session of sessions) {
       expect(await s.vigil.checkSessions.get(s.accountId, session.checkSessionId)).toMatchObject({ status: 'PASSED' });
     }
@@ -206,27 +210,18 @@ describe('engine: runners with a concurrency of their own', () => {
 
 describe('engine: a runner with no turn free before the lease runs short', () => {
   it('skips the slot (no failed result, no alert) and runs the check again at its next slot', async () => {
-    let running = 0;
-    let most = 0;
-    let clock!: FakeClock;
     // One run at a time, 9 s each; three checks every 10 s cannot all have a turn.
-    const slow = () => new Promise<Record<string, never>>((resolve) => {
-      most = Math.max(most, ++running);
-      clock.setTimer(new Date(clock.now().getTime() + 9_000), () => {
-        running--;
-        resolve({});
-      });
-    });
-    const runner = Object.assign(new FakeRunner('TCP', [slow]), { timeoutMs: 10_000, concurrency: 1 });
+    const { state, outcome } = slowRuns(9_000);
+    const runner = Object.assign(new FakeRunner('TCP', [outcome]), { timeoutMs: 10_000, concurrency: 1 });
     const warnings: { msg: string; meta?: Record<string, unknown> }[] = [];
     const logger = { error: () => {}, info: () => {}, debug: () => {}, warn: (msg: string, meta?: Record<string, unknown>) => void warnings.push({ msg, meta }), child: () => logger };
     const s = await setup({ engine: { leaseMs: 12_000 }, logger }, runner);
-    clock = s.clock;
+    state.clock = s.clock;
     const checks = [];
     for (let i = 0; i < 3; i++) checks.push(await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: `db ${i}` })));
     await start(s);
     await runFor(s.clock, 60_000, 500);
-    expect(most).toBe(1);
+    expect(state.most).toBe(1);
     const busy = warnings.filter((w) => w.msg === 'run: skipped, no runner of its type was free in time');
     expect(busy.length).toBeGreaterThan(0);
     let stored = 0;
