@@ -208,6 +208,29 @@ describe('engine: runners with a concurrency of their own', () => {
   });
 });
 
+describe('engine: runs waiting for their runner\'s turn', () => {
+  it('leave their engine slot to runs of other types meanwhile', async () => {
+    // The engine runs two at once; TCP runs go one at a time and take 9 s.
+    const { state, outcome } = slowRuns(9_000);
+    const tcpRunner = Object.assign(new FakeRunner('TCP', [outcome]), { timeoutMs: 10_000, concurrency: 1 });
+    const apiRunner = new FakeRunner('API');
+    const s = await setup({ engine: { concurrency: 2 }, runners: [tcpRunner, apiRunner] }, tcpRunner);
+    state.clock = s.clock;
+    const tcps = [];
+    for (let i = 0; i < 3; i++) tcps.push(await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: `db ${i}`, frequency: 60, frequencyOffset: null })));
+    const api = await s.vigil.checks.create(s.accountId, 'API', { name: 'orders API', request: { url: 'https://api.example.com/orders' }, frequency: 60 });
+    await start(s);
+    await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [...tcps.map((c) => c.id), api.id] } });
+    await runFor(s.clock, 1_000, 250);
+    // One TCP run goes, two wait for the TCP runner, and the API run is not held behind them.
+    expect(tcpRunner.jobs.length).toBe(1);
+    expect(apiRunner.jobs.map((j) => j.check.id)).toEqual([api.id]);
+    await runFor(s.clock, 30_000, 500);
+    expect(tcpRunner.jobs.length).toBe(3);
+    expect(state.most).toBe(1);
+  });
+});
+
 describe('engine: a runner with no turn free before the lease runs short', () => {
   it('skips the slot (no failed result, no alert) and runs the check again at its next slot', async () => {
     // One run at a time, 9 s each; three checks every 10 s cannot all have a turn.

@@ -84,6 +84,8 @@ export class Engine implements SessionLauncher {
   /** Retention of check results, run from its own entry of the shared schedule. */
   readonly retention: RetentionJob;
   private serial = 0;
+  /** Running jobs that wait for their runner's turn: they hold no engine slot meanwhile. */
+  private waitingForRunner = 0;
   /** Claimed slots whose run could not be recorded because the store was away; given back once it answers. */
   private unfinished: ScheduledJob[] = [];
 
@@ -110,9 +112,14 @@ export class Engine implements SessionLauncher {
     return this.current;
   }
 
-  /** Jobs running now. */
+  /** Jobs running now (those waiting for their runner's turn included). */
   get active(): number {
     return this.running.size;
+  }
+
+  /** Engine slots taken: running jobs less those waiting for their runner's turn. */
+  private get occupied(): number {
+    return this.running.size - this.waitingForRunner;
   }
 
   private get deps() {
@@ -299,7 +306,7 @@ export class Engine implements SessionLauncher {
   private dispatch(): void {
     if (this.current !== 'running') return;
     const now = this.now();
-    while (this.running.size < this.o.concurrency) {
+    while (this.occupied < this.o.concurrency) {
       const top = this.queue.peek();
       if (!top || top.due > now) break;
       this.queue.pop();
@@ -307,7 +314,7 @@ export class Engine implements SessionLauncher {
     }
     // Session runs wait while launches of the same trigger are still being read, so order holds.
     if (this.pendingLaunches === 0) {
-      for (let i = 0; i < this.sessionQueue.length && this.running.size < this.o.concurrency;) {
+      for (let i = 0; i < this.sessionQueue.length && this.occupied < this.o.concurrency;) {
         const job = this.sessionQueue[i]!;
         if (job.group && (this.groupRunning.get(job.group.id) ?? 0) >= job.group.limit) {
           i++;
@@ -318,7 +325,7 @@ export class Engine implements SessionLauncher {
       }
     }
     const next = this.queue.peek();
-    if (!next || this.running.size >= this.o.concurrency) {
+    if (!next || this.occupied >= this.o.concurrency) {
       this.dispatchTimer?.();
       this.dispatchTimer = null;
       this.dispatchAt = Infinity;
@@ -341,6 +348,14 @@ export class Engine implements SessionLauncher {
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
     const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
     const claim = job.claim;
+    // A run waiting for its runner's turn (a browser pool) leaves its engine slot to runs of other types.
+    let waiting = false;
+    const onRunnerWait = (now: boolean) => {
+      if (now === waiting) return;
+      waiting = now;
+      this.waitingForRunner += now ? 1 : -1;
+      if (now) this.dispatch();
+    };
     if (claim) this.meter.schedulerLag.observe({}, Math.max(0, this.now() - job.due) / 1000);
     const special = claim?.location === ALERT_TICK_LOCATION ? this.pipeline.tick.bind(this.pipeline)
       : claim?.location === SSL_CHECK_LOCATION ? this.pipeline.certificate.bind(this.pipeline)
@@ -349,7 +364,7 @@ export class Engine implements SessionLauncher {
     const work = claim && special
       ? special(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
       : this.pipeline
-        .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy }, controller.signal)
+        .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy, onRunnerWait }, controller.signal)
         .then((outcome) => (claim ? this.complete(claim, outcome) : undefined));
     const promise = work
       .catch((err: unknown) => {
@@ -360,6 +375,7 @@ export class Engine implements SessionLauncher {
         });
       })
       .finally(() => {
+        onRunnerWait(false);
         this.running.delete(key);
         if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 1) - 1);
         this.dispatch();

@@ -46,6 +46,8 @@ export interface RunSpec {
   session?: { checkSessionId: string; sequenceId: string; projectId?: string | null; environment?: string | null } | undefined;
   /** When the run must be over, retries included (the lease of a scheduled slot). */
   mustEndBy?: Date | undefined;
+  /** Told when the run starts and stops waiting for its runner's turn (the engine does not count it as running meanwhile). */
+  onRunnerWait?: ((waiting: boolean) => void) | undefined;
 }
 
 export type RunOutcome =
@@ -191,7 +193,7 @@ export class RunPipeline {
           clientCertificates: this.certificates.lookupFor(spec.accountId),
           snippets: this.snippets.lookupFor(spec.accountId),
           ...(deps.targetPolicy ? { targetPolicy: deps.targetPolicy } : {}),
-        }, signal, spec.mustEndBy, (at) => (attemptStart = at))
+        }, signal, spec, (at) => (attemptStart = at))
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       if (result === null) {
         // The runner had no turn free while the slot's lease still covered an attempt. A slot
@@ -306,12 +308,15 @@ export class RunPipeline {
    * `mustEndBy` less the attempt's time limit, so the lease still covers it; null when that
    * passed first), then runs it within its time limit.
    */
-  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal, mustEndBy: Date | undefined, admitted: (at: Date) => void): Promise<RunResult | null> {
+  private async attempt(runner: Runner, job: RunJob, outer: AbortSignal, spec: RunSpec, admitted: (at: Date) => void): Promise<RunResult | null> {
     const gate = this.gateOf(runner);
     if (!gate) return this.timedAttempt(runner, job, outer);
     const clock = this.deps.clock;
-    const deadline = mustEndBy ? mustEndBy.getTime() - job.timeoutMs : undefined;
-    const release = await gate.enter(outer, (ms, done) => clock.setTimer(new Date(clock.now().getTime() + ms), done), deadline, clock.now().getTime());
+    const deadline = spec.mustEndBy ? spec.mustEndBy.getTime() - job.timeoutMs : undefined;
+    const waits = gate.active >= gate.limit;
+    if (waits) spec.onRunnerWait?.(true);
+    const entering = gate.enter(outer, (ms, done) => clock.setTimer(new Date(clock.now().getTime() + ms), done), deadline, clock.now().getTime());
+    const release = waits ? await entering.finally(() => spec.onRunnerWait?.(false)) : await entering;
     // Null: no turn before the lease ran short (the caller skips the slot).
     if (!release) return outer.aborted ? errorResult('The run was cancelled', 'TIMEOUT', false) : null;
     admitted(clock.now());
