@@ -1,37 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createVigil, type Vigil } from '@vigil/core';
 import { AlertChannel, BrowserCheck, CheckGroup, Dashboard, HeartbeatCheck, MaintenanceWindow, TcpCheck } from '@vigil/core/constructs';
-import knexFactory, { type Knex } from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
-import { knexStorage, type KnexStorage } from '../src/index.js';
+import type { KnexStorage } from '../src/index.js';
+import { freshStore, STORES } from './support/fresh-store.js';
 
-const PG_URL = process.env.VIGIL_PG_URL;
-if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-0000000000aa';
-
-const dir = mkdtempSync(join(tmpdir(), 'vigil-apply-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A store of that kind on a fresh file or schema; closing it removes the schema. */
-async function freshStore(kind: 'sqlite' | 'postgres', name: string): Promise<KnexStorage> {
-  if (kind === 'sqlite') return knexStorage({ connection: join(dir, `${name}.sqlite`) });
-  const schema = `vigil_apply_${randomBytes(4).toString('hex')}`;
-  const admin: Knex = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema ${schema}`);
-  const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 0, max: 4 } });
-  const storage = knexStorage({ knex });
-  const close = storage.close.bind(storage);
-  storage.close = async () => {
-    await close();
-    await knex.destroy();
-    await admin.raw(`drop schema ${schema} cascade`);
-    await admin.destroy();
-  };
-  return storage;
-}
 
 function constructs(port = 5432) {
   const hook = new AlertChannel('hook', {
@@ -55,17 +29,14 @@ function constructs(port = 5432) {
   ];
 }
 
-const STORES: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-
 describe.each(STORES)('vigil.apply on %s', (kind) => {
-  let n = 0;
   const open: Vigil[] = [];
   afterAll(async () => {
     for (const v of open) await v.close();
   });
 
   async function vigilOn(): Promise<Vigil> {
-    const vigil = createVigil({ storage: await freshStore(kind, `case-${++n}`), secretKey: randomBytes(32) });
+    const vigil = createVigil({ storage: await freshStore(kind, 'vigil_apply'), secretKey: randomBytes(32) });
     open.push(vigil);
     await vigil.accounts.ensure(ACCOUNT);
     return vigil;
