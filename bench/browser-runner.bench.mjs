@@ -7,9 +7,13 @@
 // Two loads: back to back (the most runs per minute two browsers give), and spaced (a run, then
 // SPACED_GAP_MS idle, as scheduled checks come), where the pool has the next run prepared.
 // Back to back is bound by CPU (Chromium's context and renderer, the script's process), so the
-// load average is printed too: other work on the machine takes from both modes.
+// load average is printed too: other work on the machine takes from both modes. A third row,
+// Chromium alone (puppeteer in this process, the same page in fresh contexts, nothing of Vigil's),
+// is the ceiling: what Chromium itself costs per run, which no pool can go under.
+// Each Chromium build here is measured: Debian's chromium, and its headless shell where installed.
 import { once } from 'node:events';
 import http from 'node:http';
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
@@ -18,6 +22,8 @@ const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 20_000);
 const SPACED_RUNS = Number(process.env.BENCH_SPACED_RUNS ?? 8);
 const SPACED_GAP_MS = Number(process.env.BENCH_SPACED_GAP_MS ?? 1_000);
 const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
+// Debian's chromium-headless-shell, measured as well where it is installed: a lighter build.
+const HEADLESS_SHELL = process.env.VIGIL_HEADLESS_SHELL ?? '/usr/bin/chromium-headless-shell';
 
 const PAGE = `<!doctype html><title>Shop</title><h1 id="t">Welcome</h1>
 <button onclick="document.getElementById('t').textContent='Added to cart'">Add</button>`;
@@ -78,22 +84,60 @@ async function measure(runner, url) {
   return { perMinute, count, p50: quantile(overheads, 0.5), p95: quantile(overheads, 0.95), spaced: quantile(spaced, 0.5) };
 }
 
+/**
+ * The ceiling no pool can pass: Chromium alone, POOL browsers kept open and driven by puppeteer in
+ * this process, each run the same page in a fresh incognito context, with no script process, no
+ * recording and no clean-up of Vigil's. Its ratio to the baseline is the most any pool reaches here.
+ */
+async function measureChromiumAlone(executablePath, url) {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--disable-quic', '--no-first-run', '--mute-audio', '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup'];
+  const browsers = await Promise.all(Array.from({ length: POOL }, () => puppeteer.launch({ executablePath, pipe: true, args })));
+  const once = async (browser) => {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.click('button');
+    if ((await page.$eval('#t', (e) => e.textContent)) !== 'Added to cart') throw new Error('the page did not change');
+    await context.close();
+  };
+  for (const browser of browsers) await once(browser); // warm up
+  let count = 0;
+  const started = performance.now();
+  const until = started + ROUND_MS;
+  await Promise.all(browsers.map(async (browser) => {
+    while (performance.now() < until) {
+      await once(browser);
+      count++;
+    }
+  }));
+  const perMinute = count / ((performance.now() - started) / 60_000);
+  await Promise.all(browsers.map((browser) => browser.close()));
+  return { perMinute, count };
+}
+
 async function main() {
   const { browserRunner } = await import('@vigil/runner-browser');
   const { server, url } = await serve();
-  const loadBefore = loadavg()[0];
-  const options = { executablePath: CHROMIUM, poolSize: POOL, screenshotOnFailure: false, ...(process.env.BENCH_AHEAD ? { prepareAhead: Number(process.env.BENCH_AHEAD) } : {}) };
-  const baseline = await measure(browserRunner({ ...options, maxRunsPerBrowser: 1 }), url);
-  const pooled = await measure(browserRunner(options), url);
-  server.close();
+  const builds = [...new Set([CHROMIUM, HEADLESS_SHELL])].filter((build) => build === CHROMIUM || existsSync(build));
   const f = (x) => x.toFixed(0);
-  console.log(`browser checks, ${POOL} in flight, ${ROUND_MS / 1000} s each (runs/min; overhead = wall - script time, ms); ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
-  console.log('                          back to back                                spaced by ' + SPACED_GAP_MS + ' ms');
-  console.log('mode                      runs/min   runs   overhead p50   overhead p95   overhead p50');
-  const row = (name, m) => console.log(`${name.padEnd(24)}  ${f(m.perMinute).padStart(8)}   ${String(m.count).padStart(4)}   ${f(m.p50).padStart(12)}   ${f(m.p95).padStart(12)}   ${f(m.spaced).padStart(12)}`);
-  row('launch a browser per run', baseline);
-  row('pool (vigil)', pooled);
-  console.log(`ratio pool/baseline: ${(pooled.perMinute / baseline.perMinute).toFixed(2)}x runs/min back to back; overhead p50 ${f(pooled.p50)} ms back to back, ${f(pooled.spaced)} ms spaced (baseline ${f(baseline.spaced)} ms); target < 300 ms`);
+  for (const executablePath of builds) {
+    const loadBefore = loadavg()[0];
+    const options = { executablePath, poolSize: POOL, screenshotOnFailure: false, ...(process.env.BENCH_AHEAD ? { prepareAhead: Number(process.env.BENCH_AHEAD) } : {}) };
+    const baseline = await measure(browserRunner({ ...options, maxRunsPerBrowser: 1 }), url);
+    const pooled = await measure(browserRunner(options), url);
+    const alone = await measureChromiumAlone(executablePath, url);
+    console.log(`\n${executablePath}: browser checks, ${POOL} in flight, ${ROUND_MS / 1000} s each (runs/min; overhead = wall - script time, ms); ${cpus().length} cores, load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
+    console.log('                          back to back                                spaced by ' + SPACED_GAP_MS + ' ms');
+    console.log('mode                      runs/min   runs   overhead p50   overhead p95   overhead p50');
+    const row = (name, m) => console.log(`${name.padEnd(24)}  ${f(m.perMinute).padStart(8)}   ${String(m.count).padStart(4)}   ${f(m.p50).padStart(12)}   ${f(m.p95).padStart(12)}   ${f(m.spaced).padStart(12)}`);
+    row('launch a browser per run', baseline);
+    row('pool (vigil)', pooled);
+    console.log(`${'chromium alone (ceiling)'.padEnd(24)}  ${f(alone.perMinute).padStart(8)}   ${String(alone.count).padStart(4)}`);
+    console.log(`ratio pool/baseline: ${(pooled.perMinute / baseline.perMinute).toFixed(2)}x runs/min back to back (ceiling: chromium alone/baseline ${(alone.perMinute / baseline.perMinute).toFixed(2)}x); overhead p50 ${f(pooled.p50)} ms back to back, ${f(pooled.spaced)} ms spaced (baseline ${f(baseline.spaced)} ms); target < 300 ms`);
+  }
+  server.close();
 }
 
 main().catch((err) => {

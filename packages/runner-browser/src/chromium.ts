@@ -73,7 +73,9 @@ export async function launchChromium(options: ChromiumOptions): Promise<Chromium
     exited = reject;
   });
   exit.catch(() => {});
-  child.on('error', (err) => exited(err));
+  child.on('error', (err: NodeJS.ErrnoException) => exited(err.code === 'ENOENT'
+    ? new Error(`there is no Chromium at ${options.executablePath} (on Debian: apt-get install chromium, or chromium-headless-shell; executablePath or PUPPETEER_EXECUTABLE_PATH names another)`)
+    : err));
   child.on('exit', (code, signal) => {
     process.off('exit', kill);
     gate.close();

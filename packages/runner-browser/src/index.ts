@@ -2,6 +2,7 @@
 export {
   BROWSER_CHECK_TYPE,
   browserRunner,
+  defaultChromium,
   registerBrowserRunner,
   type BrowserRunner,
   type BrowserRunnerOptions,

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { RunResult } from '@vigil/core';
 import { runnerSuite } from '@vigil/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserRunner, cumulativeLayoutShift, directoryArtifacts, validateBrowserCheck, type ArtifactRecord } from '../src/index.js';
-import { browserJob, HAS_CHROMIUM, serveSite, type BrowserJobOptions, type Site } from './support.js';
+import { browserRunner, cumulativeLayoutShift, defaultChromium, directoryArtifacts, validateBrowserCheck, type ArtifactRecord } from '../src/index.js';
+import { browserJob, CHROMIUM_BUILDS, serveSite, type BrowserJobOptions, type Site } from './support.js';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
 <h1 id="title">Welcome</h1>
@@ -20,7 +20,8 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const never = () => undefined;
 const signal = () => new AbortController().signal;
 
-describe.runIf(HAS_CHROMIUM)('browser runner', () => {
+// Every test below runs once per Chromium build here: Debian's chromium and its headless shell.
+describe.each(CHROMIUM_BUILDS)('browser runner on %s', (executablePath) => {
   let site: Site;
   let dir: string;
   const artifacts = () => directoryArtifacts(dir);
@@ -39,7 +40,7 @@ describe.runIf(HAS_CHROMIUM)('browser runner', () => {
 
   describe('conformance', () => {
     runnerSuite(it, async () => {
-      const runner = browserRunner({ poolSize: 1, artifacts: artifacts() });
+      const runner = browserRunner({ executablePath, poolSize: 1, artifacts: artifacts() });
       return {
         runner,
         passing: browserJob({ script: `await page.goto('${site.url}/');\nassert.equal(await page.title(), 'Shop');` }),
@@ -57,12 +58,12 @@ describe.runIf(HAS_CHROMIUM)('browser runner', () => {
 
   describe('runs', () => {
     // Two runs prepared ahead per browser: runs stay apart however many contexts wait beside them.
-    const runner = browserRunner({ poolSize: 2, prepareAhead: 2, artifacts: undefined });
+    const runner = browserRunner({ executablePath, poolSize: 2, prepareAhead: 2, artifacts: undefined });
     let store: ReturnType<typeof directoryArtifacts>;
     let withStore: ReturnType<typeof browserRunner>;
     beforeAll(() => {
       store = artifacts();
-      withStore = browserRunner({ poolSize: 2, artifacts: store, memoryLimitMb: 64 });
+      withStore = browserRunner({ executablePath, poolSize: 2, artifacts: store, memoryLimitMb: 64 });
     });
     afterAll(async () => {
       await runner.close();
@@ -260,7 +261,7 @@ expect((await browser.pages()).length).toBe(1);`,
     });
 
     it('leaves nothing of a run in the browser: contexts the script made are disposed, and pages opened in the default context open in the run\'s', async () => {
-      const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      const solo = browserRunner({ executablePath, poolSize: 1, screenshotOnFailure: false });
       try {
         const messy = await solo.run(browserJob({
           script: `const real = page.browser();
@@ -293,7 +294,7 @@ expect(cookies).toEqual([]);`,
     });
 
     it('keeps the run\'s time limit while a browser starts, and the next run gets that browser', async () => {
-      const fresh = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      const fresh = browserRunner({ executablePath, poolSize: 1, screenshotOnFailure: false });
       try {
         const started = Date.now();
         // 1.6 s for the job leaves 100 ms for the script's side: less than a browser takes to start.
@@ -312,7 +313,7 @@ expect(cookies).toEqual([]);`,
       const chromiumPids = () => new Set(execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
         .split('\n').filter((line) => line.includes('vigil-chromium-')).map((line) => Number(line.trim().split(/\s+/)[0])));
       const before = chromiumPids();
-      const solo = browserRunner({ poolSize: 1, screenshotOnFailure: false });
+      const solo = browserRunner({ executablePath, poolSize: 1, screenshotOnFailure: false });
       let killed = 0;
       const crashing = await serveSite({
         '/crash': (_req, res) => {
@@ -395,7 +396,7 @@ expect(page.isClosed()).toBe(false);`,
     });
 
     it('refuses artifacts past the limit with a clear error and keeps the run', async () => {
-      const small = browserRunner({ poolSize: 1, artifacts: store, maxArtifactBytes: 1_000 });
+      const small = browserRunner({ executablePath, poolSize: 1, artifacts: store, maxArtifactBytes: 1_000 });
       try {
         const result = await small.run(browserJob({ script: `await page.goto('${site.url}/');\nawait page.screenshot({ path: 'home.png' });` }), signal());
         expect(result.errorMessage).toBeNull();
@@ -417,6 +418,7 @@ expect(page.isClosed()).toBe(false);`,
       rmSync(certDir, { recursive: true, force: true });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
       const secure = browserRunner({
+        executablePath,
         poolSize: 1,
         args: ['--host-resolver-rules=MAP shop.vigil.test 127.0.0.1', '--ignore-certificate-errors'],
       });
@@ -486,5 +488,31 @@ describe('cumulativeLayoutShift', () => {
     // Shifts every 900 ms keep one window going, but only for 5 s.
     const steady = Array.from({ length: 8 }, (_, i) => ({ at: i * 900, value: 0.1 }));
     expect(cumulativeLayoutShift(steady)).toBe(0.6);
+  });
+});
+
+describe('defaultChromium', () => {
+  const only = (...paths: string[]) => (path: string) => paths.includes(path);
+  it('runs PUPPETEER_EXECUTABLE_PATH when it is set', () => {
+    expect(defaultChromium({ PUPPETEER_EXECUTABLE_PATH: '/opt/chrome/chrome' }, only('/usr/bin/chromium'))).toBe('/opt/chrome/chrome');
+  });
+  it("runs Debian's chromium when it is installed, also beside the headless shell", () => {
+    expect(defaultChromium({}, only('/usr/bin/chromium', '/usr/bin/chromium-headless-shell'))).toBe('/usr/bin/chromium');
+  });
+  it('runs the headless shell where only it is installed', () => {
+    expect(defaultChromium({}, only('/usr/bin/chromium-headless-shell'))).toBe('/usr/bin/chromium-headless-shell');
+  });
+  it('names /usr/bin/chromium where neither is installed, so that the error says what is missing', () => {
+    expect(defaultChromium({}, only())).toBe('/usr/bin/chromium');
+  });
+  it('fails a run with an error that names the missing Chromium and how to install it', async () => {
+    const runner = browserRunner({ executablePath: '/nonexistent/chromium' });
+    try {
+      const result = await runner.run(browserJob({ script: 'await page.goto("about:blank");' }), signal());
+      expect(result.hasErrors).toBe(true);
+      expect(result.errorMessage).toBe('The browser could not be started: there is no Chromium at /nonexistent/chromium (on Debian: apt-get install chromium, or chromium-headless-shell; executablePath or PUPPETEER_EXECUTABLE_PATH names another)');
+    } finally {
+      await runner.close();
+    }
   });
 });

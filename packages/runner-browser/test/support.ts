@@ -6,11 +6,17 @@ import type { BrowserCheck, RunJob } from '@vigil/core';
 import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
 export const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
+/** Debian's chromium-headless-shell: the lighter build the runner also supports. */
+export const HEADLESS_SHELL = process.env.VIGIL_HEADLESS_SHELL ?? '/usr/bin/chromium-headless-shell';
 /** Browser tests run where Chromium is; CI sets VIGIL_REQUIRE_BROWSER so that a missing browser fails rather than skips. */
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM && process.env.VIGIL_REQUIRE_BROWSER) {
-  throw new Error(`VIGIL_REQUIRE_BROWSER is set but there is no Chromium at ${CHROMIUM}`);
+if (process.env.VIGIL_REQUIRE_BROWSER) {
+  for (const build of [CHROMIUM, HEADLESS_SHELL]) {
+    if (!existsSync(build)) throw new Error(`VIGIL_REQUIRE_BROWSER is set but there is no Chromium at ${build}`);
+  }
 }
+/** The Chromium builds on this machine that the runner's own tests run against, each in turn. */
+export const CHROMIUM_BUILDS = [...new Set([CHROMIUM, HEADLESS_SHELL])].filter((build) => existsSync(build));
 
 export interface Site {
   url: string;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { targetPolicy, type RunResult } from '@vigil/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserRunner, type BrowserRunner, type RefusedTarget } from '../src/index.js';
-import { browserJob, HAS_CHROMIUM, serveSite, type BrowserJobOptions, type Site } from './support.js';
+import { browserJob, CHROMIUM_BUILDS, serveSite, type BrowserJobOptions, type Site } from './support.js';
 
 const strict = targetPolicy({ refuseInternalAddresses: true });
 const loopbackAllowed = targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.0/8'] });
@@ -43,7 +43,7 @@ async function serveOn127002(): Promise<Site> {
   };
 }
 
-describe.runIf(HAS_CHROMIUM)('browser runner under a target policy', () => {
+describe.each(CHROMIUM_BUILDS)('browser runner under a target policy on %s', (executablePath) => {
   let site: Site;
   let other: Site;
   let runner: BrowserRunner;
@@ -51,7 +51,7 @@ describe.runIf(HAS_CHROMIUM)('browser runner under a target policy', () => {
     site = await serveSite({ '/': '<!doctype html><title>Shop</title><h1>Shop</h1>' });
     other = await serveOn127002();
     site.requests.length = 0;
-    runner = browserRunner({ poolSize: 1 });
+    runner = browserRunner({ executablePath, poolSize: 1 });
   });
   afterAll(async () => {
     await runner.close();
@@ -179,7 +179,7 @@ await page.evaluate(async (port) => {
     // A name only Chromium's own resolver knows: reached only when the browser goes direct, not through the proxy.
     let open: BrowserRunner;
     beforeAll(() => {
-      open = browserRunner({ poolSize: 1, args: ['--host-resolver-rules=MAP shop.vigil.test 127.0.0.1'] });
+      open = browserRunner({ executablePath, poolSize: 1, args: ['--host-resolver-rules=MAP shop.vigil.test 127.0.0.1'] });
     });
     afterAll(() => open.close());
 
@@ -208,7 +208,7 @@ expect((await fetch('${site.url}/')).status).toBe(200);`,
   });
 
   it('holds every run to the runner\'s own targetPolicy option', async () => {
-    const own = browserRunner({ poolSize: 1, targetPolicy: { refuseInternalAddresses: true } });
+    const own = browserRunner({ executablePath, poolSize: 1, targetPolicy: { refuseInternalAddresses: true } });
     try {
       fresh();
       const result = await run({ script: `await page.goto('${site.url}/');` }, own);
