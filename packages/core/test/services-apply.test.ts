@@ -327,9 +327,10 @@ describe('vigil.apply: checks as code', () => {
     const replaced = await vigil.apply(ACCOUNT_A, [
       new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } }),
     ]);
-    expect(actions(replaced)).toEqual(['delete Check svc', 'create Check svc']);
-    expect(replaced.entries[0]).toMatchObject({ id: oldId, type: 'TCP', reason: 'its checkType changes from TCP to HEARTBEAT, which needs a new resource' });
-    const newId = replaced.entries[1]!.id!;
+    // The new one is made first; the old one goes after it.
+    expect(actions(replaced)).toEqual(['create Check svc', 'delete Check svc']);
+    expect(replaced.entries[1]).toMatchObject({ id: oldId, type: 'TCP', reason: 'its checkType changes from TCP to HEARTBEAT, which needs a new resource' });
+    const newId = replaced.entries[0]!.id!;
     expect(await vigil.storage.checks.get(ACCOUNT_A, oldId as string)).toBeNull();
     expect((await vigil.checks.get(ACCOUNT_A, newId)).checkType).toBe('HEARTBEAT');
     // The heartbeat's ping token is the store's, not the construct's: applying again changes nothing.
@@ -338,6 +339,49 @@ describe('vigil.apply: checks as code', () => {
     await vigil.checks.delete(ACCOUNT_A, newId);
     const again = await vigil.apply(ACCOUNT_A, [new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } })]);
     expect(again.entries[0]).toMatchObject({ action: 'create', reason: 'the resource it made before is gone' });
+  });
+
+  it('keeps the old resource when the new one of another type cannot be made; applying again replaces it', async () => {
+    const storage = memoryStorage();
+    const { vigil } = await ready(storage);
+    const first = await vigil.apply(ACCOUNT_A, [new TcpCheck('svc', { name: 'Svc', request: { hostname: 's', port: 1 } })]);
+    const oldId = first.entries[0]!.id as string;
+    const insert = storage.checks.insert.bind(storage.checks);
+    let failOnce = true;
+    storage.checks.insert = async (accountId, record) => {
+      if (failOnce) {
+        failOnce = false;
+        throw new Error('disk full');
+      }
+      return insert(accountId, record);
+    };
+    const heartbeat = () => new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } });
+    const err = await failure(vigil.apply(ACCOUNT_A, [heartbeat()]));
+    expect(err).toBeInstanceOf(ApplyError);
+    expect(err.message).toBe('Could not create Check "svc": disk full');
+    // Nothing was deleted: the TCP check still runs, and its record still names it.
+    expect((await vigil.checks.get(ACCOUNT_A, oldId)).checkType).toBe('TCP');
+    expect((await storage.managedResources.list(ACCOUNT_A, 'default')).map((r) => r.resourceId)).toEqual([oldId]);
+
+    const again = await vigil.apply(ACCOUNT_A, [heartbeat()]);
+    expect(actions(again)).toEqual(['create Check svc', 'delete Check svc']);
+    expect(await vigil.storage.checks.get(ACCOUNT_A, oldId)).toBeNull();
+    expect((await storage.managedResources.list(ACCOUNT_A, 'default')).map((r) => r.resourceId)).toEqual([String(again.entries[0]!.id)]);
+  });
+
+  it('moves the checks subscribed to a channel whose type changes to its successor before the old channel goes', async () => {
+    const { vigil } = await ready();
+    const setupWith = (channel: AlertChannel) => [channel, new TcpCheck('db', { name: 'DB', request: { hostname: 'db', port: 1 }, alertChannels: ['oncall'] })];
+    const first = await vigil.apply(ACCOUNT_A, setupWith(new AlertChannel('oncall', { type: 'WEBHOOK', config: { name: 'On-call', url: 'https://hooks.example.com/oncall' } })));
+    const oldChannel = first.entries[0]!.id!;
+    const replaced = await vigil.apply(ACCOUNT_A, setupWith(new AlertChannel('oncall', { type: 'EMAIL', config: { address: 'oncall@example.com' } })));
+    expect(actions(replaced)).toEqual(['create AlertChannel oncall', 'update Check db', 'delete AlertChannel oncall']);
+    const newChannel = replaced.entries[0]!.id!;
+    expect(newChannel).not.toBe(oldChannel);
+    const db = await vigil.checks.get(ACCOUNT_A, first.entries[1]!.id!);
+    expect(db.alertChannelSubscriptions).toEqual([{ alertChannelId: newChannel, activated: true }]);
+    expect((await vigil.storage.alertChannels.listAll(ACCOUNT_A)).map((c) => [c.id, c.type])).toEqual([[newChannel, 'EMAIL']]);
+    expect((await vigil.apply(ACCOUNT_A, setupWith(new AlertChannel('oncall', { type: 'EMAIL', config: { address: 'oncall@example.com' } })))).summary.unchanged).toBe(2);
   });
 
   it('compares secret environment variables by their value, stores them sealed, and shows them masked', async () => {

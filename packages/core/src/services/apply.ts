@@ -113,6 +113,8 @@ interface Step {
   fields?: string[];
   /** The record is dropped without an entry: its resource is already gone. */
   forget?: boolean;
+  /** The resource a new one (of another type) replaced: deleted, while the record stays with its successor. */
+  replaced?: boolean;
 }
 
 export interface ApplyServices {
@@ -156,9 +158,10 @@ export class ApplyService {
     for (const row of rows) stored.set(resourceKey(row.kind, row.logicalId), await this.read(accountId, row));
 
     const ids = new Map<string, string | number>();
-    const steps = this.forward(desired, rows, stored, ids);
+    const { steps, replaced } = this.forward(desired, rows, stored, ids);
     const { deletes, orphans } = this.backward(desired, rows, stored, prune);
-    steps.push(...deletes);
+    // A replaced resource goes once its successor is made and everything that referred to it refers to that one.
+    steps.push(...replaced, ...deletes);
     await this.checkGroupsEmpty(accountId, steps, ids);
 
     const plan: ApplyPlan = {
@@ -176,15 +179,20 @@ export class ApplyService {
     return plan;
   }
 
-  /** Creates and updates, by kind: what a resource refers to is made first. */
+  /**
+   * Creates and updates, by kind: what a resource refers to is made first. A resource whose type
+   * changes is made anew, and the one it replaces is deleted afterwards (`replaced`), so that a
+   * create that fails leaves the old one in place.
+   */
   private forward(
     desired: DesiredResource[],
     rows: ManagedResource[],
     stored: Map<string, StoredResource | null>,
     ids: Map<string, string | number>,
-  ): Step[] {
+  ): { steps: Step[]; replaced: Step[] } {
     const rowOf = new Map(rows.map((r) => [resourceKey(r.kind, r.logicalId), r]));
     const steps: Step[] = [];
+    const replaced: Step[] = [];
     for (const kind of RESOURCE_KINDS) {
       for (const d of desired.filter((x) => x.kind === kind)) {
         const key = resourceKey(kind, d.logicalId);
@@ -198,8 +206,8 @@ export class ApplyService {
         if (d.type !== null && current.type !== d.type) {
           const field = kind === 'Check' ? 'checkType' : 'type';
           const reason = `its ${field} changes from ${current.type} to ${d.type}, which needs a new resource`;
-          steps.push({ entry: { action: 'delete', kind, logicalId: d.logicalId, id: current.id, name: current.name, type: current.type ?? undefined, reason }, row: row! });
-          steps.push({ entry: { action: 'create', ...base, reason }, desired: d });
+          steps.push({ entry: { action: 'create', ...base, reason }, desired: d, row: row! });
+          replaced.push({ entry: { action: 'delete', kind, logicalId: d.logicalId, id: current.id, name: current.name, type: current.type ?? undefined, reason }, row: row!, replaced: true });
           continue;
         }
         ids.set(key, current.id);
@@ -215,7 +223,7 @@ export class ApplyService {
         steps.push({ entry: { action: 'update', ...base, id: current.id, changes }, desired: d, row: row!, fields });
       }
     }
-    return steps;
+    return { steps, replaced };
   }
 
   /** Records whose constructs are gone: deleted with prune (last made, first deleted), else reported. */
@@ -406,7 +414,8 @@ export class ApplyService {
       // Gone already (deleted by hand since the plan was read): the goal is reached.
       if (!(isVigilError(err) && err.code === 'NOT_FOUND')) throw err;
     }
-    await this.forget(accountId, project, step.row!);
+    // The record of a replaced resource already names its successor.
+    if (!step.replaced) await this.forget(accountId, project, step.row!);
   }
 
   private async remember(accountId: string, project: string, d: DesiredResource, resourceId: string, row?: ManagedResource): Promise<void> {
