@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVigil } from '@vigil/core';
+import { createVigil, targetPolicy, type Logger, type TargetPolicy } from '@vigil/core';
+import { memoryStorage } from '@vigil/core/testing';
 import { registerAlertChannels, tlsCertificateProbe } from '@vigil/alert-channels';
 import { Receiver } from './support/receiver.js';
 import { freshStorage, STORES } from './support/stores.js';
@@ -86,5 +87,89 @@ describe('certificate expiry', () => {
       await vigil.close();
       await receiver.close();
     }
+  });
+});
+
+/** A TLS server's connections, and the server name (SNI) each handshake asked for. */
+function watch(server: Server): { connections: number; servernames: (string | false | null)[] } {
+  const seen = { connections: 0, servernames: [] as (string | false | null)[] };
+  server.on('connection', () => (seen.connections += 1));
+  server.on('secureConnection', (socket) => seen.servernames.push(socket.servername));
+  return seen;
+}
+
+/** A logger that keeps the warnings. */
+function warnings(): { logger: Logger; seen: { msg: string; meta: Record<string, unknown> }[] } {
+  const seen: { msg: string; meta: Record<string, unknown> }[] = [];
+  const noop = () => {};
+  const logger: Logger = { error: noop, info: noop, debug: noop, warn: (msg, meta = {}) => seen.push({ msg, meta: meta as Record<string, unknown> }), child: () => logger };
+  return { logger, seen };
+}
+
+describe('certificate expiry under a target policy', () => {
+  let server: Server;
+  beforeAll(async () => {
+    server = await tlsServer('localhost', 5);
+  });
+  afterAll(() => server.close());
+
+  it('the TLS probe connects to the address it is given, with the domain as the server name, and looks nothing up', async () => {
+    const seen = watch(server);
+    // The domain does not resolve (.invalid): only the address given is connected to.
+    const at = await tlsCertificateProbe().expiresAt('shop.example.invalid', portOf(server), new AbortController().signal, { address: '127.0.0.1' });
+    expect((at.getTime() - Date.now()) / 86_400_000).toBeGreaterThan(4.9);
+    await until(() => seen.servernames.length > 0);
+    expect(seen.servernames).toEqual(['shop.example.invalid']);
+  });
+
+  /**
+   * Runs the daily job of an API check on https://localhost:<port>/ under `policy` and answers what
+   * the job logged and the alerts that went out. The policy's create-time look at host names is
+   * left out, so that localhost stands for a name whose addresses only a lookup reveals.
+   */
+  async function dailyJob(policy: TargetPolicy, waitFor: (log: { msg: string }[], alerts: number) => boolean) {
+    const receiver = await Receiver.start();
+    const { logger, seen: logs } = warnings();
+    const vigil = createVigil(
+      { storage: memoryStorage(), secretKey: 'e'.repeat(64), engine: { pollMs: 20 }, alerts: { pollMs: 20 }, logger, targetPolicy: { ...policy, checkHost: () => null } },
+      (c) => registerAlertChannels(c),
+    );
+    try {
+      const { id: accountId } = await vigil.accounts.ensure('certs');
+      const channel = await vigil.alertChannels.create(accountId, {
+        type: 'WEBHOOK', config: { name: 'ssl', url: `${receiver.url}/ssl`, template: '{"days": {{SSL_DAYS_REMAINING}} }' },
+        sendFailure: false, sendRecovery: false, sendDegraded: false, sslExpiry: true, sslExpiryThreshold: 10,
+      });
+      await vigil.checks.create(accountId, 'API', {
+        name: 'local API', request: { url: `https://localhost:${portOf(server)}/`, method: 'GET' }, frequency: 1440,
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+      });
+      await vigil.start();
+      await until(() => waitFor(logs, receiver.requests.length));
+      return { logs, alerts: receiver.requests.map((r) => r.json) };
+    } finally {
+      await vigil.close();
+      await receiver.close();
+    }
+  }
+
+  it('refuses a domain that resolves to a loopback address: no connection, no alert, a warning without secrets', async () => {
+    const seen = watch(server);
+    const refusedLook = (log: { msg: string }[]) => log.some((l) => l.msg === 'certificates: the target policy refused a certificate look');
+    const { logs, alerts } = await dailyJob(targetPolicy({ refuseInternalAddresses: true }), refusedLook);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen.connections).toBe(0);
+    expect(alerts).toEqual([]);
+    const warning = logs.find((l) => l.msg === 'certificates: the target policy refused a certificate look')!;
+    expect(warning.meta).toMatchObject({ host: 'localhost', reason: expect.stringMatching(/is a loopback address/) });
+    expect(['127.0.0.1', '::1']).toContain(warning.meta.address);
+  });
+
+  it('reads the certificate at the address checked when the allow list holds it, and alerts', async () => {
+    const seen = watch(server);
+    const { alerts } = await dailyJob(targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.0/8', '::1'] }), (_log, sent) => sent >= 1);
+    expect(alerts).toEqual([{ days: 4 }]);
+    expect(seen.connections).toBe(1);
+    expect(seen.servernames).toEqual(['localhost']);
   });
 });

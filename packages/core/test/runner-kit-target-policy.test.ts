@@ -8,6 +8,7 @@ import {
   targetPolicy,
   targetRefusalMessage,
 } from '../src/runner-kit/target-policy.js';
+import { lookupChecked } from '../src/runner-kit/target-lookup.js';
 
 describe('parseIpAddress', () => {
   it.each([
@@ -184,5 +185,38 @@ describe('targetPolicy', () => {
     );
     expect(targetRefusalMessage(refusal, '127.0.0.1')).toMatch(/^The target policy refused 127\.0\.0\.1: /);
     expect(targetRefusalMessage(strict.checkAddress('::1')!, '[::1]')).toMatch(/^The target policy refused ::1: /);
+  });
+});
+
+describe('lookupChecked', () => {
+  const strict = targetPolicy({ refuseInternalAddresses: true });
+  /** A host's own name service: names to the addresses it answers. */
+  const names = (table: Record<string, string[]>) => async (host: string) => (table[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+  it('refuses a name that resolves to loopback (localhost, through the system resolver)', async () => {
+    const checked = await lookupChecked(strict, 'localhost');
+    expect(checked.addresses).toEqual([]);
+    expect(checked.refusal?.range.name).toBe('loopback');
+  });
+
+  it('answers every address once all of them passed, and refuses a name with one internal address among public ones', async () => {
+    const lookupAll = names({ 'api.example.com': ['93.184.216.34', '2606:2800:220:1::1'], 'mixed.example.com': ['93.184.216.34', '10.0.0.5'] });
+    expect(await lookupChecked(strict, 'api.example.com', 0, lookupAll)).toEqual({
+      refusal: null,
+      addresses: [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    });
+    expect((await lookupChecked(strict, 'mixed.example.com', 0, lookupAll)).refusal).toMatchObject({ address: '10.0.0.5', range: { name: 'private' } });
+  });
+
+  it('checks an IP address as written without looking it up, brackets and all', async () => {
+    const never = async () => {
+      throw new Error('looked up');
+    };
+    expect((await lookupChecked(strict, '[::1]', 0, never)).refusal?.address).toBe('::1');
+    expect(await lookupChecked(targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.0/8'] }), '127.0.0.2', 0, never)).toEqual({ refusal: null, addresses: [{ address: '127.0.0.2', family: 4 }] });
+  });
+
+  it('rejects with ENOTFOUND when the name has no address', async () => {
+    await expect(lookupChecked(strict, 'nothing.example.com', 0, names({}))).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
 });

@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import {
   positiveOption,
+  probeCertificate,
   RUNNERS,
   runResult,
   RUNTIME_IDS,
   runChecked,
   scrubSecrets,
   targetPolicy as buildTargetPolicy,
+  targetRefusalMessage,
   WITHHELD_SCRIPT_MODULES,
   type BrowserCheck,
   type CertificateProbe,
@@ -316,15 +318,20 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     }
   }
 
-  async function sslDaysRemaining(check: BrowserCheck, seenValidTo: number | null, timeoutMs: number): Promise<{ days: number | null; source: string | null; error?: string }> {
+  /**
+   * The days left of the certificate of `sslCheckDomain`: as the browser was served it, else read
+   * by the certificate probe under the run's policy (a refused domain is not connected to).
+   */
+  async function sslDaysRemaining(check: BrowserCheck, seenValidTo: number | null, policy: TargetPolicy | null, timeoutMs: number): Promise<{ days: number | null; source: string | null; error?: string }> {
     const domain = check.sslCheckDomain;
     if (!domain) return { days: null, source: null };
     const days = (validTo: number) => Math.floor((validTo - Date.now()) / DAY_MS);
     if (seenValidTo !== null) return { days: days(seenValidTo), source: 'browser' };
     if (!options.certificateProbe) return { days: null, source: null, error: `The script did not visit ${domain}, so its certificate was not seen` };
     try {
-      const at = await options.certificateProbe.expiresAt(domain, 443, AbortSignal.timeout(Math.max(1, timeoutMs)));
-      return { days: days(at.getTime()), source: 'probe' };
+      const read = await probeCertificate(options.certificateProbe, policy, domain, 443, AbortSignal.timeout(Math.max(1, timeoutMs)));
+      if (read.refusal) return { days: null, source: 'probe', error: `The certificate of ${domain} was not read: ${targetRefusalMessage(read.refusal, domain)}` };
+      return { days: days(read.expiresAt.getTime()), source: 'probe' };
     } catch (err) {
       return { days: null, source: 'probe', error: `The certificate of ${domain} could not be read: ${err instanceof Error ? err.message : String(err)}` };
     }
@@ -410,7 +417,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       // What the pages tried until now counts; the proxy refuses everything after.
       proxyRun?.end();
       const [ssl] = await Promise.all([
-        sslDaysRemaining(check, recorder.certificateValidTo, budget(10_000)),
+        sslDaysRemaining(check, recorder.certificateValidTo, policy, budget(10_000)),
         withTimeout(runArtifacts.settle(), budget(10_000)),
       ]);
       const scriptMs = scriptEnd - scriptStart;

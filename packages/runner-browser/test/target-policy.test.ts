@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { targetPolicy, type RunResult } from '@vigil/core';
+import { targetPolicy, type CertificateProbeOptions, type RunResult } from '@vigil/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserRunner, type BrowserRunner, type RefusedTarget } from '../src/index.js';
 import { browserJob, CHROMIUM_BUILDS, serveSite, type BrowserJobOptions, type Site } from './support.js';
@@ -216,6 +216,32 @@ expect((await fetch('${site.url}/')).status).toBe(200);`,
       expect(site.requests).toEqual([]);
     } finally {
       await own.close();
+    }
+  });
+
+  it('reads sslCheckDomain\'s certificate through the probe only at an address the policy checked', async () => {
+    // The probe records what it is asked; whether it connects is the probe's (alert-channels tests it).
+    const asked: (CertificateProbeOptions | undefined)[] = [];
+    const withProbe = browserRunner({
+      executablePath, poolSize: 1,
+      certificateProbe: {
+        expiresAt: async (_host, _port, _signal, options) => {
+          asked.push(options);
+          return new Date(Date.now() + 30.5 * 86_400_000);
+        },
+      },
+    });
+    try {
+      const job = (policy: typeof strict) => ({ script: 'console.log("no page")', check: { sslCheckDomain: 'localhost' }, job: { targetPolicy: policy } });
+      const refused = await withProbe.run(browserJob(job(strict)), signal());
+      expect(refused.sslDaysRemaining).toBeNull();
+      expect(refused.details?.ssl).toMatchObject({ domain: 'localhost', daysRemaining: null, error: expect.stringMatching(/^The certificate of localhost was not read: The target policy refused "localhost"/) });
+      expect(asked).toEqual([]);
+      const allowed = await withProbe.run(browserJob(job(targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.0/8', '::1'] }))), signal());
+      expect(allowed.sslDaysRemaining).toBe(30);
+      expect(asked).toEqual([{ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) }]);
+    } finally {
+      await withProbe.close();
     }
   });
 });

@@ -2,18 +2,13 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import { targetRefusalMessage, type OpenedCertificate, type TargetPolicy, type TargetRefusal } from '@vigil/core';
+import { lookupChecked, targetRefusalMessage, type LookupAllFunction, type OpenedCertificate, type TargetPolicy, type TargetRefusal } from '@vigil/core';
 import type { buildConnector } from 'undici';
 
 /** Resolves a host name to one address of the family (a host's own service discovery may stand in). */
 export type LookupFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }>;
 
 export const systemLookup: LookupFunction = (hostname, family) => dnsLookup(hostname, { family });
-
-/** Every address of a name in the family, for a target policy to check them all. */
-export type LookupAllFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }[]>;
-
-export const systemLookupAll: LookupAllFunction = (hostname, family) => dnsLookup(hostname, { family, all: true });
 
 /** Moments (performance.now()) of one connection's setup; null until reached. */
 export interface ConnectionTiming {
@@ -139,13 +134,11 @@ export class RunConnections {
     }
     if (policy) {
       // Every address is checked, so a name with one internal address among public ones is refused.
-      const lookupAll = this.o.lookupAll ?? (async (name: string, family: 4 | 6) => [await this.o.lookup(name, family)]);
-      lookupAll(host, this.o.family).then((found) => {
+      const lookupAll = this.o.lookupAll ?? (async (name: string) => [await this.o.lookup(name, this.o.family)]);
+      lookupChecked(policy, host, this.o.family, lookupAll).then(({ refusal, addresses }) => {
         timing.lookupEnd ??= now();
-        const refusal = found.map((f) => policy.checkAddress(f.address)).find((r) => r !== null);
         if (refusal) return finish(refused(refusal, host), null, 'target-policy');
-        if (found.length === 0) return finish(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), null, 'dns');
-        open(found[0]!.address, found[0]!.family);
+        open(addresses[0]!.address, addresses[0]!.family);
       }, (err: unknown) => finish(err, null, 'dns'));
       return;
     }

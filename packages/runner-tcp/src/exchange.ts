@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { TargetPolicy } from '@vigil/core';
+import { lookupChecked, type LookupAllFunction, type TargetPolicy } from '@vigil/core';
 import {
   abortFailure,
   literalFamilyFailure,
@@ -19,11 +19,6 @@ import type { Sweeper } from './sweeper.js';
 export type LookupFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }>;
 
 export const systemLookup: LookupFunction = (hostname, family) => dnsLookup(hostname, { family });
-
-/** Every address of a name in the family, for a target policy to check them all. */
-export type LookupAllFunction = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }[]>;
-
-export const systemLookupAll: LookupAllFunction = (hostname, family) => dnsLookup(hostname, { family, all: true });
 
 export interface ExchangeRequest {
   hostname: string;
@@ -143,16 +138,13 @@ class Exchange {
     }
     if (policy) {
       // Every address is checked, so a name with one internal address among public ones is refused.
-      req.lookupAll(host, req.family).then(
-        (found) => {
-          const refusal = found.map((f) => policy.checkAddress(f.address)).find((r) => r !== null);
+      lookupChecked(policy, host, req.family, req.lookupAll).then(
+        ({ refusal, addresses }) => {
           if (refusal) {
             this.tDns = performance.now();
             this.fail(policyFailure(refusal, host));
-          } else if (found.length === 0) {
-            this.fail(lookupFailure(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), host, req.family));
           } else {
-            this.connect(found[0]!.address, performance.now());
+            this.connect(addresses[0]!.address, performance.now());
           }
         },
         (err: NodeJS.ErrnoException) => this.fail(lookupFailure(err, host, req.family)),

@@ -1,6 +1,6 @@
-import { fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, type AssertionOutcome, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
-import { exchange, systemLookup, systemLookupAll, type ExchangeOutcome, type LookupFunction } from './exchange.js';
+import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { Sweeper } from './sweeper.js';
 import { validateTcpCheck } from './validate.js';
 
@@ -66,7 +66,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
   const lookup = options.lookup ?? systemLookup;
   // A host's own lookup answers one address; the policy then checks that one.
   const custom = options.lookup;
-  const lookupAll = custom ? async (hostname: string, family: 4 | 6) => [await custom(hostname, family)] : systemLookupAll;
+  const lookupAll: LookupAllFunction = custom ? async (hostname, family) => [await custom(hostname, family || 4)] : systemLookupAll;
   const sweeper = new Sweeper(TICK_MS);
   let sandbox: RegexSandbox | null = null;
   const regex = () => (sandbox ??= new RegexSandbox(settings.regexTimeoutMs));

@@ -3,6 +3,7 @@ import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
+import { probeCertificate, type CertificateProbe } from '../ports/certificate-probe.js';
 import { runResult, type RunJob, type RunResult, type RunSource, type Runner } from '../ports/runner.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep } from '../rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
@@ -588,7 +589,7 @@ export class RunPipeline {
    * most once a day. Answers when to look again (null: the check no longer watches a certificate).
    */
   async certificate(accountId: string, checkId: string): Promise<Date | null> {
-    const { clock, logger, storage } = this.deps;
+    const { clock, storage } = this.deps;
     const probe = this.deps.certificateProbe;
     const forRun = await this.forRunOrNull(accountId, checkId);
     if (!forRun) return null;
@@ -596,14 +597,9 @@ export class RunPipeline {
     if (!target) return null;
     const started = clock.now();
     if (!probe) return new Date(started.getTime() + SSL_EVERY_MS);
-    let expiresAt: Date;
-    try {
-      expiresAt = await probe.expiresAt(target.host, target.port, AbortSignal.timeout(this.options.runTimeoutMs));
-    } catch (err) {
-      // Unreachable now: look again in an hour rather than tomorrow.
-      logger.warn('certificates: could not read a certificate', { accountId, checkId, host: target.host, error: err instanceof Error ? err.message : String(err) });
-      return new Date(started.getTime() + SSL_RETRY_MS);
-    }
+    const read = await this.readExpiry(probe, { accountId, checkId, ...target }, started);
+    if ('lookAgainAt' in read) return read.lookAgainAt;
+    const { expiresAt } = read;
     const now = clock.now();
     const days = Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
     await this.withCheckLock(checkId, async () => {
@@ -617,6 +613,31 @@ export class RunPipeline {
       await this.enqueue(accountId, forRun, null, ssl.state, ['ALERT_SSL'], now, days);
     });
     return new Date(started.getTime() + SSL_EVERY_MS);
+  }
+
+  /**
+   * When a check's certificate expires, read under the host's target policy; or, when it could
+   * not be read, when to look again. The logs name the check, its domain and why, nothing else.
+   */
+  private async readExpiry(
+    probe: CertificateProbe,
+    target: { accountId: string; checkId: string; host: string; port: number },
+    started: Date,
+  ): Promise<{ expiresAt: Date } | { lookAgainAt: Date }> {
+    const { accountId, checkId, host, port } = target;
+    const { logger } = this.deps;
+    try {
+      const read = await probeCertificate(probe, this.deps.targetPolicy, host, port, AbortSignal.timeout(this.options.runTimeoutMs));
+      if (read.expiresAt) return { expiresAt: read.expiresAt };
+      // Nothing was connected. The domain's addresses will not leave the refused range within
+      // the hour, so the next look is the daily one.
+      logger.warn('certificates: the target policy refused a certificate look', { accountId, checkId, host, address: read.refusal.address, reason: read.refusal.reason });
+      return { lookAgainAt: new Date(started.getTime() + SSL_EVERY_MS) };
+    } catch (err) {
+      // Unreachable now: look again in an hour rather than tomorrow.
+      logger.warn('certificates: could not read a certificate', { accountId, checkId, host, error: err instanceof Error ? err.message : String(err) });
+      return { lookAgainAt: new Date(started.getTime() + SSL_RETRY_MS) };
+    }
   }
 
   private async enqueue(

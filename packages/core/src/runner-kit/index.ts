@@ -30,3 +30,4 @@ export {
   type TargetPolicyOptions,
   type TargetRefusal,
 } from './target-policy.js';
+export { lookupChecked, systemLookupAll, type CheckedTarget, type LookupAllFunction, type ResolvedAddress } from './target-lookup.js';

@@ -294,5 +294,5 @@ export const OPEN_TARGET_POLICY: TargetPolicy = targetPolicy();
 export function targetRefusalMessage(refusal: TargetRefusal, hostname?: string): string {
   const host = hostname?.replace(/^\[|\]$/g, '');
   const what = host && host !== refusal.address ? `"${host}" (${refusal.address})` : refusal.address;
-  return `The target policy refused ${what}: ${refusal.reason}. This Vigil does not run checks against loopback, private, link-local or other internal addresses unless its targetPolicy.allow lists them`;
+  return `The target policy refused ${what}: ${refusal.reason}. This Vigil connects to no loopback, private, link-local or other internal address unless its targetPolicy.allow lists it`;
 }
