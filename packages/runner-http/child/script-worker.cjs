@@ -6,12 +6,14 @@
  * or workers), a heap limit, and kills it with SIGKILL when the phase is over or its time is up.
  * It waits for one `run` message, runs the phase's scripts in order on the `request` (and
  * `response`) it was handed, and reports through the IPC channel. It loads nothing but Node's
- * own modules, so the same file serves the sources and the built package.
+ * own modules and target-fence.cjs beside it, so the same files serve the sources and the built
+ * package.
  */
 const Module = require('node:module');
 const vm = require('node:vm');
 const assert = require('node:assert');
 const util = require('node:util');
+const { installTargetFence } = require('./target-fence.cjs');
 
 const nodeRequire = require;
 
@@ -111,6 +113,12 @@ async function run(job) {
   Object.assign(process.env, job.env);
   // Fenced like `require`: the script's own way to a module must not be a way around the fence.
   const load = scriptRequire(job.withheld);
+  // Under the host's target policy, every connection the scripts open is checked by the host first.
+  // Its key stays in the fence alone.
+  const fenceKey = typeof job.fenceKey === 'string' ? Buffer.from(job.fenceKey, 'hex') : null;
+  delete job.fenceKey;
+  // Without its key the fence takes no answer at all: every connection fails.
+  if (job.fenceTargets === true) installTargetFence(fenceKey);
   if (typeof process.getBuiltinModule === 'function') {
     Object.defineProperty(process, 'getBuiltinModule', { value: (id) => load(id), writable: false, configurable: false });
   }

@@ -2,9 +2,9 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { positiveOption, RegexSandbox, runChecked, RUNNERS, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
+import { positiveOption, RegexSandbox, runChecked, RUNNERS, systemLookupAll, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
 import { Agent } from 'undici';
-import { systemLookup, systemLookupAll, RunConnections, type LookupFunction } from './connector.js';
+import { systemLookup, RunConnections, type LookupFunction } from './connector.js';
 import { hopPhases, PHASES, sendHop, type Hop, type HopRequest, type HopResponse } from './exchange.js';
 import { describeTarget, requestFailure, type RunFailure, type StopReason } from './failures.js';
 import { recordedHeaders, buildRequest, type OutgoingRequest } from './request.js';
@@ -142,10 +142,10 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     if (setup.length > 0) {
       const done = await scripted.setup(outgoing, phaseLimit());
       if (!done.ok) {
-        const { ours, message, kind } = done.failure;
+        const { ours, message, kind, details } = done.failure;
         return scripted.finish({
           ...emptyResult(), hasFailures: !ours, hasErrors: ours, errorMessage: message, failureKind: kind,
-          details: { request: { method: outgoing.method, url: outgoing.url.href, headers: recordedHeaders(outgoing.headers) }, requestSent: false },
+          details: { request: { method: outgoing.method, url: outgoing.url.href, headers: recordedHeaders(outgoing.headers) }, requestSent: false, ...details },
         });
       }
       outgoing = done.request;

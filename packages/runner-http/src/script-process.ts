@@ -1,8 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { scriptProcessFlags, WITHHELD_SCRIPT_MODULES } from '@vigil/core';
+import { answerOverLimit, answerTargetCheck, MAX_TARGET_CHECKS, recordLocalRefusal, type PhaseTargets } from './script-targets.js';
 
 export type ScriptPhase = 'setup' | 'teardown';
 
@@ -56,6 +58,11 @@ export interface PhaseLimits {
   limitMs: number;
   signal: AbortSignal;
   log: (line: ScriptLine) => void;
+  /**
+   * Under a target policy that refuses internal addresses: every connection the scripts open is
+   * checked here first (child/target-fence.cjs asks), and each refusal is reported.
+   */
+  targets?: PhaseTargets | null;
 }
 
 const TAIL_BYTES = 4096;
@@ -80,7 +87,7 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
     child = fork(limits.workerFile, [], {
       cwd: dir,
       env: {},
-      execArgv: scriptProcessFlags({ readPaths: [limits.workerFile], writeDir: dir, memoryLimitMb: limits.memoryLimitMb }),
+      execArgv: scriptProcessFlags({ readPaths: [limits.workerFile, join(dirname(limits.workerFile), 'target-fence.cjs')], writeDir: dir, memoryLimitMb: limits.memoryLimitMb }),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
   } catch (err) {
@@ -131,7 +138,21 @@ function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Pro
       resolve(outcome);
     };
     const timer = setTimeout(() => settle({ kind: 'timeout', label }), limits.limitMs);
+    // The key the host signs its answers to the fence with; the process gets it before the script runs.
+    const fenceKey = randomBytes(32);
+    // A check still being answered when the phase ends is not this phase's to report.
+    const own = limits.targets;
+    const targets: PhaseTargets | null = own
+      ? {
+          policy: own.policy,
+          refused: (refusal) => {
+            if (!settled) own.refused(refusal);
+          },
+        }
+      : null;
     const onAbort = () => settle({ kind: 'aborted', label });
+    let checksLeft = MAX_TARGET_CHECKS;
+    let answering: Promise<void> = Promise.resolve();
 
     // A process that died under a send reports through its exit; the send itself is not an error.
     child.on('error', () => {});
@@ -140,10 +161,16 @@ function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Pro
       if (m === null || typeof m !== 'object') return;
       if (m.type === 'ready' && !ready) {
         ready = true;
-        const message = { type: 'run', ...job, withheld: [...WITHHELD_SCRIPT_MODULES] };
+        const message = { type: 'run', ...job, withheld: [...WITHHELD_SCRIPT_MODULES], fenceTargets: Boolean(limits.targets), fenceKey: fenceKey.toString('hex') };
         if (child.connected) child.send(message, () => {});
       } else if (m.type === 'log') {
         limits.log({ source: 'script', level: String(m.level), text: String(m.text) });
+      } else if (m.type === 'target-check' && ready && targets) {
+        // One lookup at a time and a bounded number per phase, so that a script cannot tie up the host's resolver.
+        const answer = --checksLeft >= 0 ? () => answerTargetCheck(child, m, targets, label, fenceKey) : () => answerOverLimit(child, m, fenceKey);
+        answering = answering.then(answer, answer);
+      } else if (m.type === 'target-refused' && ready && targets) {
+        recordLocalRefusal(m, targets, label);
       } else if (m.type === 'script' && typeof m.label === 'string') {
         label = m.label;
       } else if (m.type === 'done' && ready) {

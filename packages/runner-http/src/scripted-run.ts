@@ -3,8 +3,10 @@ import { scrubDeep, scrubSecrets, type RunJob, type RunResult } from '@vigil/cor
 import type { HopRequest, HopResponse } from './exchange.js';
 import type { OutgoingRequest } from './request.js';
 import { runScriptPhase, type ScriptLine, type ScriptPhase } from './script-process.js';
+import type { RefusedConnection } from './script-targets.js';
 import {
   phaseFailure,
+  refusalFailure,
   requestFromScript,
   scriptRequestOf,
   scriptResponseOf,
@@ -67,20 +69,32 @@ export class ScriptedRun {
     this.logs.push({ phase, ...line, text: line.text.slice(0, RAW_LINE_CHARS), at: Math.round(performance.now() - this.started) });
   }
 
+  /**
+   * Runs one phase's scripts. Under a target policy that refuses internal addresses, each
+   * connection they open is checked, and a refused one fails the phase (`refusal`) even when the
+   * scripts caught the error and went on.
+   */
   private async phase(phase: ScriptPhase, limitMs: number, request: unknown, response: unknown) {
     const scripts = this.o.scripts[phase];
     const began = performance.now();
+    const policy = this.o.job.targetPolicy?.refuseInternalAddresses ? this.o.job.targetPolicy : null;
+    const refused: RefusedConnection[] = [];
     const outcome = await runScriptPhase(
       { phase, scripts, env: this.env, request, response },
-      { workerFile: this.o.workerFile, memoryLimitMb: this.o.memoryLimitMb, limitMs, signal: this.o.signal, log: (line) => this.log(phase, line) },
+      {
+        workerFile: this.o.workerFile, memoryLimitMb: this.o.memoryLimitMb, limitMs, signal: this.o.signal, log: (line) => this.log(phase, line),
+        targets: policy ? { policy, refused: (r) => refused.push(r) } : null,
+      },
     );
-    this.phases.push({ phase, scripts: scripts.map((s) => s.label), durationMs: Math.round((performance.now() - began) * 100) / 100, passed: outcome.kind === 'done' });
-    return { outcome, context: { scripts, limitMs, memoryLimitMb: this.o.memoryLimitMb } };
+    const refusal = refusalFailure(phase, refused);
+    this.phases.push({ phase, scripts: scripts.map((s) => s.label), durationMs: Math.round((performance.now() - began) * 100) / 100, passed: outcome.kind === 'done' && !refusal });
+    return { outcome, refusal, context: { scripts, limitMs, memoryLimitMb: this.o.memoryLimitMb } };
   }
 
   /** Runs the setup on the request; answers the request to send, or why none is sent. */
   async setup(request: OutgoingRequest, limitMs: number): Promise<{ ok: true; request: OutgoingRequest } | { ok: false; failure: PhaseFailure }> {
-    const { outcome, context } = await this.phase('setup', limitMs, scriptRequestOf(request), null);
+    const { outcome, refusal, context } = await this.phase('setup', limitMs, scriptRequestOf(request), null);
+    if (refusal) return { ok: false, failure: refusal };
     if (outcome.kind !== 'done') return { ok: false, failure: phaseFailure('setup', outcome, context) };
     this.madeSecrets.push(...secretsMadeBy(this.env, outcome.env, [...this.o.job.secrets, ...this.madeSecrets]));
     this.env = outcome.env;
@@ -93,7 +107,8 @@ export class ScriptedRun {
     const response = exchanged.response && exchanged.text !== null
       ? scriptResponseOf(exchanged.response, exchanged.text, exchanged.timings, exchanged.responseTime)
       : null;
-    const { outcome, context } = await this.phase('teardown', limitMs, sentRequestOf(exchanged.request), response);
+    const { outcome, refusal, context } = await this.phase('teardown', limitMs, sentRequestOf(exchanged.request), response);
+    if (refusal) return refusal;
     return outcome.kind === 'done' ? null : phaseFailure('teardown', outcome, context);
   }
 
@@ -121,5 +136,6 @@ export function withFailure(result: RunResult, failure: PhaseFailure): RunResult
     hasErrors: result.hasErrors || failure.ours,
     errorMessage: result.errorMessage ? `${result.errorMessage}; ${failure.message}` : failure.message,
     failureKind: failing ? result.failureKind : failure.kind,
+    details: failure.details ? { ...(result.details ?? {}), ...failure.details } : result.details,
   };
 }

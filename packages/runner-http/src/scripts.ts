@@ -2,6 +2,7 @@ import { apiScriptSource, HTTP_METHODS, SECRET_ENV_PREFIX, type FailureKind, typ
 import type { HopRequest, HopResponse } from './exchange.js';
 import { withQuery, type OutgoingRequest } from './request.js';
 import type { PhaseOutcome, PhaseScript, ScriptPhase } from './script-process.js';
+import type { RefusedConnection } from './script-targets.js';
 
 export interface PhaseScripts {
   setup: PhaseScript[];
@@ -168,6 +169,8 @@ export interface PhaseFailure {
   kind: FailureKind;
   /** Vigil's side (the process would not start, a snippet is gone), not the check's code. */
   ours: boolean;
+  /** Added to the run's details: `errorCode` and `refusedTargets` of a connection the target policy refused. */
+  details?: Record<string, unknown>;
 }
 
 /** Where in a script an error was thrown: its line, from the stack. */
@@ -176,6 +179,21 @@ function lineOf(stack: string, scripts: readonly PhaseScript[], label: string | 
   if (!file) return null;
   const at = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+)`).exec(stack);
   return at ? Number(at[1]) : null;
+}
+
+/**
+ * A phase whose scripts made a connection the target policy refused: it fails the run whatever the
+ * scripts did with the error (`OTHER`, `details.errorCode` ETARGETPOLICY), named by the first refusal.
+ */
+export function refusalFailure(phase: ScriptPhase, refused: readonly RefusedConnection[]): PhaseFailure | null {
+  const [first] = refused;
+  if (!first) return null;
+  return {
+    message: `${PHASE_NAME[phase]} failed: ${first.message}${first.label ? ` (${first.label})` : ''}`,
+    kind: 'OTHER',
+    ours: false,
+    details: { errorCode: 'ETARGETPOLICY', refusedTargets: refused.map(({ message: _, ...r }) => ({ phase, ...r })) },
+  };
 }
 
 /** A phase that did not end well, in words that say which phase, which script and what happened. */
