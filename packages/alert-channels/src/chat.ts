@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ChatAppConfigSchema, ChatConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport } from '@vigil/core';
+import { ChatAppConfigSchema, ChatConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport, type DeliveryContext } from '@vigil/core';
 import { alertFacts, severityOf, type Severity } from './fields.js';
 import { DEFAULT_TIMEOUT_MS, delivered, postJson, type HttpOptions } from './http.js';
 
@@ -28,14 +28,16 @@ export function chatMessage(alert: AlertMessage, channel: string | null): Record
   };
 }
 
-/** CHAT channels: a Slack-style incoming webhook (`{url, channel?}`). */
+/** CHAT channels: a Slack-style incoming webhook (`{url, channel?}`), under the host's target policy. */
 export function chatTransport(options: HttpOptions = {}): AlertTransport {
   return {
     channelType: 'CHAT',
     configSchema: ChatConfigSchema,
-    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
+    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal, context?: DeliveryContext) {
       const config = v.parse(ChatConfigSchema, channel.config);
-      const answer = await postJson(config.url, chatMessage(alert, config.channel), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const answer = await postJson(config.url, chatMessage(alert, config.channel), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, {
+        policy: context?.targetPolicy,
+      });
       return { detail: delivered(answer) };
     },
   };
@@ -67,14 +69,14 @@ export function chatAppCard(alert: AlertMessage): Record<string, unknown> {
   };
 }
 
-/** CHAT_APP channels: a Teams-style webhook receiving an Adaptive Card (`{url}`). */
+/** CHAT_APP channels: a Teams-style webhook receiving an Adaptive Card (`{url}`), under the host's target policy. */
 export function chatAppTransport(options: HttpOptions = {}): AlertTransport {
   return {
     channelType: 'CHAT_APP',
     configSchema: ChatAppConfigSchema,
-    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
+    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal, context?: DeliveryContext) {
       const config = v.parse(ChatAppConfigSchema, channel.config);
-      const answer = await postJson(config.url, chatAppCard(alert), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const answer = await postJson(config.url, chatAppCard(alert), signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, { policy: context?.targetPolicy });
       return { detail: delivered(answer) };
     },
   };

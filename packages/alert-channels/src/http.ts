@@ -1,4 +1,7 @@
 /** What the HTTP transports share: one request with a time limit, and 2xx as the only success. */
+import { fetch, type Dispatcher, type Response } from 'undici';
+import type { TargetPolicy } from '@vigil/core';
+import { guardedAgent, TARGET_POLICY_CODE } from './target-guard.js';
 
 export interface HttpOptions {
   /** Time limit of one request in milliseconds. Default 10 s. */
@@ -12,6 +15,11 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | null;
+  /**
+   * The host's target policy, for a URL the account wrote (webhooks, chat webhooks). When it
+   * refuses internal addresses, the request connects only to addresses it allows.
+   */
+  policy?: TargetPolicy | null;
 }
 
 export interface HttpAnswer {
@@ -20,9 +28,12 @@ export interface HttpAnswer {
   body: string;
 }
 
-/** A delivery the receiving end refused or never answered; the dispatcher retries it. */
+/**
+ * A delivery the receiving end refused or never answered, or that the host's target policy
+ * refused (`code` ETARGETPOLICY); the dispatcher retries it.
+ */
 export class DeliveryError extends Error {
-  constructor(message: string, readonly status: number | null = null) {
+  constructor(message: string, readonly status: number | null = null, readonly code: string | null = null) {
     super(message);
     this.name = 'DeliveryError';
   }
@@ -49,13 +60,24 @@ async function readSome(res: Response): Promise<string> {
 }
 
 /**
- * Sends one request with Node's fetch. Resolves on a 2xx answer; rejects with a DeliveryError on
- * any other status, on a network error, when `timeoutMs` passes, or when `signal` aborts.
- * Redirects are not followed: a 3xx is not a delivery. The error names the status only, never the
- * URL (it may carry a token) nor the answer's body.
+ * Sends one request with undici's fetch. Resolves on a 2xx answer; rejects with a DeliveryError on
+ * any other status, on a network error, when `timeoutMs` passes, when `signal` aborts, or when the
+ * request's target policy refuses an address of the receiver (nothing is sent then). Redirects are
+ * not followed: a 3xx is not a delivery. The error names the status only, never the URL (it may
+ * carry a token) nor the answer's body; a refusal names the host and the address.
  */
 export async function send(request: HttpRequest, signal: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<HttpAnswer> {
   if (signal.aborted) throw new DeliveryError('The send was aborted');
+  const dispatcher = request.policy?.refuseInternalAddresses ? guardedAgent(request.policy, timeoutMs) : undefined;
+  try {
+    return await exchange(request, signal, timeoutMs, dispatcher);
+  } finally {
+    // Each guarded send has its connections of its own: none outlives it.
+    await dispatcher?.destroy().catch(() => {});
+  }
+}
+
+async function exchange(request: HttpRequest, signal: AbortSignal, timeoutMs: number, dispatcher: Dispatcher | undefined): Promise<HttpAnswer> {
   const limit = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
@@ -65,16 +87,23 @@ export async function send(request: HttpRequest, signal: AbortSignal, timeoutMs 
       body: request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body ?? undefined,
       redirect: 'manual',
       signal: AbortSignal.any([signal, limit]),
+      dispatcher,
     });
   } catch (err) {
-    if (limit.aborted) throw new DeliveryError(`No answer within ${timeoutMs} ms`);
-    if (signal.aborted) throw new DeliveryError('The send was aborted');
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new DeliveryError(`Request failed: ${cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))}`);
+    throw failure(err, signal, limit, timeoutMs);
   }
   const body = await readSome(res).catch(() => '');
   if (res.status < 200 || res.status > 299) throw new DeliveryError(`The receiver answered ${res.status}`, res.status);
   return { status: res.status, body };
+}
+
+/** Why a request got no answer, as a DeliveryError. */
+function failure(err: unknown, signal: AbortSignal, limit: AbortSignal, timeoutMs: number): DeliveryError {
+  if (limit.aborted) return new DeliveryError(`No answer within ${timeoutMs} ms`);
+  if (signal.aborted) return new DeliveryError('The send was aborted');
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === TARGET_POLICY_CODE) return new DeliveryError(cause.message ?? 'The target policy refused the receiver', null, TARGET_POLICY_CODE);
+  return new DeliveryError(`Request failed: ${cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))}`);
 }
 
 /** The answer's body as JSON, or null. */
@@ -92,9 +121,16 @@ export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** POSTs a JSON body to a URL; the receipt names the answer's status. */
-export async function postJson(url: string, body: unknown, signal: AbortSignal, timeoutMs: number, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  return send({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }, signal, timeoutMs);
+/** POSTs a JSON body to a URL (with extra headers, under a target policy when the account wrote the URL). */
+export async function postJson(
+  url: string,
+  body: unknown,
+  signal: AbortSignal,
+  timeoutMs: number,
+  extra: { headers?: Record<string, string>; policy?: TargetPolicy | null } = {},
+): Promise<HttpAnswer> {
+  const headers = { 'content-type': 'application/json', ...extra.headers };
+  return send({ method: 'POST', url, headers, body: JSON.stringify(body), policy: extra.policy }, signal, timeoutMs);
 }
 
 export const delivered = (answer: HttpAnswer) => `delivered (${answer.status})`;

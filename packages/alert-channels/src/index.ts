@@ -8,3 +8,4 @@ export { pagingATransport, pagingBTransport, pagingAEvent, pagingBRequest, dedup
 export { tlsCertificateProbe, type TlsProbeOptions } from './certificate-probe.js';
 export { alertFields, alertFacts, alertText, severityOf, isRecovery, TEMPLATE_VARIABLES, type AlertFields, type Severity } from './fields.js';
 export { DeliveryError, type HttpOptions } from './http.js';
+export { guardedAgent, TARGET_POLICY_CODE } from './target-guard.js';

@@ -101,7 +101,7 @@ export function pagingBTransport(options: PagingBOptions = {}): AlertTransport {
       const config = v.parse(PagingBConfigSchema, channel.config);
       const { path, body } = pagingBRequest(alert, config);
       const answer = await postJson(joinUrl(bases[config.region], path), body, signal, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, {
-        authorization: `GenieKey ${config.apiKey}`,
+        headers: { authorization: `GenieKey ${config.apiKey}` },
       });
       const requestId = jsonOf(answer)?.requestId;
       return { providerId: typeof requestId === 'string' ? requestId : null, detail: delivered(answer) };

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import Handlebars from 'handlebars';
 import * as v from 'valibot';
-import { WebhookConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport, type WebhookConfig } from '@vigil/core';
+import { WebhookConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport, type DeliveryContext, type WebhookConfig } from '@vigil/core';
 import { alertFields } from './fields.js';
 import { DEFAULT_TIMEOUT_MS, delivered, send, type HttpOptions } from './http.js';
 
@@ -118,15 +118,18 @@ export function renderWebhook(alert: AlertMessage, config: WebhookConfig): Rende
 
 export type WebhookTransportOptions = HttpOptions;
 
-/** WEBHOOK channels: any HTTP endpoint; a 2xx answer is a delivery, anything else is retried. */
+/**
+ * WEBHOOK channels: any HTTP endpoint; a 2xx answer is a delivery, anything else is retried. The
+ * URL is the account's: the host's target policy (from the dispatcher's context) applies to it.
+ */
 export function webhookTransport(options: WebhookTransportOptions = {}): AlertTransport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     channelType: 'WEBHOOK',
     configSchema: WebhookTransportConfigSchema,
-    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal) {
+    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal, context?: DeliveryContext) {
       const config = v.parse(WebhookConfigSchema, channel.config);
-      const answer = await send(renderWebhook(alert, config), signal, timeoutMs);
+      const answer = await send({ ...renderWebhook(alert, config), policy: context?.targetPolicy }, signal, timeoutMs);
       return { detail: delivered(answer) };
     },
   };

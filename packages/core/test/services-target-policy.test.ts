@@ -1,9 +1,13 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVigil, type Vigil, type VigilOptions } from '../src/container.js';
+import { AlertChannel } from '../src/constructs/resources.js';
 import { ValidationError } from '../src/errors.js';
+import { ConstructValidationError } from '../src/services/apply-constructs.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { FakeRunner } from '../src/testing/fake-runner.js';
+import { FakeTransport } from '../src/testing/fake-transport.js';
+import { outboxMessageFixture } from '../src/testing/fixtures.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { runFor, settle } from './fake-time.js';
 
@@ -96,6 +100,74 @@ describe('target policy on run jobs', () => {
       expect(s.runner.jobs.length).toBeGreaterThan(0);
       expect(s.runner.jobs.every((j) => j.targetPolicy?.refuseInternalAddresses === expected)).toBe(true);
       if (expected) expect(s.runner.jobs[0]!.targetPolicy!.checkAddress('10.0.0.1')?.range.name).toBe('private');
+    }
+  });
+});
+
+const webhook = (url: string) => ({ type: 'WEBHOOK', config: { name: 'ops', url } });
+
+describe('target policy on alert channels at create and update time', () => {
+  it('is off by default: a webhook may name a loopback or private address', async () => {
+    const { vigil, a } = await setup();
+    await vigil.alertChannels.create(a, webhook('http://127.0.0.1:8080/hook'));
+    await vigil.alertChannels.create(a, { type: 'CHAT', config: { url: 'http://localhost/slack' } });
+  });
+
+  it.each([
+    [webhook('http://127.0.0.1/hook?token=t0ken'), '127.0.0.1 is a loopback address (127.0.0.0/8)'],
+    [webhook('https://10.0.0.7:8443/in'), '10.0.0.7 is a private address (10.0.0.0/8)'],
+    [webhook('http://0x7f.1/'), '127.0.0.1 is a loopback address'],
+    [{ type: 'CHAT', config: { url: 'http://localhost:3000/slack' } }, '"localhost" names this machine'],
+    [{ type: 'CHAT_APP', config: { url: 'http://[fe80::1]/teams' } }, 'fe80::1 is a link-local address (fe80::/10)'],
+  ])('refuses a channel %j with a 400 naming config.url, and stores nothing', async (body, reason) => {
+    const { vigil, a } = await setup({ targetPolicy: STRICT });
+    const err = await refusal(vigil.alertChannels.create(a, body));
+    expect(err.statusCode).toBe(400);
+    expect(err.keys).toEqual(['config.url']);
+    expect(err.issues[0]!.message).toContain(reason);
+    expect(err.issues[0]!.message).toContain('sends no alerts to loopback, private, link-local or other internal addresses');
+    expect(err.issues[0]!.message).not.toContain('t0ken');
+    expect((await vigil.alertChannels.list(a, {})).items).toEqual([]);
+  });
+
+  it('lets names, templated URLs, allowed addresses and host-configured channel types through', async () => {
+    const { vigil, a } = await setup({ targetPolicy: { ...STRICT, allow: ['10.20.0.0/16'] } });
+    await vigil.alertChannels.create(a, webhook('https://hooks.internal/in'));
+    await vigil.alertChannels.create(a, webhook('http://{{HOOK_HOST}}/in'));
+    await vigil.alertChannels.create(a, webhook('http://10.20.3.4/in'));
+    await vigil.alertChannels.create(a, { type: 'PAGING_A', config: { serviceKey: 'routing-key' } });
+    expect((await vigil.alertChannels.list(a, {})).items).toHaveLength(4);
+  });
+
+  it('refuses an update that aims a channel at a refused address and keeps the stored URL', async () => {
+    const { vigil, a } = await setup({ targetPolicy: STRICT });
+    const channel = await vigil.alertChannels.create(a, webhook('https://hooks.example.com/in'));
+    const err = await refusal(vigil.alertChannels.update(a, channel.id, { config: { name: 'ops', url: 'http://169.254.169.254/latest/meta-data' } }));
+    expect(err.keys).toEqual(['config.url']);
+    expect(await vigil.alertChannels.get(a, channel.id)).toMatchObject({ config: { url: 'https://hooks.example.com/in' } });
+  });
+
+  it('refuses an AlertChannel construct aimed at a refused address before applying anything', async () => {
+    const { vigil, a } = await setup({ targetPolicy: STRICT });
+    const err = await vigil.apply(a, [new AlertChannel('hook', webhook('http://192.168.1.20/hook') as never)]).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ConstructValidationError);
+    expect((err as ConstructValidationError).constructIssues.map((i) => [i.path, i.message])).toEqual([
+      ['config.url', expect.stringMatching(/^names 192\.168\.1\.20 is a private address \(192\.168\.0\.0\/16\), which the target policy/)],
+    ]);
+    expect((await vigil.alertChannels.list(a, {})).items).toEqual([]);
+  });
+});
+
+describe('target policy on alert deliveries', () => {
+  it('the dispatcher hands the policy to the transport on every send (one that refuses nothing when the host set none)', async () => {
+    for (const [options, expected] of [[{ targetPolicy: STRICT }, true], [{}, false]] as const) {
+      const transport = new FakeTransport('WEBHOOK');
+      const s = await setup({ ...options, transports: [transport] });
+      const channel = await s.vigil.alertChannels.create(s.a, webhook('https://hooks.example.com/in'));
+      await s.vigil.storage.outbox.enqueue([outboxMessageFixture(s.a, { alertChannelId: channel.id, nextAttemptAt: s.clock.now().toISOString() })]);
+      await s.vigil.alerts.drain();
+      expect(transport.sent).toHaveLength(1);
+      expect(transport.sent[0]!.context?.targetPolicy?.refuseInternalAddresses).toBe(expected);
     }
   });
 });

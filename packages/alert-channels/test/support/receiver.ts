@@ -29,6 +29,8 @@ export interface Answer {
  */
 export class Receiver {
   readonly requests: Received[] = [];
+  /** TCP connections accepted, whether or not a request followed. */
+  connections = 0;
   private script: Answer[] = [];
   fallback: Answer | ((r: Received) => Answer) = { status: 200, body: { ok: true } };
   private server: Server | null = null;
@@ -96,6 +98,7 @@ export class Receiver {
         this.waiters = this.waiters.filter((w) => this.requests.length < w.n);
       });
     });
+    server.on('connection', () => this.connections++);
     server.keepAliveTimeout = 1_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { AlertMessage, AlertTransport } from '../ports/alert-transport.js';
+import type { AlertMessage, AlertTransport, DeliveryContext } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
 import type { OutboxMessage } from '../ports/storage.js';
 import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
@@ -121,12 +121,15 @@ export class AlertDispatcher {
   private wakeAgain = false;
   private inFlight = new Set<Promise<void>>();
   private readonly meter: EngineInstruments;
+  /** What every send is told: the host's target policy, which account-written URLs must obey. */
+  private readonly context: DeliveryContext;
 
   constructor(
     private readonly services: DispatcherServices,
     options: DispatcherOptions = {},
   ) {
     this.meter = engineInstruments(services.deps.metrics);
+    this.context = services.deps.targetPolicy ? { targetPolicy: services.deps.targetPolicy } : {};
     this.o = {
       pollMs: options.pollMs ?? 1_000,
       batch: options.batch ?? 50,
@@ -289,7 +292,7 @@ export class AlertDispatcher {
         const timedOut = new Promise<never>((_, reject) => {
           controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
         });
-        const receipt = await Promise.race([transport.send(toAlertMessage(m), channel, controller.signal), timedOut]);
+        const receipt = await Promise.race([transport.send(toAlertMessage(m), channel, controller.signal, this.context), timedOut]);
         measure('delivered');
         await storage.outbox.markDelivered(m.id, this.owner, clock.now());
         await log(true, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { AlertChannel } from '../model/alert-channel.js';
+import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import { createToken } from './token.js';
 
 /** An alert, rendered once and handed to every subscribed channel's transport. */
@@ -39,6 +40,17 @@ export interface DeliveryReceipt {
   detail?: string | null;
 }
 
+/** What the dispatcher tells a transport about the process it delivers from. */
+export interface DeliveryContext {
+  /**
+   * Which addresses a delivery may connect to (the host's `targetPolicy`). A transport that sends
+   * to a URL the account wrote checks every address it connects to with `checkAddress` and
+   * fails the delivery with `targetRefusalMessage(refusal, host)` when one is refused. Endpoints
+   * the host configured itself (a provider's base URL, an SMTP server) need no check.
+   */
+  targetPolicy?: TargetPolicy;
+}
+
 /** Delivers alerts of one channel type. A plugin implements it and registers it on ALERT_TRANSPORTS. */
 export interface AlertTransport {
   readonly channelType: string;
@@ -52,8 +64,11 @@ export interface AlertTransport {
    * masked in every response, opened only for `send`. Built-in types have their own list.
    */
   readonly secretFields?: readonly string[];
-  /** Resolves when the provider confirmed delivery; throws otherwise (the outbox retries). */
-  send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal): Promise<DeliveryReceipt>;
+  /**
+   * Resolves when the provider confirmed delivery; throws otherwise (the outbox retries). The
+   * dispatcher passes `context` on every send; a transport written before it may ignore it.
+   */
+  send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal, context?: DeliveryContext): Promise<DeliveryReceipt>;
 }
 
 export const ALERT_TRANSPORTS = createToken<AlertTransport>('vigil.alertTransports');

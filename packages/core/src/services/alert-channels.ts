@@ -21,6 +21,7 @@ import type { DeliveryAttempt } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
 import { found, mapPage, numericId, pageOptions } from './support.js';
+import { checkChannelTargetFields } from './target-fields.js';
 
 type Config = Record<string, unknown>;
 /** An entry of a key/value list of a config (a webhook's header or query parameter). */
@@ -73,14 +74,17 @@ export class AlertChannelService {
     return isBuiltinChannelType(type) ? SECRET_CONFIG_FIELDS[type] : this.deps.transports.get(type)?.secretFields ?? [];
   }
 
-  /** A registered transport's own config schema also applies to its type. */
+  /**
+   * A registered transport's own config schema also applies to its type, and a URL the account
+   * wrote must not name an address the host's target policy refuses.
+   */
   private checkConfig(type: string, config: unknown): void {
     const transport = this.deps.transports.get(type);
-    if (!transport) return;
-    const r = v.safeParse(transport.configSchema, config, { abortEarly: false });
-    if (!r.success) {
+    const r = transport ? v.safeParse(transport.configSchema, config, { abortEarly: false }) : null;
+    if (r && !r.success) {
       throw new ValidationError(toValidationIssues(r.issues).map((i) => ({ ...i, path: i.path ? `config.${i.path}` : 'config' })));
     }
+    checkChannelTargetFields(this.deps.targetPolicy, type, config);
   }
 
   /** The config with each locked entry of its key/value lists (LOCKED_CONFIG_LISTS) replaced by `fn`'s. */

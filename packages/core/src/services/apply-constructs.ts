@@ -12,7 +12,7 @@ import { isRelativeApiUrl } from '../model/urls.js';
 import { isConstruct, type Construct } from '../constructs/construct.js';
 import type { ServiceDeps } from './deps.js';
 import { scriptIssues, SnippetService } from './snippets.js';
-import { checkTargetFields } from './target-fields.js';
+import { checkChannelTargetFields, checkTargetFields } from './target-fields.js';
 
 /** One problem of one construct: `TcpCheck "orders-db"`, `request.port`, `must be between 1 and 65535`. */
 export interface ConstructIssue extends ValidationIssue {
@@ -261,6 +261,7 @@ export class ConstructValidator {
       this.addAll(label, '', scriptIssues({ localSetupScript: body.localSetupScript as string | null, localTearDownScript: body.localTearDownScript as string | null }));
       await this.rule(label, () => this.snippets.checkGroupSnippets(this.accountId, body as never));
     }
+    if (c.kind === 'AlertChannel' && type !== null) await this.rule(label, () => checkChannelTargetFields(this.deps.targetPolicy, type, body.config));
     if (c.kind === 'AlertChannel' && type !== null && isBuiltinChannelType(type)) {
       // A registered transport of a built-in type may add rules of its own to the config.
       const transport = this.deps.transports.get(type);

@@ -3,6 +3,13 @@ import { isAbsoluteHttpUrl, isTemplatedUrl } from '../model/urls.js';
 import type { TargetPolicy } from '../runner-kit/target-policy.js';
 
 const REFUSED = 'which the target policy of this Vigil refuses (it runs no checks against loopback, private, link-local or other internal addresses)';
+const REFUSED_FOR_ALERTS = 'which the target policy of this Vigil refuses (it sends no alerts to loopback, private, link-local or other internal addresses)';
+
+/**
+ * The config fields of built-in channel types that hold a URL the account writes. Other types
+ * send to endpoints the host configured (a provider's base URL, an SMTP server).
+ */
+const CHANNEL_URL_FIELDS: Readonly<Record<string, readonly string[]>> = { WEBHOOK: ['url'], CHAT: ['url'], CHAT_APP: ['url'] };
 
 /** The host of an http(s) URL written out in full; null for a relative or templated one (known only at run time). */
 function urlHost(url: unknown): string | null {
@@ -10,10 +17,10 @@ function urlHost(url: unknown): string | null {
   return new URL(url).hostname;
 }
 
-function issue(policy: TargetPolicy, path: string, host: string | null): ValidationIssue[] {
+function issue(policy: TargetPolicy, path: string, host: string | null, refused = REFUSED): ValidationIssue[] {
   if (host === null || host === '') return [];
   const refusal = policy.checkHost(host);
-  return refusal ? [{ path, message: `names ${refusal.reason}, ${REFUSED}` }] : [];
+  return refusal ? [{ path, message: `names ${refusal.reason}, ${refused}` }] : [];
 }
 
 /**
@@ -30,5 +37,18 @@ export function checkTargetFields(policy: TargetPolicy | undefined, record: Reco
   if (typeof record.sslCheckDomain === 'string') issues.push(...issue(policy, 'sslCheckDomain', record.sslCheckDomain));
   const defaults = (record.apiCheckDefaults ?? null) as Record<string, unknown> | null;
   if (checkType === null && defaults) issues.push(...issue(policy, 'apiCheckDefaults.url', urlHost(defaults.url)));
+  if (issues.length) throw new ValidationError(issues);
+}
+
+/**
+ * A WEBHOOK, CHAT or CHAT_APP channel whose URL is written as an address the policy refuses
+ * (`http://127.0.0.1/`, `http://localhost/`) is refused when it is created or updated, naming the
+ * field (`config.url`). Names and templated URLs are only known at delivery, which checks them then.
+ */
+export function checkChannelTargetFields(policy: TargetPolicy | undefined, channelType: string, config: unknown): void {
+  if (!policy?.refuseInternalAddresses) return;
+  const values = (config ?? {}) as Record<string, unknown>;
+  const fields = CHANNEL_URL_FIELDS[channelType] ?? [];
+  const issues = fields.flatMap((field) => issue(policy, `config.${field}`, urlHost(values[field]), REFUSED_FOR_ALERTS));
   if (issues.length) throw new ValidationError(issues);
 }

@@ -1,10 +1,12 @@
 import * as v from 'valibot';
 import type { AlertChannel } from '../model/alert-channel.js';
-import type { AlertMessage, AlertTransport, DeliveryReceipt } from '../ports/alert-transport.js';
+import type { AlertMessage, AlertTransport, DeliveryContext, DeliveryReceipt } from '../ports/alert-transport.js';
 
 export interface FakeDelivery {
   alert: AlertMessage;
   channel: AlertChannel;
+  /** What the dispatcher passed along (the host's target policy). */
+  context?: DeliveryContext;
 }
 
 /**
@@ -36,7 +38,7 @@ export class FakeTransport implements AlertTransport {
     return this;
   }
 
-  async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal): Promise<DeliveryReceipt> {
+  async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal, context?: DeliveryContext): Promise<DeliveryReceipt> {
     this.attempts++;
     if (signal.aborted) throw new Error('Delivery aborted');
     if (this.refused.has(channel.id)) throw new Error(`Channel ${channel.id} refused the alert`);
@@ -44,7 +46,7 @@ export class FakeTransport implements AlertTransport {
       this.failures--;
       throw new Error('Provider unavailable');
     }
-    this.sent.push({ alert: structuredClone(alert), channel: structuredClone(channel) });
+    this.sent.push({ alert: structuredClone(alert), channel: structuredClone(channel), ...(context ? { context } : {}) });
     return { providerId: `fake-${this.sent.length}`, detail: null };
   }
 }

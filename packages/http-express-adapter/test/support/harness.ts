@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type Express } from 'express';
 import knexFactory, { type Knex } from 'knex';
 import request from 'supertest';
-import { createVigil, type Vigil } from '@vigil/core';
+import { createVigil, type Vigil, type VigilOptions } from '@vigil/core';
 import { FakeClock } from '@vigil/core/testing';
 import { knexStorage } from '@vigil/storage-knex';
 import { vigilRouter, type VigilRouterOptions } from '../../src/index.js';
@@ -92,16 +92,17 @@ function client(app: Express, accountId: string, key: string): ApiClient {
 
 /**
  * A real express() host with the router mounted at /api, on SQLite (in memory) or PostgreSQL,
- * with two accounts and a key each.
+ * with two accounts and a key each. `vigilOptions` adds host options (a target policy, say).
  */
 export async function apiHarness(
   backend: 'sqlite' | 'postgres' = 'sqlite',
   options: VigilRouterOptions = {},
+  vigilOptions: Partial<VigilOptions> = {},
 ): Promise<ApiHarness> {
   const storage = backend === 'postgres' ? await postgresStorage() : knexStorage({ client: 'sqlite3', connection: ':memory:' });
   await storage.migrate();
   const clock = new FakeClock(new Date('2026-05-01T12:00:00.000Z'));
-  const vigil = createVigil({ storage, secretKey: SECRET, clock });
+  const vigil = createVigil({ ...vigilOptions, storage, secretKey: SECRET, clock });
   const app = express();
   app.get('/host-route', (_req, res) => {
     res.json({ host: true });
