@@ -96,16 +96,21 @@ async function latency(dir, hook) {
   await vigil.start();
   const ms = [];
   let lost = 0;
+  let scheduled = 0;
   await workers(AT_ONCE, checks, async (check) => {
     const arrived = hook.arrival(check.id);
+    const triggeredAt = performance.now();
     await vigil.checkSessions.trigger(accountId, { target: { checkId: [check.id] } });
     const at = await Promise.race([arrived, new Promise((r) => setTimeout(() => r(null), 10_000))]);
-    if (at === null || !storedAt.has(check.id)) lost++;
+    // A new check also runs on its schedule soon after it is made; when that run came first, its
+    // alert went out before anyone waited for it, and the triggered run (failing again) sends none.
+    if (storedAt.get(check.id) < triggeredAt) scheduled++;
+    else if (at === null || !storedAt.has(check.id)) lost++;
     else ms.push(at - storedAt.get(check.id));
   });
   await vigil.stop(0);
   await vigil.close();
-  return { ms, lost };
+  return { ms, lost, scheduled };
 }
 
 async function baselineLatency(hook) {
@@ -166,7 +171,7 @@ const hook = await receiver();
 try {
   await baselineLatency(hook); // warm fetch and the receiver
   const base = await baselineLatency(hook);
-  const { ms, lost } = await latency(dir, hook);
+  const { ms, lost, scheduled } = await latency(dir, hook);
   const baseRate = await baselineThroughput(hook);
   const rate = await throughput(dir, hook);
   const fmt = (x) => `${x.toFixed(1)} ms`;
@@ -176,6 +181,7 @@ try {
   row('run stored -> webhook arrived, p50 (vs bare POST)', fmt(quantile(ms, 0.5)), fmt(quantile(base, 0.5)), quantile(base, 0.5) / quantile(ms, 0.5));
   row('run stored -> webhook arrived, p99 (vs bare POST)', fmt(quantile(ms, 0.99)), fmt(quantile(base, 0.99)), quantile(base, 0.99) / quantile(ms, 0.99));
   row(`alerts delivered/s, ${CHANNELS} channels (vs fetch loop)`, `${rate.toFixed(0)}/s`, `${baseRate.toFixed(0)}/s`, rate / baseRate);
+  if (scheduled) console.log(`${scheduled} checks ran on their schedule before their trigger: their alerts are not in the latency figures`);
   if (lost) console.log(`lost: ${lost} alerts did not arrive within 10 s`);
 } finally {
   await hook.close();
