@@ -254,6 +254,12 @@ export class GateClient {
   private readonly roots = new Set<string>();
   private readonly contexts = new Set<string>();
   private readonly targets = new Set<string>();
+  /**
+   * The browser-type targets it was told of, also those that ended. Chromium makes one per
+   * browser session (every client's own among them) and ends it with that session; none is the
+   * run's, and attaching to any of them gives a gated browser session of the client's own.
+   */
+  private readonly browserTargets = new Set<string>();
   private readonly sessions = new Set<string>();
   private queue: Promise<unknown>;
   private closed = false;
@@ -323,7 +329,7 @@ export class GateClient {
   private async onBrowserTarget(message: Message, browserLevel: boolean): Promise<boolean> {
     const params = message.params!;
     if (message.method === 'Target.attachToTarget' && browserLevel && typeof params.targetId === 'string' && !this.targets.has(params.targetId)
-      && (await this.gate.targetInfo(params.targetId))?.type === 'browser') {
+      && (this.browserTargets.has(params.targetId) || (await this.gate.targetInfo(params.targetId))?.type === 'browser')) {
       const gateSession = await this.gate.ready();
       const { sessionId } = await this.gate.command<{ sessionId: string }>('Target.attachToBrowserTarget', {}, gateSession);
       this.roots.add(sessionId);
@@ -437,7 +443,7 @@ export class GateClient {
         break;
       case 'Target.getTargets':
         result.targetInfos = ((result.targetInfos as TargetInfo[]) ?? []).filter((t) => this.visible(t));
-        for (const t of result.targetInfos as TargetInfo[]) this.targets.add(t.targetId);
+        for (const t of result.targetInfos as TargetInfo[]) this.know(t);
         break;
       case 'Target.getTargetInfo': {
         const info = result.targetInfo as TargetInfo | undefined;
@@ -446,6 +452,15 @@ export class GateClient {
         break;
       }
     }
+  }
+
+  /**
+   * Keeps a target the client was told of: the run's as its own; a browser target apart, never
+   * owned, so that attaching to it always gives a gated browser session.
+   */
+  private know(info: TargetInfo): void {
+    if (info.type === 'browser') this.browserTargets.add(info.targetId);
+    else this.targets.add(info.targetId);
   }
 
   /** What the client may be told of: the run's targets and the browser's own. */
@@ -473,14 +488,19 @@ export class GateClient {
       case 'Target.targetInfoChanged': {
         const info = params.targetInfo as TargetInfo;
         if (!this.visible(info)) return;
-        if (info.type !== 'browser') this.targets.add(info.targetId);
+        this.know(info);
         break;
       }
       case 'Target.targetDestroyed':
-      case 'Target.targetCrashed':
-        if (!this.targets.has(params.targetId as string)) return;
-        if (message.method === 'Target.targetDestroyed') this.targets.delete(params.targetId as string);
+      case 'Target.targetCrashed': {
+        const id = params.targetId as string;
+        // A browser target that ended with its session is told of too. It stays known as one:
+        // puppeteer may keep it as the browser's (Browser.target()), and attaching to it still
+        // means a browser session of the client's own.
+        if (!this.targets.has(id) && !this.browserTargets.has(id)) return;
+        if (message.method === 'Target.targetDestroyed') this.targets.delete(id);
         break;
+      }
       case 'Target.attachedToTarget': {
         const info = params.targetInfo as TargetInfo;
         const session = params.sessionId as string;

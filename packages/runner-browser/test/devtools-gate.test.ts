@@ -217,6 +217,23 @@ describe.runIf(HAS_CHROMIUM)('DevTools gate', () => {
     expect((await raw.send('Target.getBrowserContexts', {}, sessionId)).error?.message).toBe('Session with given id not found.');
   });
 
+  it('gives a gated browser session for a browser target that has ended since (puppeteer keeps it as the browser\'s)', async () => {
+    // As puppeteer does: targets of every type, the browser's among them.
+    await raw.ok('Target.setDiscoverTargets', { discover: true, filter: [{}] });
+    // Another run's script process comes and goes: Chromium makes a browser target for its
+    // browser session and ends it with that session.
+    const passing = new RawClient(chromium, other.id!, dir);
+    await passing.ok('Target.getBrowserContexts');
+    await new Promise((r) => setTimeout(r, 100));
+    const created = raw.events.filter((e) => e.method === 'Target.targetCreated' && e.params.targetInfo.type === 'browser').map((e) => e.params.targetInfo.targetId);
+    passing.client.close();
+    await new Promise((r) => setTimeout(r, 200));
+    const ended = created.find((id) => raw.events.some((e) => e.method === 'Target.targetDestroyed' && e.params.targetId === id));
+    expect(ended).toBeDefined();
+    const { sessionId } = await raw.ok('Target.attachToTarget', { targetId: ended, flatten: true });
+    expect((await raw.ok('Target.getBrowserContexts', {}, sessionId)).browserContextIds).toEqual([mine.id]);
+  });
+
   it('answers nothing once the script\'s process is gone', async () => {
     raw.client.close();
     const answered = await Promise.race([raw.send('Target.getBrowserContexts').then(() => true), new Promise((r) => setTimeout(() => r(false), 300))]);
