@@ -17,9 +17,20 @@ interface Setup {
   accountId: string;
 }
 
-const started: Vigil[] = [];
+const started: { vigil: Vigil; clock: FakeClock }[] = [];
 afterEach(async () => {
-  for (const v of started.splice(0)) await v.stop(0);
+  for (const { vigil, clock } of started.splice(0)) {
+    let stopped = false;
+    const stopping = vigil.stop(0).finally(() => {
+      stopped = true;
+    });
+    // A run still going (a check's own schedule may start one late in a test) ends on the fake clock.
+    for (let i = 0; i < 600 && !stopped; i++) {
+      clock.advance(1_000);
+      await settle();
+    }
+    await stopping;
+  }
 });
 
 async function setup(options: Partial<VigilOptions> = {}, runner = new FakeRunner('TCP')): Promise<Setup> {
@@ -31,7 +42,7 @@ async function setup(options: Partial<VigilOptions> = {}, runner = new FakeRunne
 
 async function start(s: Setup): Promise<void> {
   await s.vigil.start();
-  started.push(s.vigil);
+  started.push({ vigil: s.vigil, clock: s.clock });
   await settle();
 }
 
@@ -338,7 +349,7 @@ describe('engine: alerts, errors and sessions', () => {
       await vigil.checks.create(account.id, 'TCP', tcp({ name, groupId: group.id, groupOrder, frequency: 60, frequencyOffset: null }));
     }
     await vigil.start();
-    started.push(vigil);
+    started.push({ vigil, clock });
     const { sessions } = await vigil.checkSessions.trigger(account.id, { target: { matchTags: [] } });
     expect(sessions).toHaveLength(5);
     await runFor(clock, 5_000);
@@ -411,7 +422,7 @@ describe('engine: several processes and stopping', () => {
     for (let i = 0; i < 20; i++) await engines[0]!.checks.create(account.id, 'TCP', tcp({ name: `c${i}` }));
     for (const e of engines) {
       await e.start();
-      started.push(e);
+      started.push({ vigil: e, clock });
     }
     await runFor(clock, 60_000);
     const jobs = runners.flatMap((r) => r.jobs);

@@ -369,6 +369,24 @@ describe('vigil.apply: checks as code', () => {
     expect((await storage.managedResources.list(ACCOUNT_A, 'default')).map((r) => r.resourceId)).toEqual([String(again.entries[0]!.id)]);
   });
 
+  it('names a replaced resource it could not delete when a later step fails, which still exists for you to delete', async () => {
+    const storage = memoryStorage();
+    const { vigil } = await ready(storage);
+    const first = await vigil.apply(ACCOUNT_A, [new TcpCheck('svc', { name: 'Svc', request: { hostname: 's', port: 1 } })]);
+    const oldId = first.entries[0]!.id as string;
+    storage.dashboards.insert = async () => {
+      throw new Error('disk full');
+    };
+    const err = await failure(vigil.apply(ACCOUNT_A, [
+      new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } }),
+      new Dashboard('ops', { header: 'Operations', customUrl: 'ops-left-behind' }),
+    ]));
+    expect(err).toBeInstanceOf(ApplyError);
+    expect((err as ApplyError).leftBehind).toEqual([expect.objectContaining({ action: 'delete', kind: 'Check', logicalId: 'svc', id: oldId })]);
+    expect(err.message).toBe(`Could not create Dashboard "ops": disk full. Replaced but not deleted, delete by hand: Check "svc" (${oldId})`);
+    expect((await vigil.checks.get(ACCOUNT_A, oldId)).checkType).toBe('TCP');
+  });
+
   it('moves the checks subscribed to a channel whose type changes to its successor before the old channel goes', async () => {
     const { vigil } = await ready();
     const setupWith = (channel: AlertChannel) => [channel, new TcpCheck('db', { name: 'DB', request: { hostname: 'db', port: 1 }, alertChannels: ['oncall'] })];

@@ -105,7 +105,11 @@ function installTargetFence(key) {
 
   const connect = net.Socket.prototype.connect;
   fence(net.Socket.prototype, 'connect', function checkedConnect(...args) {
-    const { options, callback } = connectArgs(args);
+    const given = connectArgs(args);
+    // A plain copy, each of the caller's properties read once: what is checked is what connects
+    // (a getter cannot answer one thing to the check and another to Node).
+    const options = { ...given.options };
+    const { callback } = given;
     if (options.path) {
       const error = refuse('local socket', options.path);
       // As a failed connection does: an 'error' event, after the caller has its socket.
@@ -115,9 +119,7 @@ function installTargetFence(key) {
     const host = options.host === undefined || options.host === null || options.host === '' ? 'localhost' : String(options.host);
     // Node looks up names only; an IP address is handed to the lookup under a name of its own
     // (that does not parse as an address), so that it is checked too.
-    const checked = Object.create(options);
-    checked.host = net.isIP(host) ? `checked-address.invalid` : host;
-    checked.lookup = checkedLookup(host, Number(options.port) || 0);
+    const checked = { ...options, path: undefined, host: net.isIP(host) ? 'checked-address.invalid' : host, lookup: checkedLookup(host, Number(options.port) || 0) };
     return callback ? connect.call(this, checked, callback) : connect.call(this, checked);
   });
 
@@ -133,6 +135,8 @@ function installTargetFence(key) {
   fence(dns.Resolver.prototype, 'setServers', servers);
   fence(dns.promises, 'setServers', servers);
   fence(dns.promises.Resolver.prototype, 'setServers', servers);
+  // The resolvers' own handle (c-ares), which a script reaches through resolver._handle.
+  fence(Object.getPrototypeOf(new dns.Resolver()._handle), 'setServers', servers);
 }
 
 module.exports = { installTargetFence };

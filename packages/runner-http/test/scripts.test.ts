@@ -1,5 +1,9 @@
 import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { targetPolicy, type CheckGroup, type RunJob, type RunResult, type RunSnippet } from '@vigil/core';
 import { checkGroupFixture } from '@vigil/core/testing';
@@ -474,6 +478,57 @@ describe('setup and teardown scripts under a target policy', () => {
     });
     expectRefused(result, 'Setup', /The target policy refused the script's DNS servers 127\.0\.0\.1: /);
     expect(logsOf(result.details).map((l) => l.text)).toContain('ETARGETPOLICY');
+  });
+
+  it('refuses DNS servers set on a resolver\'s own handle, and async_hooks, a way to other connections\' handles', async () => {
+    const server = await api();
+    const result = await run({
+      request: { url: `${server.origin}/data` },
+      job: { targetPolicy: loopback },
+      setup: `
+        try { new (require('node:dns').Resolver)()._handle.setServers([[4, '127.0.0.1', 53]]); } catch (err) { console.log('handle', err.code); }
+        try { require('node:async_hooks'); } catch (err) { console.log('async_hooks', err.message); }
+      `,
+    });
+    expectRefused(result, 'Setup', /The target policy refused the script's DNS servers /);
+    const logs = logsOf(result.details).map((l) => l.text);
+    expect(logs).toContain('handle ETARGETPOLICY');
+    expect(logs.some((l) => l.startsWith('async_hooks') && l.includes('not available'))).toBe(true);
+  });
+
+  it('checks what connects: a getter that answers the fence one thing and Node another reaches no local socket', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-socket-'));
+    const path = join(dir, 'internal.sock');
+    let connections = 0;
+    const local = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => local.listen(path, resolve));
+    try {
+      const server = await api();
+      const result = await run({
+        request: { url: `${server.origin}/data` },
+        job: { targetPolicy: loopback },
+        setup: `
+          // net is withheld; a request's socket hands out its class.
+          const Socket = await new Promise((resolve) => require('node:http').get('http://127.0.0.1:${server.port}/token').on('socket', (s) => resolve(s.constructor)));
+          let reads = 0;
+          const options = { port: 1, get path() { reads++; return reads === 1 ? undefined : ${JSON.stringify(path)}; } };
+          await new Promise((resolve) => {
+            const socket = new Socket();
+            socket.on('connect', () => { console.log('connected'); socket.destroy(); resolve(); });
+            socket.on('error', (err) => { console.log('refused', err.code); resolve(); });
+            socket.connect(options);
+          });
+        `,
+      });
+      expect(logsOf(result.details).map((l) => l.text)).not.toContain('connected');
+      expect(connections).toBe(0);
+    } finally {
+      local.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('changes nothing without a policy, or with one that refuses nothing', async () => {

@@ -9,6 +9,8 @@ import { Script } from 'node:vm';
  */
 export const WITHHELD_SCRIPT_MODULES: readonly string[] = Object.freeze([
   'net', 'tls', 'dgram', 'http2', 'inspector', 'cluster', 'child_process', 'worker_threads', 'v8', 'repl', 'trace_events', 'module',
+  // Its hooks hand a script the internal handles of other connections (a way to raw sockets).
+  'async_hooks',
 ]);
 
 /** Node's switch for its permission model: `--permission` from Node 23, `--experimental-permission` before. */

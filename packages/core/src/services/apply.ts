@@ -82,17 +82,23 @@ export interface ApplyPlan {
   orphans: PlanEntry[];
 }
 
-/** A step failed part-way through an apply; `completed` lists the steps carried out before it. */
+/**
+ * A step failed part-way through an apply; `completed` lists the steps carried out before it.
+ * `leftBehind` lists resources replaced by new ones of another type whose delete did not run:
+ * they still exist, no longer managed by the project, for you to delete.
+ */
 export class ApplyError extends VigilError {
   constructor(
     readonly entry: PlanEntry,
     readonly completed: PlanEntry[],
     cause: unknown,
+    readonly leftBehind: PlanEntry[] = [],
   ) {
     const code: VigilErrorCode = isVigilError(cause) ? cause.code : 'INTERNAL';
     const status = isVigilError(cause) ? cause.statusCode : 500;
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(code, status, `Could not ${entry.action} ${entry.kind} "${entry.logicalId}": ${reason}`, { cause });
+    const left = leftBehind.map((e) => `${e.kind} "${e.logicalId}" (${e.id})`).join(', ');
+    super(code, status, `Could not ${entry.action} ${entry.kind} "${entry.logicalId}": ${reason}${left ? `. Replaced but not deleted, delete by hand: ${left}` : ''}`, { cause });
     this.name = 'ApplyError';
   }
 }
@@ -308,7 +314,7 @@ export class ApplyService {
     const total = steps.filter((s) => s.entry.action !== 'unchanged' && !s.forget).length;
     const completed: PlanEntry[] = [];
     let done = 0;
-    for (const step of steps) {
+    for (const [at, step] of steps.entries()) {
       const { entry } = step;
       if (step.forget) {
         await this.forget(accountId, project, step.row!);
@@ -325,7 +331,10 @@ export class ApplyService {
         else if (entry.action === 'update') await this.update(accountId, project, step, ids);
         else await this.remove(accountId, project, step);
       } catch (err) {
-        throw new ApplyError(entry, completed, err);
+        // Old resources whose successors exist but that were not deleted: their records name the successors now.
+        const made = new Set(completed.filter((e) => e.action === 'create').map((e) => resourceKey(e.kind, e.logicalId)));
+        const leftBehind = steps.slice(at).filter((s) => s.replaced && made.has(resourceKey(s.entry.kind, s.entry.logicalId))).map((s) => s.entry);
+        throw new ApplyError(entry, completed, err, leftBehind);
       }
       completed.push(entry);
       done++;
