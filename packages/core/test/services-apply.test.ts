@@ -55,6 +55,17 @@ function shop(overrides: { dbPort?: number; muted?: boolean } = {}) {
   return { oncall, orders, db, cache, window, board, all: [oncall, orders, db, cache, window, board] };
 }
 
+/** The store's next insert into `repository` fails as a full disk would; later ones go through. */
+function failNextInsert(repository: { insert: (...args: never[]) => Promise<unknown> }): void {
+  const insert = repository.insert.bind(repository);
+  let failed = false;
+  repository.insert = (async (...args: never[]) => {
+    if (failed) return insert(...args);
+    failed = true;
+    throw new Error('disk full');
+  }) as typeof repository.insert;
+}
+
 const actions = (plan: ApplyPlan) => plan.entries.map((e) => `${e.action} ${e.kind} ${e.logicalId}`);
 
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -346,15 +357,7 @@ describe('vigil.apply: checks as code', () => {
     const { vigil } = await ready(storage);
     const first = await vigil.apply(ACCOUNT_A, [new TcpCheck('svc', { name: 'Svc', request: { hostname: 's', port: 1 } })]);
     const oldId = first.entries[0]!.id as string;
-    const insert = storage.checks.insert.bind(storage.checks);
-    let failOnce = true;
-    storage.checks.insert = async (accountId, record) => {
-      if (failOnce) {
-        failOnce = false;
-        throw new Error('disk full');
-      }
-      return insert(accountId, record);
-    };
+    failNextInsert(storage.checks);
     const heartbeat = () => new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } });
     const err = await failure(vigil.apply(ACCOUNT_A, [heartbeat()]));
     expect(err).toBeInstanceOf(ApplyError);
@@ -435,15 +438,7 @@ describe('vigil.apply: checks as code', () => {
 
   it('stops at a failed step with what was done before it; applying again finishes the work', async () => {
     const storage = memoryStorage();
-    const insert = storage.dashboards.insert.bind(storage.dashboards);
-    let failOnce = true;
-    storage.dashboards.insert = async (accountId, record) => {
-      if (failOnce) {
-        failOnce = false;
-        throw new Error('disk full');
-      }
-      return insert(accountId, record);
-    };
+    failNextInsert(storage.dashboards);
     const { vigil } = await ready(storage);
     const err = await failure(vigil.apply(ACCOUNT_A, shop().all));
     expect(err).toBeInstanceOf(ApplyError);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { targetPolicy, type CheckGroup, type RunJob, type RunResult, type RunSnippet } from '@vigil/core';
+import { targetPolicy, type CheckGroup, type TargetPolicy, type RunJob, type RunResult, type RunSnippet } from '@vigil/core';
 import { checkGroupFixture } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpRunner, type HttpRunnerOptions } from '../src/index.js';
@@ -335,6 +335,13 @@ describe('setup and teardown scripts under a target policy', () => {
       }).on('error', reject);
     })`;
 
+  /** Runs a check against the API under `policy`, with the scripts made for its server: the server (what it saw) and the result. */
+  async function underPolicy(policy: TargetPolicy, scripts: (server: Awaited<ReturnType<typeof api>>) => { setup?: string; teardown?: string }) {
+    const server = await api();
+    const result = await run({ request: { url: `${server.origin}/data` }, job: { targetPolicy: policy }, ...scripts(server) });
+    return { server, result };
+  }
+
   function expectRefused(result: RunResult, phase: 'Setup' | 'Teardown', text: RegExp) {
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'OTHER' });
     expect(result.errorMessage).toMatch(new RegExp(`${phase} failed: ${text.source}`));
@@ -342,39 +349,31 @@ describe('setup and teardown scripts under a target policy', () => {
   }
 
   it('refuses a setup\'s fetch to 127.0.0.1 before connecting, and sends no request', async () => {
-    const server = await api();
-    const result = await run({ request: { url: `${server.origin}/data` }, job: { targetPolicy: strict }, setup: tokenSetup(fetchToken(`${server.origin}/token`)) });
+    const { server, result } = await underPolicy(strict, (server) => ({ setup: tokenSetup(fetchToken(`${server.origin}/token`)) }));
     expectRefused(result, 'Setup', /The target policy refused 127\.0\.0\.1: 127\.0\.0\.1 is a loopback address \(127\.0\.0\.0\/8\)\. .* \(the group's localSetupScript\)$/);
     expect(result.details).toMatchObject({ requestSent: false, refusedTargets: [{ phase: 'setup', host: '127.0.0.1', port: server.port, address: '127.0.0.1' }] });
     expect(server.seen).toHaveLength(0);
   });
 
   it('refuses http.get to a name that resolves to 127.0.0.1 (localhost)', async () => {
-    const server = await api();
-    const result = await run({ request: { url: `${server.origin}/data` }, job: { targetPolicy: strict }, setup: tokenSetup(httpGetToken(`http://localhost:${server.port}/token`)) });
+    const { server, result } = await underPolicy(strict, (server) => ({ setup: tokenSetup(httpGetToken(`http://localhost:${server.port}/token`)) }));
     expectRefused(result, 'Setup', /The target policy refused "localhost" \((127\.0\.0\.1|::1)\): /);
     expect(server.seen).toHaveLength(0);
   });
 
   it('fails the run even when the script catches the refusal and goes on', async () => {
-    const server = await api();
-    const result = await run({
-      request: { url: `${server.origin}/data` },
-      job: { targetPolicy: strict },
+    const { server, result } = await underPolicy(strict, (server) => ({
       setup: `
         try { await fetch('http://[::1]:${server.port}/token'); } catch (err) { console.log('caught', err.cause.code); }
       `,
-    });
+    }));
     expectRefused(result, 'Setup', /The target policy refused ::1: ::1 is a loopback address/);
     expect(logsOf(result.details).map((l) => l.text)).toContain('caught ETARGETPOLICY');
     expect(server.seen).toHaveLength(0);
   });
 
   it('takes no answer the script makes up itself, even one that read the question off the IPC channel', async () => {
-    const server = await api();
-    const result = await run({
-      request: { url: `${server.origin}/data` },
-      job: { targetPolicy: strict },
+    const { server, result } = await underPolicy(strict, (server) => ({
       setup: `
         // Reads each question the fence sends and answers it at once with an address of its choosing.
         const send = process._send;
@@ -388,16 +387,13 @@ describe('setup and teardown scripts under a target policy', () => {
         };
         ${tokenSetup(fetchToken(`${server.origin}/token`))}
       `,
-    });
+    }));
     expectRefused(result, 'Setup', /The target policy refused 127\.0\.0\.1: 127\.0\.0\.1 is a loopback address/);
     expect(server.seen).toHaveLength(0);
   });
 
   it('checks at most 100 connections of one phase, one at a time, and fails the rest', async () => {
-    const server = await api();
-    const result = await run({
-      request: { url: `${server.origin}/data` },
-      job: { targetPolicy: loopback },
+    const { server, result } = await underPolicy(loopback, (server) => ({
       setup: `
         const http = require('node:http');
         const outcomes = [];
@@ -412,7 +408,7 @@ describe('setup and teardown scripts under a target policy', () => {
         }
         console.log(outcomes.filter((o) => o === 'connected').length, outcomes[100]);
       `,
-    });
+    }));
     expect(result).toMatchObject({ hasFailures: false, hasErrors: false });
     expect(logsOf(result.details).map((l) => l.text)).toContain('100 ETOOMANYCONNECTIONS');
     // The hundred token requests, then the check's own request.
@@ -455,12 +451,9 @@ describe('setup and teardown scripts under a target policy', () => {
     other.listen(0, '127.0.0.2');
     await once(other, 'listening');
     try {
-      const server = await api();
-      const result = await run({
-        request: { url: `${server.origin}/data` },
-        job: { targetPolicy: targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.1'] }) },
+      const { server, result } = await underPolicy(targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.1'] }), (server) => ({
         teardown: `await fetch('http://127.0.0.2:${(other.address() as AddressInfo).port}/report').catch(() => {});`,
-      });
+      }));
       expect(result.statusCode).toBe(200);
       expectRefused(result, 'Teardown', /The target policy refused 127\.0\.0\.2: /);
       expect(connections).toHaveLength(0);
@@ -470,26 +463,20 @@ describe('setup and teardown scripts under a target policy', () => {
   });
 
   it('refuses DNS servers of the script\'s own', async () => {
-    const server = await api();
-    const result = await run({
-      request: { url: `${server.origin}/data` },
-      job: { targetPolicy: loopback },
+    const { server, result } = await underPolicy(loopback, (server) => ({
       setup: `try { require('node:dns').setServers(['127.0.0.1']); } catch (err) { console.log(err.code); }`,
-    });
+    }));
     expectRefused(result, 'Setup', /The target policy refused the script's DNS servers 127\.0\.0\.1: /);
     expect(logsOf(result.details).map((l) => l.text)).toContain('ETARGETPOLICY');
   });
 
   it('refuses DNS servers set on a resolver\'s own handle, and async_hooks, a way to other connections\' handles', async () => {
-    const server = await api();
-    const result = await run({
-      request: { url: `${server.origin}/data` },
-      job: { targetPolicy: loopback },
+    const { server, result } = await underPolicy(loopback, (server) => ({
       setup: `
         try { new (require('node:dns').Resolver)()._handle.setServers([[4, '127.0.0.1', 53]]); } catch (err) { console.log('handle', err.code); }
         try { require('node:async_hooks'); } catch (err) { console.log('async_hooks', err.message); }
       `,
-    });
+    }));
     expectRefused(result, 'Setup', /The target policy refused the script's DNS servers /);
     const logs = logsOf(result.details).map((l) => l.text);
     expect(logs).toContain('handle ETARGETPOLICY');
@@ -506,10 +493,7 @@ describe('setup and teardown scripts under a target policy', () => {
     });
     await new Promise<void>((resolve) => local.listen(path, resolve));
     try {
-      const server = await api();
-      const result = await run({
-        request: { url: `${server.origin}/data` },
-        job: { targetPolicy: loopback },
+      const { server, result } = await underPolicy(loopback, (server) => ({
         setup: `
           // net is withheld; a request's socket hands out its class.
           const Socket = await new Promise((resolve) => require('node:http').get('http://127.0.0.1:${server.port}/token').on('socket', (s) => resolve(s.constructor)));
@@ -522,7 +506,7 @@ describe('setup and teardown scripts under a target policy', () => {
             socket.connect(options);
           });
         `,
-      });
+      }));
       expect(logsOf(result.details).map((l) => l.text)).not.toContain('connected');
       expect(connections).toBe(0);
     } finally {

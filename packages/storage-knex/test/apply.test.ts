@@ -67,6 +67,20 @@ describe.each(STORES)('vigil.apply on %s', (kind) => {
     expect((await vigil.storage.managedResources.list(ACCOUNT, 'default')).map((r) => r.logicalId)).toEqual(['hook', 'login']);
   });
 
+  it('replaces a check whose type changes: the new one made first, the record moved to it, the old one deleted', async () => {
+    const vigil = await vigilOn();
+    const first = await vigil.apply(ACCOUNT, [new TcpCheck('svc', { name: 'Svc', request: { hostname: 'svc.internal', port: 1 } })]);
+    const oldId = String(first.entries[0]!.id);
+    const heartbeat = new HeartbeatCheck('svc', { name: 'Svc', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } });
+    const replaced = await vigil.apply(ACCOUNT, [heartbeat]);
+    expect(replaced.entries.map((e) => `${e.action} ${e.logicalId}`)).toEqual(['create svc', 'delete svc']);
+    const newId = String(replaced.entries[0]!.id);
+    expect((await vigil.storage.checks.listAll(ACCOUNT)).map((c) => [c.id, c.checkType])).toEqual([[newId, 'HEARTBEAT']]);
+    expect((await vigil.storage.managedResources.list(ACCOUNT, 'default')).map((r) => [r.logicalId, r.resourceId])).toEqual([['svc', newId]]);
+    expect((await vigil.apply(ACCOUNT, [heartbeat])).summary.unchanged).toBe(1);
+    expect(oldId).not.toBe(newId);
+  });
+
   it('writes nothing on a dry run or when a construct is invalid', async () => {
     const vigil = await vigilOn();
     expect((await vigil.plan(ACCOUNT, constructs())).summary.create).toBe(7);
