@@ -97,9 +97,11 @@ async function hideSecrets(page, secrets) {
   const nothing = { hidden: true, restore: async () => {} };
   if (forms.length === 0) return nothing;
   const frames = page.frames();
-  const masked = await Promise.all(frames.map((frame) => frame.evaluate(pageHide, forms, MASK).then(() => true, () => frame.detached === true)));
+  // A frame that detached meanwhile throws as soon as it is called, not in the promise it would return.
+  const evaluate = async (frame, fn, ...args) => frame.evaluate(fn, ...args);
+  const masked = await Promise.all(frames.map((frame) => evaluate(frame, pageHide, forms, MASK).then(() => true, () => frame.detached === true)));
   const showFrames = async () => {
-    await Promise.all(frames.map((frame) => frame.evaluate(pageShow).catch(() => {})));
+    await Promise.all(frames.map((frame) => evaluate(frame, pageShow).catch(() => {})));
   };
   let session = null;
   const restored = [];

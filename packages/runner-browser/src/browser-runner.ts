@@ -306,7 +306,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       masking = await withTimeout(hiding, timeoutMs / 2);
       if (!masking?.hidden) {
         // Whatever did get masked (now or once the page answers) is shown again.
-        void hiding.then((m) => m.restore(), () => {});
+        void hiding.then((m) => m.restore()).catch(() => {});
         return { image: null, error: 'No failure screenshot: the page did not answer in time to hide the run\'s secrets' };
       }
     }

@@ -87,6 +87,23 @@ window.closedRoot.innerHTML = '<b>closed shadow ${SECRET}</b>';
     }
   });
 
+  it('shows the page again when one of its frames went away while it was masked', async () => {
+    const context = await chromium.browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${site.url}/`, { waitUntil: 'load' });
+      const masking = await hideSecrets(page, [SECRET]);
+      expect(masking.hidden).toBe(true);
+      await page.evaluate(() => document.getElementById('same')!.remove());
+      expect(page.frames().length).toBe(2);
+
+      await expect(masking.restore()).resolves.toBeUndefined();
+      expect(await shown(page.mainFrame())).toContain(`token ${SECRET}`);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('leaves a page without secrets as it is', async () => {
     const context = await chromium.browser.createBrowserContext();
     try {
