@@ -46,6 +46,7 @@ function target(args) {
  * Called once, before the script runs.
  */
 function installNetworkFence(report) {
+  const connect = net.Socket.prototype.connect;
   fence(net.Socket.prototype, 'connect', function fencedConnect(...args) {
     const to = target(args);
     const what = to.path !== undefined ? `the local socket ${to.path}` : `${to.host}:${to.port}`;
@@ -54,6 +55,34 @@ function installNetworkFence(report) {
     // As a failed connection does: an 'error' event, after the caller has its socket.
     process.nextTick(() => this.destroy(error));
     return this;
+  });
+
+  // Below the sockets, their handles (TCP and Pipe, of libuv) connect. A script reaches a handle
+  // through a stream's _handle (process.stdout's is a Pipe) and a request object through a setter
+  // on Object.prototype, so the handles' own connect methods are fenced too.
+  const handleOf = (options) => {
+    const probe = new net.Socket();
+    probe.on('error', () => {});
+    connect.call(probe, options);
+    const handle = probe._handle;
+    probe.destroy();
+    return Object.getPrototypeOf(handle);
+  };
+  // A lookup that fails at once: the TCP handle is made and nothing is connected.
+  const tcp = handleOf({ host: 'handle.invalid', port: 1, lookup: (_n, _o, done) => process.nextTick(done, new Error('no lookup')) });
+  for (const name of ['connect', 'connect6']) {
+    fence(tcp, name, function fencedHandleConnect(_req, address, port) {
+      report({ host: String(address), port: Number(port) || 0 });
+      throw refusal(`${address}:${port}`);
+    });
+  }
+  const stdio = process.stdout && process.stdout._handle;
+  const pipe = stdio && stdio.constructor && stdio.constructor.name === 'Pipe'
+    ? Object.getPrototypeOf(stdio)
+    : handleOf({ path: `vigil-fence-${process.pid}.sock` });
+  fence(pipe, 'connect', function fencedPipeConnect(_req, path) {
+    report({ host: String(path), port: 0 });
+    throw refusal(`the local socket ${path}`);
   });
 
   const udp = (name) => function fencedUdp() {

@@ -1,8 +1,11 @@
 /// <reference lib="dom" />
 import dgram from 'node:dgram';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { targetPolicy, type CertificateProbeOptions, type RunResult } from '@vigil/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserRunner, type BrowserRunner, type RefusedTarget } from '../src/index.js';
@@ -21,6 +24,7 @@ function expectRefused(result: RunResult, text: RegExp) {
 }
 /** The pages a server was asked for, without the favicon Chromium may ask for besides. */
 const pages = (site: Site) => site.requests.filter((path) => path !== '/favicon.ico');
+const logsOf = (result: RunResult) => ((result.details?.logs ?? []) as { text: string }[]).map((l) => l.text);
 const refusedTargets = (result: RunResult) => (result.details?.refusedTargets ?? []) as RefusedTarget[];
 
 /** A server on 127.0.0.2: loopback, and outside an allow list of 127.0.0.1/32. */
@@ -134,6 +138,40 @@ expect([viaHttp, viaFetch]).toEqual(['ETARGETPOLICY', 'ETARGETPOLICY']);`,
     expectRefused(result, /^The target policy refused the script's own connection to 127\.0\.0\.1:\d+: under a target policy/);
     expect(refusedTargets(result)[0]).toMatchObject({ source: 'script', host: '127.0.0.1' });
     expect(site.requests).toEqual([]);
+  });
+
+  it('refuses a connection made on a socket handle directly: process.stdout\'s Pipe, with a request taken through Object.prototype', async () => {
+    fresh();
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-socket-'));
+    const path = join(dir, 'internal.sock');
+    let connections = 0;
+    const local = net.createServer((c) => { connections++; c.destroy(); });
+    await new Promise<void>((resolve) => local.listen(path, resolve));
+    try {
+      const result = await run({
+        script: `// Node assigns oncomplete to each write request it makes: a setter on Object.prototype is handed the request.
+let request = null;
+Object.defineProperty(Object.prototype, 'oncomplete', {
+  configurable: true,
+  set(fn) { request ??= this; Object.defineProperty(this, 'oncomplete', { value: fn, writable: true }); },
+});
+process.stdout.write('x');
+await new Promise((resolve) => setTimeout(resolve, 50));
+delete Object.prototype.oncomplete;
+const Pipe = process.stdout._handle.constructor;
+let outcome;
+try { new Pipe(0).connect(new request.constructor(), ${JSON.stringify(path)}); outcome = 'connecting'; } catch (err) { outcome = err.code; }
+await new Promise((resolve) => setTimeout(resolve, 200));
+console.log('pipe', outcome);`,
+        job: { targetPolicy: loopbackAllowed },
+      });
+      expect(logsOf(result)).toContain('pipe ETARGETPOLICY');
+      expectRefused(result, /^The target policy refused the script's own connection to /);
+      expect(connections).toBe(0);
+    } finally {
+      local.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a browser context with a proxy of the script\'s own', async () => {

@@ -72,10 +72,13 @@ function installTargetFence(key) {
     if (process.connected) post(message);
   };
   const pending = new Map();
+  /** Every address the host answered: the only ones a socket handle may connect to. */
+  const answered = new Set();
   process.on('message', (m) => {
     if (!m || m.type !== 'target-answer' || !pending.has(m.id) || !signedByHost(key, m)) return;
     const settle = pending.get(m.id);
     pending.delete(m.id);
+    if (Array.isArray(m.addresses)) for (const a of m.addresses) if (a && typeof a.address === 'string') answered.add(a.address);
     settle(m);
   });
 
@@ -121,6 +124,35 @@ function installTargetFence(key) {
     // (that does not parse as an address), so that it is checked too.
     const checked = { ...options, path: undefined, host: net.isIP(host) ? 'checked-address.invalid' : host, lookup: checkedLookup(host, Number(options.port) || 0) };
     return callback ? connect.call(this, checked, callback) : connect.call(this, checked);
+  });
+
+  // Below the sockets, their handles (TCP and Pipe, of libuv) connect. A script reaches them
+  // through any socket's _handle, and a connect request through a setter on Object.prototype, so
+  // the handles' own connect methods are fenced too: a TCP handle connects only to an address the
+  // host answered, a Pipe handle to nothing (the process's own pipes are connected already).
+  const handleOf = (options) => {
+    const probe = new net.Socket();
+    probe.on('error', () => {});
+    connect.call(probe, options);
+    const handle = probe._handle;
+    probe.destroy();
+    return Object.getPrototypeOf(handle);
+  };
+  // A lookup that fails at once: the TCP handle is made and nothing is connected.
+  const tcp = handleOf({ host: 'handle.invalid', port: 1, lookup: (_n, _o, done) => process.nextTick(done, policyError('no lookup')) });
+  for (const name of ['connect', 'connect6']) {
+    const original = tcp[name];
+    fence(tcp, name, function checkedHandleConnect(req, address, port, ...rest) {
+      if (!answered.has(String(address))) throw refuse('direct connection', `${address}:${port}`);
+      return original.call(this, req, address, port, ...rest);
+    });
+  }
+  const stdio = process.stdout && process.stdout._handle;
+  const pipe = stdio && stdio.constructor && stdio.constructor.name === 'Pipe'
+    ? Object.getPrototypeOf(stdio)
+    : handleOf({ path: `vigil-fence-${randomUUID()}.sock` });
+  fence(pipe, 'connect', function refusedPipeConnect(_req, path) {
+    throw refuse('local socket', path);
   });
 
   const udp = (name) => function refusedUdp() {

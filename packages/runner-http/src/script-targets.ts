@@ -29,8 +29,14 @@ export function signAnswer(key: Buffer, answer: { id: string; addresses?: unknow
   return createHmac('sha256', key).update(JSON.stringify([answer.id, answer.addresses ?? null, answer.error ?? null])).digest('hex');
 }
 
-const LOCAL_KINDS = new Set(['local socket', 'UDP socket', 'DNS servers']);
 const LOCAL_REASON = 'under a target policy, setup and teardown scripts connect over TCP only, to addresses it allows';
+/** What a script's fence refuses itself, and why. */
+const LOCAL_KINDS = new Map([
+  ['local socket', LOCAL_REASON],
+  ['UDP socket', LOCAL_REASON],
+  ['DNS servers', LOCAL_REASON],
+  ['direct connection', 'under a target policy, setup and teardown scripts connect through Node\'s sockets, which ask the policy first, not through a socket handle of their own'],
+]);
 
 const text = (value: unknown, most = 300) => String(value ?? '').slice(0, most);
 
@@ -77,7 +83,8 @@ export function answerOverLimit(child: ChildProcess, message: Record<string, unk
 /** Records a `target-refused` a script process reports: a local socket, UDP or DNS servers, which its fence refuses itself. */
 export function recordLocalRefusal(message: Record<string, unknown>, targets: PhaseTargets, label: string | null): void {
   const kind = text(message.kind);
-  if (!LOCAL_KINDS.has(kind)) return;
+  const reason = LOCAL_KINDS.get(kind);
+  if (!reason) return;
   const what = text(message.what, 200);
-  targets.refused({ host: what, port: 0, address: null, reason: LOCAL_REASON, message: `The target policy refused the script's ${kind} ${what}: ${LOCAL_REASON}`, label });
+  targets.refused({ host: what, port: 0, address: null, reason, message: `The target policy refused the script's ${kind} ${what}: ${reason}`, label });
 }

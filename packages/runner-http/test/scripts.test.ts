@@ -515,6 +515,51 @@ describe('setup and teardown scripts under a target policy', () => {
     }
   });
 
+  it('refuses a connection made on a socket handle directly, with a connect request taken through Object.prototype', async () => {
+    const other = net.createServer((c) => c.destroy());
+    const connections: unknown[] = [];
+    other.on('connection', (c) => connections.push(c));
+    other.listen(0, '127.0.0.2');
+    await once(other, 'listening');
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-socket-'));
+    const path = join(dir, 'internal.sock');
+    const local = net.createServer((c) => { connections.push(c); c.destroy(); });
+    await new Promise<void>((resolve) => local.listen(path, resolve));
+    try {
+      const { result } = await underPolicy(targetPolicy({ refuseInternalAddresses: true, allow: ['127.0.0.1'] }), (server) => ({
+        setup: `
+          // Node assigns oncomplete to each connect request it makes: a setter on Object.prototype is handed the request.
+          let connectRequest = null;
+          Object.defineProperty(Object.prototype, 'oncomplete', {
+            configurable: true,
+            set(fn) { connectRequest ??= this; Object.defineProperty(this, 'oncomplete', { value: fn, writable: true }); },
+          });
+          const socket = await new Promise((resolve) => require('node:http').get('http://127.0.0.1:${server.port}/token').on('socket', (s) => s.on('connect', () => resolve(s))));
+          delete Object.prototype.oncomplete;
+          const TCP = socket._handle.constructor;
+          const ConnectRequest = connectRequest.constructor;
+          const reached = await new Promise((resolve) => {
+            const req = new ConnectRequest();
+            req.oncomplete = (status) => resolve('status ' + status);
+            try { new TCP(0).connect(req, '127.0.0.2', ${(other.address() as AddressInfo).port}); } catch (err) { resolve(err.code); }
+          });
+          console.log('tcp', reached);
+          const Pipe = process.stdout._handle.constructor;
+          try { new Pipe(0).connect(new ConnectRequest(), ${JSON.stringify(path)}); console.log('pipe connecting'); } catch (err) { console.log('pipe', err.code); }
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        `,
+      }));
+      const logs = logsOf(result.details).map((l) => l.text);
+      expect(logs).toEqual(expect.arrayContaining(['tcp ETARGETPOLICY', 'pipe ETARGETPOLICY']));
+      expectRefused(result, 'Setup', new RegExp(`The target policy refused the script's direct connection 127\\.0\\.0\\.2:${(other.address() as AddressInfo).port}: `));
+      expect(connections).toHaveLength(0);
+    } finally {
+      other.close();
+      local.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('changes nothing without a policy, or with one that refuses nothing', async () => {
     const server = await api();
     for (const policy of [undefined, targetPolicy()]) {
