@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { checkResultFixture } from '@vigil/core/testing';
+import { checkResultFixture, statusPageSubscriberFixture } from '@vigil/core/testing';
 import { API_ROUTES } from '../src/index.js';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './support/harness.js';
 
@@ -50,6 +50,7 @@ async function seed(h: ApiHarness, c: ApiClient) {
   const incident = ok(await c.post('/api/v1/incidents', { name: 'outage', dashboardId: dashboard.id, incidentUpdates: [{ status: 'INVESTIGATING', description: 'looking' }] }));
   const service = ok(await c.post('/api/v1/status-pages/services', { name: 'API' }));
   const page = ok(await c.post('/api/v1/status-pages', { name: 'Public', url: `public-${c.accountId.slice(0, 8)}`.toLowerCase(), cards: [{ name: 'Core', serviceIds: [service.id] }] }));
+  const subscriber = await h.vigil.storage.statusPageSubscribers.insert(c.accountId, statusPageSubscriberFixture({ statusPageId: page.id, confirmed: true }));
   const spIncident = ok(await c.post('/api/v1/status-pages/incidents', { name: 'slow', serviceIds: [service.id], incidentUpdate: { description: 'slow API' } }));
   const certificate = ok(await c.post('/api/v1/client-certificates', { host: '*.internal', cert: pem.cert, key: pem.key, passphrase: 'pw' }));
   const snippet = ok(await c.post('/api/v1/snippets', { name: 'sign', script: "request.headers['X-Signed'] = '1';" }));
@@ -58,7 +59,7 @@ async function seed(h: ApiHarness, c: ApiClient) {
   const errorGroup = await h.vigil.errorGroups.recordOccurrence(c.accountId, tcp.id, 'Connection refused by 10.0.0.1', '2026-05-01T12:00:00.000Z');
   const session = ok(await c.post('/api/v1/check-sessions/trigger', { target: { checkId: [tcp.id] } })).sessions[0];
   return {
-    channel, group, tcp, api, browser, heartbeat, dashboard, window, incident, service, page, spIncident, certificate, snippet, result: result!, errorGroup, session,
+    channel, group, tcp, api, browser, heartbeat, dashboard, window, incident, service, page, subscriber, spIncident, certificate, snippet, result: result!, errorGroup, session,
     dashboardKeyId: keyed.keys[0].id as string,
   };
 }
@@ -79,7 +80,7 @@ function pathFor(routePath: string, s: Seeded): string {
     [/^\/v1\/incidents/, { id: s.incident.id }],
     [/^\/v1\/status-pages\/services/, { id: s.service.id }],
     [/^\/v1\/status-pages\/incidents/, { id: s.spIncident.id }],
-    [/^\/v1\/status-pages/, { statusPageId: s.page.id }],
+    [/^\/v1\/status-pages/, { statusPageId: s.page.id, subscriberId: s.subscriber.id }],
     [/^\/v1\/client-certificates/, { id: s.certificate.id }],
     [/^\/v1\/snippets/, { id: String(s.snippet.id) }],
     [/^\/v1\/error-groups/, { id: s.errorGroup.id, checkId: s.tcp.id }],

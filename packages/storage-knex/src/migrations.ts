@@ -121,6 +121,15 @@ async function createDocTable(knex: Knex | Knex.Transaction, prefix: string, def
 
 /** A document table added after 001_documents, by a migration of its own. */
 const SNIPPETS_TABLE: DocTableDef = { name: 'snippets', numericId: true };
+const SUBSCRIBERS_TABLE: DocTableDef = {
+  name: 'status_page_subscribers',
+  numericId: false,
+  columns: [
+    { name: 'status_page_id', type: 'string', index: true },
+    { name: 'page_email', type: 'string', unique: true },
+    { name: 'token_hash', type: 'string', unique: true },
+  ],
+};
 
 const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
   {
@@ -279,6 +288,11 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.unique(['account_id', 'project', 'kind', 'logical_id'], { indexName: indexName(table, ['account_id', 'project', 'kind', 'logical_id'], 'unique') });
       });
     },
+  },
+  {
+    // The people who asked a status page for its incident updates by email.
+    name: '007_status_page_subscribers',
+    up: (knex, prefix) => createDocTable(knex, prefix, SUBSCRIBERS_TABLE),
   },
 ];
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   NotFoundError,
   type Dashboard,
@@ -12,6 +13,8 @@ import {
   type StatusPageIncidentRepository,
   type StatusPageIncidentUpdate,
   type StatusPageRepository,
+  type StatusPageSubscriber,
+  type StatusPageSubscriberRepository,
 } from '@vigil/core';
 import { docRepository } from './resources.js';
 import { DocTable, type TableContext } from './table.js';
@@ -112,5 +115,47 @@ export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncid
     },
     insertUpdate: (accountId, update) => kids.insert(accountId, update),
     listUpdates: (accountId, incidentId) => kids.list(accountId, incidentId),
+  };
+}
+
+/** A page and an address as one fixed-length key (an address may be 254 characters long). */
+const pageEmail = (statusPageId: string, email: string) => createHash('sha256').update(`${statusPageId}\n${email}`).digest('hex');
+
+export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSubscriberRepository {
+  const table = new DocTable<StatusPageSubscriber>(ctx, {
+    name: 'status_page_subscribers',
+    numericId: false,
+    columns: {
+      status_page_id: (r) => r.statusPageId,
+      // Unique: an address subscribes to a page once, and a token belongs to one subscriber.
+      page_email: (r) => pageEmail(r.statusPageId, r.email),
+      token_hash: (r) => r.tokenHash,
+    },
+  });
+  return {
+    ...docRepository<StatusPageSubscriber, string>(table),
+    listByPage: (accountId, statusPageId, afterId, limit) =>
+      table.run(async () => {
+        const q = table.query(accountId).where('status_page_id', statusPageId).orderBy('seq', 'asc').limit(Math.max(0, Math.min(limit, 10_000)));
+        if (afterId !== null) {
+          if (afterId.includes('\0')) return [];
+          const [cursor] = (await table.query(accountId).where({ status_page_id: statusPageId, id: afterId }).select('seq')) as { seq: number }[];
+          if (!cursor) return [];
+          q.where('seq', '>', cursor.seq);
+        }
+        return ((await q) as Record<string, unknown>[]).map((r) => table.fromRow(r));
+      }),
+    countByPage: (accountId, statusPageId) =>
+      table.run(async () => {
+        const [{ count }] = (await table.query(accountId).where('status_page_id', statusPageId).count({ count: '*' })) as [{ count: number | string }];
+        return Number(count);
+      }),
+    async findByEmail(accountId, statusPageId, email) {
+      return (await table.where(accountId, { page_email: pageEmail(statusPageId, email) }))[0] ?? null;
+    },
+    async findByTokenHash(tokenHash) {
+      return (await table.where(null, { token_hash: tokenHash }))[0] ?? null;
+    },
+    deleteByPage: (accountId, statusPageId) => table.remove(accountId, { status_page_id: statusPageId }),
   };
 }

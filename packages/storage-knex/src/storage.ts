@@ -5,7 +5,7 @@ import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
 import { managedResourceRepository } from './managed.js';
 import { listRollups, rollUpAndPrune, type HourlyRollup } from './retention.js';
-import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './pages.js';
+import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository, statusPageSubscriberRepository } from './pages.js';
 import { outbox, scheduleStore } from './queues.js';
 import {
   accountRepository,
@@ -109,6 +109,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     statusPages: statusPageRepository(ctx),
     services: serviceRepository(ctx),
     statusPageIncidents: statusPageIncidentRepository(ctx),
+    statusPageSubscribers: statusPageSubscriberRepository(ctx),
     clientCertificates: clientCertificateRepository(ctx),
     snippets: snippetRepository(ctx),
     managedResources: managedResourceRepository(ctx),

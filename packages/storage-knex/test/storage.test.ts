@@ -67,7 +67,8 @@ describe('migrations', () => {
     expect(names).toContain('orders');
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 6 }]);
+    expect(names).toContain('mon_status_page_subscribers');
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 7 }]);
     await storage.close();
   });
 });

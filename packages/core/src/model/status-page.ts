@@ -166,3 +166,50 @@ export const StatusPageIncidentEntrySchema = v.object({
 });
 export type StatusPageIncidentEntry = v.InferOutput<typeof StatusPageIncidentEntrySchema>;
 export const StatusPageIncidentListQuerySchema = CursorQuerySchema;
+
+/** A subscription form's email address: trimmed, lower-cased, at most 254 characters. */
+export const SubscriberEmailSchema = v.pipe(
+  v.string('must be an email address'),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, 'must be at most 254 characters'),
+  v.email('must be a valid email address'),
+);
+
+export const StatusPageSubscribeSchema = v.object({ email: SubscriberEmailSchema });
+
+/**
+ * Somebody who asked for a status page's incident updates by email. They are sent updates only
+ * once they confirmed the address (a link in the first email); the same token, kept here only as
+ * its hash, unsubscribes them.
+ */
+export const StatusPageSubscriberSchema = v.object({
+  id: v.string(),
+  accountId: v.string(),
+  statusPageId: v.string(),
+  email: v.string(),
+  confirmed: v.boolean(),
+  /** SHA-256 (hex) of the token in the subscriber's links, to find them by. */
+  tokenHash: v.string(),
+  /** The token itself, sealed by the secret box, for the links of the emails still to come. */
+  tokenSealed: v.string(),
+  /** When the last confirmation email was asked for (one per address per quarter hour at most). */
+  confirmationSentAt: v.nullable(TimestampSchema),
+  confirmedAt: v.nullable(TimestampSchema),
+  ...stamps,
+});
+export type StatusPageSubscriber = v.InferOutput<typeof StatusPageSubscriberSchema>;
+
+/** A subscriber as the API shows it to the page's account: no token. */
+export const StatusPageSubscriberResponseSchema = v.object({
+  id: v.string(),
+  statusPageId: v.string(),
+  email: v.string(),
+  confirmed: v.boolean(),
+  confirmationSentAt: v.nullable(TimestampSchema),
+  confirmedAt: v.nullable(TimestampSchema),
+  ...stamps,
+});
+export type StatusPageSubscriberResponse = v.InferOutput<typeof StatusPageSubscriberResponseSchema>;
+
+export const StatusPageSubscriberListQuerySchema = CursorQuerySchema;

@@ -18,6 +18,7 @@ import type {
   StatusPage,
   StatusPageIncident,
   StatusPageIncidentUpdate,
+  StatusPageSubscriber,
 } from '../model/status-page.js';
 import type { AlertState } from '../rules/alerting.js';
 import { createToken } from './token.js';
@@ -159,6 +160,19 @@ export interface StatusPageIncidentRepository extends Repository<StatusPageIncid
   /** NotFoundError when the incident is not in this account. Deleting an incident deletes its updates. */
   insertUpdate(accountId: string, update: NewRecord<StatusPageIncidentUpdate>): Promise<StatusPageIncidentUpdate>;
   listUpdates(accountId: string, incidentId: string): Promise<StatusPageIncidentUpdate[]>;
+}
+
+/** The people who asked a status page for its incident updates by email. */
+export interface StatusPageSubscriberRepository extends Repository<StatusPageSubscriber, string> {
+  /** A page's subscribers in creation order from the one after `afterId` (none when `afterId` is unknown). */
+  listByPage(accountId: string, statusPageId: string, afterId: string | null, limit: number): Promise<StatusPageSubscriber[]>;
+  /** How many subscribers a page has, confirmed or not. */
+  countByPage(accountId: string, statusPageId: string): Promise<number>;
+  findByEmail(accountId: string, statusPageId: string, email: string): Promise<StatusPageSubscriber | null>;
+  /** The subscriber whose token hashes to `tokenHash`, in whatever account (a link in an email). */
+  findByTokenHash(tokenHash: string): Promise<StatusPageSubscriber | null>;
+  /** Removes every subscriber of a page; answers how many. */
+  deleteByPage(accountId: string, statusPageId: string): Promise<number>;
 }
 
 export type SnippetRepository = Repository<Snippet, number>;
@@ -427,6 +441,7 @@ export interface VigilStorage {
   statusPages: StatusPageRepository;
   services: ServiceRepository;
   statusPageIncidents: StatusPageIncidentRepository;
+  statusPageSubscribers: StatusPageSubscriberRepository;
   clientCertificates: ClientCertificateRepository;
   snippets: SnippetRepository;
   managedResources: ManagedResourceRepository;

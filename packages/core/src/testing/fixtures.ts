@@ -31,6 +31,7 @@ import {
   type StatusPage,
   type StatusPageIncident,
   type StatusPageIncidentUpdate,
+  type StatusPageSubscriber,
 } from '../model/status-page.js';
 import { INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import type { NewRecord, Outbox, StoredRecord } from '../ports/storage.js';
@@ -287,6 +288,22 @@ export function serviceFixture(overrides: Partial<NewRecord<Service>> = {}): New
 
 export function statusPageIncidentFixture(overrides: Partial<NewRecord<StatusPageIncident>> = {}): NewRecord<StatusPageIncident> {
   return { id: randomUUID(), name: `Outage ${nextSerial()}`, serviceIds: [randomUUID()], ...stamps(), ...overrides };
+}
+
+export function statusPageSubscriberFixture(overrides: Partial<NewRecord<StatusPageSubscriber>> = {}): NewRecord<StatusPageSubscriber> {
+  const n = nextSerial();
+  return {
+    id: randomUUID(),
+    statusPageId: randomUUID(),
+    email: `subscriber-${n}@example.com`,
+    confirmed: false,
+    tokenHash: randomUUID().replace(/-/g, '') + String(n).padStart(32, '0'),
+    tokenSealed: `vgl1:sealed-${n}`,
+    confirmationSentAt: null,
+    confirmedAt: null,
+    ...stamps(),
+    ...overrides,
+  };
 }
 
 export function statusPageIncidentUpdateFixture(

@@ -1,13 +1,15 @@
 import { NotFoundError } from '../errors.js';
 import type { Dashboard } from '../model/dashboard.js';
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
-import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate } from '../model/status-page.js';
+import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate, StatusPageSubscriber } from '../model/status-page.js';
+import { ConflictError } from '../errors.js';
 import type {
   DashboardRepository,
   IncidentRepository,
   ServiceRepository,
   StatusPageIncidentRepository,
   StatusPageRepository,
+  StatusPageSubscriberRepository,
 } from '../ports/storage.js';
 import { repository, uniqueAcrossAccounts } from './memory-resources.js';
 import { copy, type MemoryTable } from './memory-table.js';
@@ -122,6 +124,36 @@ export function statusPageIncidentRepository(
     },
     async listUpdates(accountId, incidentId) {
       return kids.list(accountId, incidentId);
+    },
+  };
+}
+
+export function statusPageSubscriberRepository(table: MemoryTable<StatusPageSubscriber>): StatusPageSubscriberRepository {
+  const tokenTaken = uniqueAcrossAccounts(table, 'tokenHash');
+  // An address subscribes to a page once.
+  const validate = (row: StatusPageSubscriber) => {
+    tokenTaken(row);
+    if (table.all().some((o) => o.statusPageId === row.statusPageId && o.email === row.email && o.id !== row.id)) {
+      throw new ConflictError(`${row.email} already subscribes to status page ${row.statusPageId}`);
+    }
+  };
+  return {
+    ...repository<StatusPageSubscriber, string>(table, { validate }),
+    async listByPage(accountId, statusPageId, afterId, limit) {
+      return after(table.ofAccount(accountId, (r) => r.statusPageId === statusPageId), afterId, limit);
+    },
+    async countByPage(accountId, statusPageId) {
+      return table.all().filter((r) => r.accountId === accountId && r.statusPageId === statusPageId).length;
+    },
+    async findByEmail(accountId, statusPageId, email) {
+      return table.ofAccount(accountId, (r) => r.statusPageId === statusPageId && r.email === email)[0] ?? null;
+    },
+    async findByTokenHash(tokenHash) {
+      const found = table.all().find((r) => r.tokenHash === tokenHash);
+      return found ? copy(found) : null;
+    },
+    async deleteByPage(accountId, statusPageId) {
+      return table.removeWhere((r) => r.accountId === accountId && r.statusPageId === statusPageId);
     },
   };
 }

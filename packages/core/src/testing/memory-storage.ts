@@ -12,9 +12,9 @@ import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
 import type { ManagedResource } from '../model/managed-resource.js';
 import type { Snippet } from '../model/snippet.js';
-import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate } from '../model/status-page.js';
+import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate, StatusPageSubscriber } from '../model/status-page.js';
 import type { ClientCertificateRepository, DeliveryAttempt, OutboxMessage, VigilStorage } from '../ports/storage.js';
-import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository } from './memory-pages.js';
+import { dashboardRepository, incidentRepository, serviceRepository, statusPageIncidentRepository, statusPageRepository, statusPageSubscriberRepository } from './memory-pages.js';
 import { outbox, scheduleStore, type ScheduleRow } from './memory-queues.js';
 import {
   accountRepository,
@@ -59,6 +59,7 @@ interface MemoryRows {
   services: Service;
   status_page_incidents: StatusPageIncident;
   status_page_incident_updates: StatusPageIncidentUpdate;
+  status_page_subscribers: StatusPageSubscriber;
   client_certificates: ClientCertificate;
   snippets: Snippet;
   managed_resources: ManagedResource;
@@ -93,6 +94,7 @@ function createTables(): MemoryTables {
     services: table('services'),
     status_page_incidents: table('status_page_incidents'),
     status_page_incident_updates: table('status_page_incident_updates'),
+    status_page_subscribers: table('status_page_subscribers'),
     client_certificates: table('client_certificates'),
     snippets: table('snippets'),
     managed_resources: table('managed_resources'),
@@ -148,6 +150,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): VigilStorage 
     statusPages: statusPageRepository(t.status_pages),
     services: serviceRepository(t.services),
     statusPageIncidents: statusPageIncidentRepository(t.status_page_incidents, t.status_page_incident_updates),
+    statusPageSubscribers: statusPageSubscriberRepository(t.status_page_subscribers),
     clientCertificates: clientCertificateRepository(t.client_certificates),
     snippets: repository<Snippet, number>(t.snippets),
     managedResources: managedResourceRepository(t.managed_resources),

@@ -14,6 +14,7 @@ export const RAW_TABLES = [
   'services',
   'status_page_incidents',
   'status_page_incident_updates',
+  'status_page_subscribers',
   'client_certificates',
   'snippets',
   'managed_resources',

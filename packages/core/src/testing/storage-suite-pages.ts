@@ -3,7 +3,7 @@ import type { Dashboard } from '../model/dashboard.js';
 import type { Incident } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
 import type { Snippet } from '../model/snippet.js';
-import type { Service, StatusPage, StatusPageIncident } from '../model/status-page.js';
+import type { Service, StatusPage, StatusPageIncident, StatusPageSubscriber } from '../model/status-page.js';
 import {
   clientCertificateFixture,
   dashboardFixture,
@@ -15,6 +15,7 @@ import {
   statusPageFixture,
   statusPageIncidentFixture,
   statusPageIncidentUpdateFixture,
+  statusPageSubscriberFixture,
 } from './fixtures.js';
 import { repositoryCases } from './storage-suite-repository.js';
 import { UNICODE_TEXT } from './storage-suite-resources.js';
@@ -101,6 +102,42 @@ export function pageCases(c: StorageCase) {
     repo: (s) => s.statusPageIncidents,
     make: (marker) => statusPageIncidentFixture({ name: `Outage ${marker}` }),
     change: (row, marker) => ({ ...row, name: `Outage ${marker}`, updated_at: isoAt(T0, 1000) }),
+  });
+
+  repositoryCases<StatusPageSubscriber>(c, {
+    label: 'status-page subscribers',
+    table: 'status_page_subscribers',
+    repo: (s) => s.statusPageSubscribers,
+    make: (marker) => statusPageSubscriberFixture({ email: `${marker}@example.com` }),
+    change: (row, marker) => ({ ...row, email: `${marker}@example.com`, confirmed: true, confirmedAt: isoAt(T0, 1000), updated_at: isoAt(T0, 1000) }),
+  });
+
+  c('status-page subscribers: by page with a cursor, by address and by token; one address per page; another account sees nothing', async (f) => {
+    const subs = f.storage.statusPageSubscribers;
+    const page = statusPageFixture().id;
+    const other = statusPageFixture().id;
+    const rows: StatusPageSubscriber[] = [];
+    for (let i = 0; i < 5; i++) rows.push(await subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: page, email: `s${i}@example.com` })));
+    const elsewhere = await subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: other, email: 's0@example.com' }));
+    checkSame(await subs.listByPage(ACCOUNT_A, page, null, 2), rows.slice(0, 2), 'the first two of the page, in the order they came');
+    checkSame(await subs.listByPage(ACCOUNT_A, page, rows[1]!.id, 10), rows.slice(2), 'the rest after the cursor');
+    checkSame(await subs.listByPage(ACCOUNT_A, page, elsewhere.id, 10), [], 'a cursor of another page reads nothing');
+    checkSame(await subs.listByPage(ACCOUNT_A, page, 'no\u0000such', 10), [], 'an unknown cursor reads nothing');
+    check((await subs.countByPage(ACCOUNT_A, page)) === 5, 'the page counts its own five');
+    checkSame(await subs.findByEmail(ACCOUNT_A, page, 's3@example.com'), rows[3], 'found by address');
+    check((await subs.findByEmail(ACCOUNT_A, page, 'S3@example.com')) === null, 'addresses are stored as given (the service lower-cases them)');
+    checkSame(await subs.findByTokenHash(rows[4]!.tokenHash), rows[4], 'found by token, whatever the account');
+    check((await subs.findByTokenHash('0'.repeat(64))) === null, 'an unknown token finds nobody');
+    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: page, email: 's1@example.com' })), 'CONFLICT', 'a second subscription of an address to a page');
+    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ tokenHash: rows[0]!.tokenHash })), 'CONFLICT', 'a token hash taken already');
+    check((await subs.countByPage(ACCOUNT_A, page)) === 5, 'a refused insert stores nothing');
+
+    checkSame(await subs.listByPage(ACCOUNT_B, page, null, 10), [], 'another account lists none of them');
+    check((await subs.countByPage(ACCOUNT_B, page)) === 0, 'another account counts none');
+    check((await subs.findByEmail(ACCOUNT_B, page, 's0@example.com')) === null, 'another account finds none by address');
+    check((await subs.deleteByPage(ACCOUNT_B, page)) === 0, 'another account deletes none');
+    check((await subs.deleteByPage(ACCOUNT_A, page)) === 5, 'deleting the page\'s subscribers takes its five');
+    checkSame(await subs.listByPage(ACCOUNT_A, other, null, 10), [elsewhere], 'and leaves the other page\'s');
   });
 
   c('client certificates: insert, get, list, delete; another account sees nothing', async (f) => {
