@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import * as v from 'valibot';
-import { EmailConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport } from '@vigil/core';
+import { EmailConfigSchema, type AlertChannel, type AlertMessage, type AlertTransport, type SubscriberMail, type SubscriberMailer } from '@vigil/core';
 import { alertFacts, severityOf } from './fields.js';
 import { DeliveryError } from './http.js';
 
@@ -23,6 +23,8 @@ export interface EmailOptions {
   checkUrl?: (alert: AlertMessage) => string | null;
   /** Time limit of one SMTP exchange in milliseconds. Default 30 s. */
   timeoutMs?: number;
+  /** The sender of status-page subscribers' emails, e.g. `"Acme status" <status@example.com>`. Default: `from`. */
+  subscriberFrom?: string;
 }
 
 const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -55,10 +57,10 @@ export function renderEmail(alert: AlertMessage, link: string | null = null): Re
   return { subject, text, html: body };
 }
 
-/** EMAIL channels: one email to the channel's address over the host's SMTP server. */
-export function emailTransport(options: EmailOptions): AlertTransport {
+/** A nodemailer transport for the host's SMTP server, with one time limit for each of its waits. */
+function smtpTransporter(options: Pick<EmailOptions, 'smtp' | 'timeoutMs'>) {
   const timeout = options.timeoutMs ?? 30_000;
-  const transporter = nodemailer.createTransport({
+  return nodemailer.createTransport({
     host: options.smtp.host,
     port: options.smtp.port ?? (options.smtp.secure ? 465 : 587),
     secure: options.smtp.secure ?? false,
@@ -69,6 +71,32 @@ export function emailTransport(options: EmailOptions): AlertTransport {
     greetingTimeout: timeout,
     socketTimeout: timeout,
   });
+}
+
+type Transporter = ReturnType<typeof smtpTransporter>;
+type Mail = Parameters<Transporter['sendMail']>[0];
+
+/** Sends one email unless `signal` aborts first; SMTP's answer as a receipt, its refusal as a DeliveryError. */
+async function sendOne(transporter: Transporter, mail: Mail, signal: AbortSignal) {
+  if (signal.aborted) throw new DeliveryError('The send was aborted');
+  const aborted = new Promise<never>((_, reject) => {
+    signal.addEventListener('abort', () => reject(new DeliveryError('The send was aborted')), { once: true });
+  });
+  try {
+    const info = await Promise.race([transporter.sendMail(mail), aborted]);
+    if (info.rejected.length > 0) throw new DeliveryError(`The server refused ${info.rejected.length} recipient(s)`);
+    return { providerId: info.messageId, detail: `delivered (${info.response.split('\n')[0]})` };
+  } catch (err) {
+    if (err instanceof DeliveryError) throw err;
+    const e = err as { responseCode?: number; code?: string; message?: string };
+    if (e.responseCode) throw new DeliveryError(`SMTP ${e.responseCode}: ${e.message ?? ''}`.trim());
+    throw new DeliveryError(`SMTP ${e.code ?? 'error'}: ${e.message ?? String(err)}`);
+  }
+}
+
+/** EMAIL channels: one email to the channel's address over the host's SMTP server. */
+export function emailTransport(options: EmailOptions): AlertTransport {
+  const transporter = smtpTransporter(options);
   return {
     channelType: 'EMAIL',
     configSchema: EmailConfigSchema,
@@ -76,29 +104,27 @@ export function emailTransport(options: EmailOptions): AlertTransport {
       if (signal.aborted) throw new DeliveryError('The send was aborted');
       const config = v.parse(EmailConfigSchema, channel.config);
       const rendered = renderEmail(alert, options.checkUrl?.(alert) ?? null);
-      const aborted = new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => reject(new DeliveryError('The send was aborted')), { once: true });
-      });
-      try {
-        const info = await Promise.race([
-          transporter.sendMail({
-            from: options.from,
-            to: config.address,
-            subject: rendered.subject,
-            text: rendered.text,
-            html: rendered.html,
-            headers: { 'X-Vigil-Alert-Id': alert.id, 'X-Vigil-Alert-Type': alert.alertType },
-          }),
-          aborted,
-        ]);
-        if (info.rejected.length > 0) throw new DeliveryError(`The server refused ${info.rejected.length} recipient(s)`);
-        return { providerId: info.messageId, detail: `delivered (${info.response.split('\n')[0]})` };
-      } catch (err) {
-        if (err instanceof DeliveryError) throw err;
-        const e = err as { responseCode?: number; code?: string; message?: string };
-        if (e.responseCode) throw new DeliveryError(`SMTP ${e.responseCode}: ${e.message ?? ''}`.trim());
-        throw new DeliveryError(`SMTP ${e.code ?? 'error'}: ${e.message ?? String(err)}`);
-      }
+      return sendOne(transporter, {
+        from: options.from,
+        to: config.address,
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        headers: { 'X-Vigil-Alert-Id': alert.id, 'X-Vigil-Alert-Type': alert.alertType },
+      }, signal);
     },
+  };
+}
+
+/**
+ * The emails of status-page subscriptions (confirmations, incident updates) over the host's SMTP
+ * server. `registerAlertChannels` registers one when it is given `email`; `subscriberFrom` sets
+ * their sender apart from the alerts'.
+ */
+export function smtpMailer(options: Pick<EmailOptions, 'smtp' | 'from' | 'timeoutMs'>): SubscriberMailer {
+  const transporter = smtpTransporter(options);
+  return {
+    send: (mail: SubscriberMail, signal: AbortSignal) =>
+      sendOne(transporter, { from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers }, signal),
   };
 }

@@ -1,6 +1,6 @@
-import { ALERT_TRANSPORTS, CERTIFICATE_PROBE, type AlertTransport, type CertificateProbe } from '@vigil/core';
+import { ALERT_TRANSPORTS, CERTIFICATE_PROBE, SUBSCRIBER_MAILER, type AlertTransport, type CertificateProbe, type SubscriberMailer } from '@vigil/core';
 import { chatAppTransport, chatTransport } from './chat.js';
-import { emailTransport, type EmailOptions } from './email.js';
+import { emailTransport, smtpMailer, type EmailOptions } from './email.js';
 import type { HttpOptions } from './http.js';
 import { pagingATransport, pagingBTransport, type PagingAOptions, type PagingBOptions } from './paging.js';
 import { callTransport, smsTransport, type PhoneProviderOptions } from './phone.js';
@@ -10,7 +10,10 @@ import { webhookTransport } from './webhook.js';
 export interface AlertChannelsOptions {
   /** Time limit of one HTTP request to a webhook, chat or provider endpoint. Default 10 s. */
   timeoutMs?: number;
-  /** EMAIL channels need an SMTP server; without it, EMAIL alerts wait in the outbox for a process that has one. */
+  /**
+   * EMAIL channels need an SMTP server; without it, EMAIL alerts wait in the outbox for a process
+   * that has one. The same server sends status-page subscribers their emails.
+   */
   email?: EmailOptions;
   /** SMS and CALL channels need the provider account; without it, those alerts wait likewise. */
   phone?: PhoneProviderOptions;
@@ -26,6 +29,7 @@ export interface AlertChannelsOptions {
 export interface TransportRegistry {
   register(token: typeof ALERT_TRANSPORTS, provider: { useValue: AlertTransport }): unknown;
   register(token: typeof CERTIFICATE_PROBE, provider: { useValue: CertificateProbe }): unknown;
+  register(token: typeof SUBSCRIBER_MAILER, provider: { useValue: SubscriberMailer }): unknown;
 }
 
 /** Every transport the options allow: WEBHOOK, CHAT, CHAT_APP, PAGING_A and PAGING_B always; EMAIL, SMS and CALL with their options. */
@@ -55,5 +59,9 @@ export function registerAlertChannels(container: TransportRegistry, options: Ale
   const transports = alertTransports(options);
   for (const transport of transports) container.register(ALERT_TRANSPORTS, { useValue: transport });
   if (options.certificates !== false) container.register(CERTIFICATE_PROBE, { useValue: tlsCertificateProbe(options.certificates ?? {}) });
+  if (options.email) {
+    const { smtp, timeoutMs, from, subscriberFrom } = options.email;
+    container.register(SUBSCRIBER_MAILER, { useValue: smtpMailer({ smtp, timeoutMs, from: subscriberFrom ?? from }) });
+  }
   return transports;
 }

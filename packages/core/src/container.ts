@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { container as globalContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { ALERT_TRANSPORTS, type AlertTransport } from './ports/alert-transport.js';
 import { CERTIFICATE_PROBE, type CertificateProbe } from './ports/certificate-probe.js';
+import { SUBSCRIBER_MAILER, type SubscriberMailer } from './ports/subscriber-mailer.js';
 import { AUTHENTICATOR, type Authenticator } from './ports/authenticator.js';
 import { CLOCK, systemClock, type Clock } from './ports/clock.js';
 import { ID_GENERATOR, randomIdGenerator, type IdGenerator } from './ports/id-generator.js';
@@ -38,6 +39,7 @@ import { SnippetService } from './services/snippets.js';
 import { ReportingService } from './services/reporting.js';
 import { ServiceCatalog } from './services/service-catalog.js';
 import { StatusPageIncidentService } from './services/status-page-incidents.js';
+import { StatusPageSubscriberService, type StatusPageSubscriptionOptions } from './services/status-page-subscribers.js';
 import { StatusPageService } from './services/status-pages.js';
 
 export interface VigilOptions {
@@ -79,6 +81,13 @@ export interface VigilOptions {
   /** History kept on the public pages (see PublicPageOptions). */
   publicPages?: PublicPageOptions;
   /**
+   * Email subscriptions to status pages (see StatusPageSubscriptionOptions): on when `publicUrl`
+   * is set and a mailer is (`subscriberMailer`, or `@vigil/alert-channels` given SMTP settings).
+   */
+  statusPageSubscriptions?: StatusPageSubscriptionOptions;
+  /** Sends status-page subscribers their emails; also registrable on SUBSCRIBER_MAILER. */
+  subscriberMailer?: SubscriberMailer;
+  /**
    * Which addresses checks may reach. `{ refuseInternalAddresses: true, allow: ['10.20.0.0/16'] }`
    * refuses loopback, private, link-local and other internal addresses, for hosts that let
    * untrusted accounts create checks. Default: every address (the embedded case).
@@ -109,6 +118,8 @@ export interface Vigil {
   readonly statusPages: StatusPageService;
   readonly services: ServiceCatalog;
   readonly statusPageIncidents: StatusPageIncidentService;
+  /** Email subscriptions to status pages: subscribe, confirm, unsubscribe, list. */
+  readonly statusPageSubscribers: StatusPageSubscriberService;
   readonly checkSessions: CheckSessionService;
   readonly reporting: ReportingService;
   readonly analytics: AnalyticsService;
@@ -203,6 +214,7 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
         checkTypes: checkTypeMap(resolveAll(c, CHECK_TYPE_DEFINITIONS)),
         transports: new Map(resolveAll(c, ALERT_TRANSPORTS).map((t) => [t.channelType, t])),
         certificateProbe: options.certificateProbe ?? (c.isRegistered(CERTIFICATE_PROBE, true) ? resolve(c, CERTIFICATE_PROBE) : null),
+        subscriberMailer: options.subscriberMailer ?? (c.isRegistered(SUBSCRIBER_MAILER, true) ? resolve(c, SUBSCRIBER_MAILER) : null),
         defaultLocation: options.defaultLocation ?? 'us-east-1',
         targetPolicy: policy,
       };
@@ -223,16 +235,20 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const errorGroups = new ErrorGroupService(deps);
   const checkSessions = new CheckSessionService(deps);
   const alertChannels = new AlertChannelService(deps);
-  const statusPageIncidents = new StatusPageIncidentService(deps);
+  // The dispatcher is made below; a subscriber email queued before then waits for its first poll.
+  let wakeAlerts = () => {};
+  const statusPageSubscribers = new StatusPageSubscriberService(deps, options.statusPageSubscriptions, () => wakeAlerts());
+  const statusPageIncidents = new StatusPageIncidentService(deps, statusPageSubscribers);
   const checkGroups = new CheckGroupService(deps);
   const dashboards = new DashboardService(deps);
   const code = new ApplyService(deps, { checks, checkGroups, alertChannels, maintenanceWindows, dashboards });
-  const alerts = new AlertDispatcher({ deps, alertChannels }, options.alerts);
+  const alerts = new AlertDispatcher({ deps, alertChannels, statusPageSubscribers }, options.alerts);
+  wakeAlerts = () => alerts.wake();
   const engine = new Engine(
     { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, serves, onAlertsQueued: () => alerts.wake() },
     options.engine,
   );
-  const dispatching = () => options.alerts?.enabled ?? deps.transports.size > 0;
+  const dispatching = () => options.alerts?.enabled ?? (deps.transports.size > 0 || statusPageSubscribers.enabled);
   registerGauges(deps, engine);
   const closeRunners = async () => {
     for (const runner of deps.runners.values()) {
@@ -258,7 +274,8 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     maintenanceWindows,
     snippets: new SnippetService(deps),
     incidents: new IncidentService(deps),
-    statusPages: new StatusPageService(deps),
+    statusPages: new StatusPageService(deps, statusPageSubscribers),
+    statusPageSubscribers,
     services: new ServiceCatalog(deps),
     statusPageIncidents,
     checkSessions,

@@ -52,6 +52,7 @@ export * from './ports/authenticator.js';
 export * from './ports/runner.js';
 export * from './ports/alert-transport.js';
 export * from './ports/certificate-probe.js';
+export * from './ports/subscriber-mailer.js';
 export * from './ports/client-certificates.js';
 export * from './ports/storage.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runFor, settle } from './fake-time.js';
-import { createVigil, type Logger, type LogMeta, type StatusPageIncidentEntry, type Vigil, type VigilOptions } from '../src/index.js';
+import { createVigil, type Logger, type LogMeta, type StatusPageIncidentEntry, type SubscriberMail, type SubscriberMailer, type Vigil, type VigilOptions } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, memoryStorage, passResult } from '../src/testing/index.js';
 
 const SECRET = 'c'.repeat(64);
@@ -116,6 +116,35 @@ describe('engine: triggerIncident opens and resolves a status-page incident', ()
     expect(old!.id).toBe(resolved!.id);
     expect(fresh).toMatchObject({ status: 'INVESTIGATING', stoppedAt: null });
     expect(fresh!.id).not.toBe(resolved!.id);
+  });
+
+  it('emails the status page\'s confirmed subscribers when it opens and when it resolves the incident', async () => {
+    const sent: SubscriberMail[] = [];
+    const mailer: SubscriberMailer = {
+      send: async (mail) => {
+        sent.push(mail);
+        return { detail: 'taken' };
+      },
+    };
+    const s = await setup(undefined, { subscriberMailer: mailer, statusPageSubscriptions: { publicUrl: 'https://status.example.com' } });
+    const page = await s.vigil.statusPages.create(s.accountId, { name: 'Orders', url: 'orders', cards: [{ name: 'Shop', serviceIds: [s.serviceId] }] });
+    const stored = await s.vigil.storage.statusPages.get(s.accountId, page.id);
+    await s.vigil.statusPageSubscribers.subscribe(stored!, { email: 'ana@example.com' });
+    await s.vigil.alerts.drain();
+    const token = /token=([\w-]+)/.exec(sent[0]!.text)![1];
+    expect(await s.vigil.statusPageSubscribers.confirm(stored!, token)).toBe(true);
+    await s.vigil.checks.create(s.accountId, 'TCP', tcp(trigger(s)));
+    await start(s);
+    await untilRuns(s, 2);
+    s.runner.willReturn(passResult());
+    await untilRuns(s, 3);
+    await s.vigil.alerts.drain();
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([
+      ['ana@example.com', 'Confirm your subscription to Orders'],
+      ['ana@example.com', '[Orders] Orders are down: Investigating'],
+      ['ana@example.com', '[Orders] Orders are down: Resolved'],
+    ]);
+    expect(sent[2]!.text).toContain('orders-db recovered');
   });
 
   it('a check without triggerIncident opens no incident, beside one with it that does', async () => {

@@ -61,6 +61,8 @@ import {
   StatusPageIncidentListQuerySchema,
   StatusPageIncidentUpdateCreateSchema,
   StatusPageResponseSchema,
+  StatusPageSubscriberListQuerySchema,
+  StatusPageSubscriberResponseSchema,
   StatusPageUpdateSchema,
   TcpAnalyticsQuerySchema,
   TcpCheckCreateSchema,
@@ -432,6 +434,19 @@ const statusPageRoutes: RouteDef[] = [
     params: { id: 'string' }, body: named('StatusPageIncidentUpdateCreate', StatusPageIncidentUpdateCreateSchema), status: 201,
     response: { kind: 'object', schema: named('StatusPageIncident', StatusPageIncidentEntrySchema) },
     handle: ({ vigil, accountId, params, body }) => vigil.statusPageIncidents.addUpdate(accountId, params.id, body),
+  },
+  {
+    method: 'get', path: '/v1/status-pages/:statusPageId/subscribers', operationId: 'listStatusPageSubscribers',
+    summary: 'List the email subscribers of a status page (Vigil)', tag: 'Status pages',
+    params: { statusPageId: 'string' }, query: StatusPageSubscriberListQuerySchema,
+    response: { kind: 'cursor', schema: named('StatusPageSubscriber', StatusPageSubscriberResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.statusPageSubscribers.list(accountId, params.statusPageId, query),
+  },
+  {
+    method: 'delete', path: '/v1/status-pages/:statusPageId/subscribers/:subscriberId', operationId: 'deleteStatusPageSubscriber',
+    summary: 'Remove an email subscriber of a status page (Vigil)', tag: 'Status pages',
+    params: { statusPageId: 'string', subscriberId: 'string' }, status: 204, response: { kind: 'empty' },
+    handle: ({ vigil, accountId, params }) => vigil.statusPageSubscribers.remove(accountId, params.statusPageId, params.subscriberId),
   },
   ...crud({
     base: '/v1/status-pages', tag: 'Status pages', noun: 'status page', plural: 'status pages', idType: 'string',

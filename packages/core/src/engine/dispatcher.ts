@@ -5,6 +5,7 @@ import type { OutboxMessage } from '../ports/storage.js';
 import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
 import type { ServiceDeps } from '../services/deps.js';
+import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from './scrub.js';
 
@@ -29,6 +30,8 @@ export interface DispatcherOptions {
 export interface DispatcherServices {
   deps: ServiceDeps;
   alertChannels: AlertChannelService;
+  /** Sends the emails of status-page subscriptions, which share the outbox. */
+  statusPageSubscribers?: StatusPageSubscriberService;
 }
 
 type Payload = Record<string, unknown>;
@@ -262,9 +265,10 @@ export class AlertDispatcher {
   }
 
   private async deliver(m: OutboxMessage, channelOf: (m: OutboxMessage) => Promise<AlertChannel>): Promise<void> {
-    const { storage, clock, logger } = this.deps;
+    const { storage, clock } = this.deps;
     const log = (ok: boolean, detail: string | null) =>
       storage.outbox.recordAttempt({ outboxId: m.id, accountId: m.accountId, alertChannelId: m.alertChannelId, at: clock.now().toISOString(), ok, detail });
+    if (m.alertType === SUBSCRIBER_MAIL) return this.deliverMail(m, log);
     let channel;
     try {
       channel = await channelOf(m);
@@ -277,14 +281,46 @@ export class AlertDispatcher {
       return;
     }
     const transport = this.deps.transports.get(channel.type);
+    const send = transport ? (signal: AbortSignal) => transport.send(toAlertMessage(m), channel, signal, this.context) : null;
+    await this.attempt(m, log, channel.type, send, `No transport for ${channel.type} channels is registered in this process`, channelSecrets(channel, transport));
+  }
+
+  /** A status-page subscriber's email; dropped when the subscriber is gone. */
+  private async deliverMail(m: OutboxMessage, log: (ok: boolean, detail: string | null) => Promise<void>): Promise<void> {
+    const subscribers = this.services.statusPageSubscribers;
+    let dropped = false;
+    const send = subscribers && this.deps.subscriberMailer
+      ? async (signal: AbortSignal) => {
+        const receipt = await subscribers.deliver(m, signal);
+        if (receipt === null) dropped = true;
+        return receipt ?? { detail: 'The subscriber is gone; the email was dropped' };
+      }
+      : null;
+    await this.attempt(m, log, 'STATUS_PAGE_SUBSCRIBER', send, 'No subscriber mailer is registered in this process', [], () => dropped);
+  }
+
+  /**
+   * One send under the time limit: marked delivered once it resolves; otherwise retried with
+   * backoff until `retryForMs` has passed since the message was queued.
+   */
+  private async attempt(
+    m: OutboxMessage,
+    log: (ok: boolean, detail: string | null) => Promise<void>,
+    channelType: string,
+    send: ((signal: AbortSignal) => Promise<{ providerId?: string | null; detail?: string | null } | undefined>) | null,
+    unsendable: string,
+    secrets: string[],
+    wasDropped: () => boolean = () => false,
+  ): Promise<void> {
+    const { storage, clock, logger } = this.deps;
     const sendStart = clock.now().getTime();
-    const measure = (result: 'delivered' | 'failed' | 'gave_up') => {
-      this.meter.deliveryAttempts.inc({ channel_type: channel.type, result });
-      if (transport) this.meter.deliveryDuration.observe({ channel_type: channel.type, result }, Math.max(0, clock.now().getTime() - sendStart) / 1000);
+    const measure = (result: 'delivered' | 'failed' | 'gave_up' | 'dropped') => {
+      this.meter.deliveryAttempts.inc({ channel_type: channelType, result });
+      if (send && result !== 'dropped') this.meter.deliveryDuration.observe({ channel_type: channelType, result }, Math.max(0, clock.now().getTime() - sendStart) / 1000);
     };
     let error: string;
-    if (!transport) {
-      error = `No transport for ${channel.type} channels is registered in this process`;
+    if (!send) {
+      error = unsendable;
     } else {
       const controller = new AbortController();
       const cancel = clock.setTimer(new Date(clock.now().getTime() + this.o.sendTimeoutMs), () => controller.abort(new Error('time limit')));
@@ -292,10 +328,11 @@ export class AlertDispatcher {
         const timedOut = new Promise<never>((_, reject) => {
           controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
         });
-        const receipt = await Promise.race([transport.send(toAlertMessage(m), channel, controller.signal, this.context), timedOut]);
-        measure('delivered');
+        const receipt = await Promise.race([send(controller.signal), timedOut]);
+        const dropped = wasDropped();
+        measure(dropped ? 'dropped' : 'delivered');
         await storage.outbox.markDelivered(m.id, this.owner, clock.now());
-        await log(true, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
+        await log(!dropped, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
         return;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
@@ -305,8 +342,8 @@ export class AlertDispatcher {
     }
     const now = clock.now().getTime();
     const about = {
-      accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, channelType: channel.type, alertType: m.alertType,
-      outboxId: m.id, attempt: m.attempts + 1, error: scrubSecrets(error, channelSecrets(channel, transport)),
+      accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, channelType, alertType: m.alertType,
+      outboxId: m.id, attempt: m.attempts + 1, error: scrubSecrets(error, secrets),
     };
     if (now - Date.parse(m.created_at) >= this.o.retryForMs) {
       // Past the retry window the alert leaves the queue; the log says it was never delivered.

@@ -8,6 +8,7 @@ import type { Metrics } from '../ports/metrics.js';
 import type { Runner } from '../ports/runner.js';
 import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import type { SecretBox } from '../ports/secret-box.js';
+import type { SubscriberMailer } from '../ports/subscriber-mailer.js';
 import type { VigilStorage } from '../ports/storage.js';
 
 /** What every application service is built from; the container assembles it once. */
@@ -25,6 +26,8 @@ export interface ServiceDeps {
   checkTypes?: ReadonlyMap<string, CheckTypeDefinition>;
   /** Registered alert transports, by channel type. */
   transports: ReadonlyMap<string, AlertTransport>;
+  /** Sends status-page subscribers their emails (null: none registered, pages take no subscribers). */
+  subscriberMailer?: SubscriberMailer | null;
   /** Reads certificate expiry for the daily certificate job (null: none registered). */
   certificateProbe?: CertificateProbe | null;
   /** The location a check with no locations runs in. */

@@ -16,6 +16,7 @@ export { IncidentService } from './incidents.js';
 export { StatusPageService } from './status-pages.js';
 export { ServiceCatalog } from './service-catalog.js';
 export { StatusPageIncidentService } from './status-page-incidents.js';
+export { StatusPageSubscriberService, SUBSCRIBER_MAIL, subscriberResponse, type StatusPageSubscriptionOptions } from './status-page-subscribers.js';
 export { CheckSessionService, type SessionLauncher } from './check-sessions.js';
 export { ReportingService } from './reporting.js';
 export { AnalyticsService } from './analytics.js';

@@ -6,14 +6,35 @@ import {
   StatusPageIncidentUpdateCreateSchema,
   type StatusPageIncident,
   type StatusPageIncidentEntry,
+  type StatusPageIncidentUpdate,
 } from '../model/status-page.js';
 import { ValidationError } from '../errors.js';
 import type { ServiceDeps } from './deps.js';
+import type { StatusPageSubscriberService } from './status-page-subscribers.js';
 import { found, stringId } from './support.js';
 
 /** Incidents published on status pages (the spec's read-only entries, and how they are written). */
 export class StatusPageIncidentService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    /** Emails an update that asks to notify subscribers (absent: nobody is notified). */
+    private readonly subscribers?: StatusPageSubscriberService,
+  ) {}
+
+  /**
+   * Queues the update's emails to the pages' subscribers. A failure is logged, not thrown: the
+   * update stands either way.
+   */
+  private async notify(accountId: string, incident: StatusPageIncident, update: StatusPageIncidentUpdate): Promise<void> {
+    if (!this.subscribers || !update.notifySubscribers) return;
+    try {
+      await this.subscribers.notify(accountId, incident, update);
+    } catch (err) {
+      this.deps.logger.warn('status pages: could not queue the subscribers\' emails of an incident update', {
+        accountId, incidentId: incident.id, error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
 
   private get storage() {
     return this.deps.storage;
@@ -56,11 +77,12 @@ export class StatusPageIncidentService {
       id: this.deps.ids.uuid(), name: input.name, serviceIds: input.serviceIds, status,
       stoppedAt: status === 'RESOLVED' ? now : null, created_at: now, updated_at: null,
     });
-    await this.storage.statusPageIncidents.insertUpdate(accountId, {
+    const update = await this.storage.statusPageIncidents.insertUpdate(accountId, {
       id: this.deps.ids.uuid(), incidentId: incident.id, description: input.incidentUpdate.description, status,
       notifySubscribers: input.incidentUpdate.notifySubscribers,
       publicIncidentUpdateDate: input.incidentUpdate.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
     });
+    await this.notify(accountId, incident, update);
     return this.toEntry(accountId, incident);
   }
 
@@ -69,15 +91,16 @@ export class StatusPageIncidentService {
     const input = parse(StatusPageIncidentUpdateCreateSchema, body);
     const now = this.deps.clock.now().toISOString();
     const status = input.status ?? incident.status ?? 'INVESTIGATING';
-    await this.storage.statusPageIncidents.insertUpdate(accountId, {
+    const update = await this.storage.statusPageIncidents.insertUpdate(accountId, {
       id: this.deps.ids.uuid(), incidentId: incident.id, description: input.description, status, notifySubscribers: input.notifySubscribers,
       publicIncidentUpdateDate: input.publicIncidentUpdateDate ?? now, created_at: now, updated_at: null,
     });
     const { accountId: _a, ...rest } = incident;
     // RESOLVED stops the clock; any later status reopens the incident (any status may follow any other).
     const stoppedAt = status === 'RESOLVED' ? (incident.status === 'RESOLVED' ? incident.stoppedAt ?? now : now) : null;
-    const updated = await this.storage.statusPageIncidents.update(accountId, incident.id, { ...rest, status, stoppedAt, updated_at: now });
-    return this.toEntry(accountId, found(updated, 'Status page incident'));
+    const updated = found(await this.storage.statusPageIncidents.update(accountId, incident.id, { ...rest, status, stoppedAt, updated_at: now }), 'Status page incident');
+    await this.notify(accountId, updated, update);
+    return this.toEntry(accountId, updated);
   }
 
   /** GET /v1/status-pages/incidents: newest first, by cursor. */

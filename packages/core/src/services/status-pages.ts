@@ -9,12 +9,16 @@ import {
   type StatusPageResponse,
 } from '../model/status-page.js';
 import { nowIso, type ServiceDeps } from './deps.js';
+import type { StatusPageSubscriberService } from './status-page-subscribers.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
 
 type CardInput = { name: string; serviceIds: string[] };
 
 export class StatusPageService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly subscribers?: StatusPageSubscriberService,
+  ) {}
 
   private get storage() {
     return this.deps.storage;
@@ -91,8 +95,11 @@ export class StatusPageService {
     return mapPage(await this.storage.statusPages.list(accountId, pageOptions(rawQuery)), (p) => this.toResponse(p));
   }
 
+  /** Deleting a page forgets its subscribers. */
   async delete(accountId: string, rawId: unknown): Promise<void> {
-    if (!(await this.storage.statusPages.delete(accountId, stringId(rawId, 'statusPageId')))) found(null, 'Status page');
+    const id = stringId(rawId, 'statusPageId');
+    if (!(await this.storage.statusPages.delete(accountId, id))) found(null, 'Status page');
+    await this.subscribers?.forgetPage(accountId, id);
   }
 
   /** A status page by its url, for the public pages. */

@@ -34,6 +34,8 @@ export interface VigilPagesOptions {
   rateLimit?: { limit?: number; windowMs?: number } | false;
   /** Show a page's configured logo and favicon from their own hosts. Default true; false keeps every image on this host (they are left out). */
   externalImages?: boolean;
+  /** Subscription requests per client address and hour (each sends an email). Default 10. */
+  subscribeRateLimit?: number;
   /** Seconds between reloads of a status page. Default 60; 0 never. */
   statusPageRefresh?: number;
   /** Where internal errors are logged. Default: Vigil's logger. */
@@ -95,10 +97,10 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
 
   const send = (res: Response, status: number, html: string) => res.status(status).type('html').send(html);
 
-  function message(res: Response, status: number, heading: string, text: string, askKey = false): void {
+  function message(res: Response, status: number, heading: string, text: string, askKey = false, confirmForm?: { action: string; token: string; label: string }): void {
     const nonce = newNonce();
     pageHeaders(res, nonce, [], { private: true });
-    send(res, status, messageTemplate({ nonce, title: heading, heading, text, askKey, css: `${themeCss(undefined, true)}\n${BASE_CSS}` }));
+    send(res, status, messageTemplate({ nonce, title: heading, heading, text, askKey, confirmForm, css: `${themeCss(undefined, true)}\n${BASE_CSS}` }));
   }
 
   async function mayView(req: Request, ref: PrivatePageRef, isPrivate: boolean, dashboard?: Dashboard): Promise<boolean> {
@@ -181,7 +183,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }));
   }
 
-  function statusPageHtml(res: Response, view: StatusPageView): void {
+  function statusPageHtml(res: Response, view: StatusPageView, subscribeAction: string | null): void {
     const p = view.page;
     const [logo, favicon] = images(p.logo, p.favicon);
     const nonce = newNonce();
@@ -204,6 +206,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       refreshSeconds: refresh || null,
       data: { auto: p.defaultTheme === 'AUTO' ? 1 : 0, refresh },
       script: STATUS_PAGE_SCRIPT,
+      subscribeAction,
     }));
   }
 
@@ -212,8 +215,25 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       message(res, 401, 'This status page is private', 'Sign in to the site that hosts it to see it.');
       return;
     }
-    statusPageHtml(res, await vigil.publicPages.statusPageView(page));
+    const subscribeAction = vigil.statusPageSubscribers.enabled ? `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscribe` : null;
+    statusPageHtml(res, await vigil.publicPages.statusPageView(page), subscribeAction);
   }
+
+  /** The status page a subscription request is for, when the visitor may see it and it takes subscribers; otherwise answered here. */
+  async function subscribablePage(req: Request, res: Response): Promise<StatusPage | null> {
+    const page = await vigil.publicPages.findStatusPage(String(req.params.idOrUrl));
+    if (!page || !vigil.statusPageSubscribers.enabled) {
+      message(res, 404, 'Not found', page ? 'This status page takes no subscribers.' : 'There is no status page at this address.');
+      return null;
+    }
+    if (!(await mayView(req, { kind: 'status-page', accountId: page.accountId, id: page.id }, page.isPrivate))) {
+      message(res, 401, 'This status page is private', 'Sign in to the site that hosts it to see it.');
+      return null;
+    }
+    return page;
+  }
+  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const tokenOf = (req: Request): unknown => (typeof req.query.token === 'string' ? req.query.token : (req.body as { token?: unknown } | undefined)?.token);
 
   const wrap = (fn: (req: Request, res: Response, next: NextFunction) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
     fn(req, res, next).catch(next);
@@ -234,6 +254,58 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     const page = await vigil.publicPages.findStatusPage(String(req.params.idOrUrl));
     if (!page) return message(res, 404, 'Not found', 'There is no status page at this address.');
     await statusPage(req, res, page);
+  }));
+
+  if (options.rateLimit !== false) {
+    // Each subscription sends an email: a few an hour from one address.
+    router.post('/s/:idOrUrl/subscribe', rateLimit({
+      windowMs: 3_600_000,
+      limit: options.subscribeRateLimit ?? 10,
+      standardHeaders: 'draft-6',
+      legacyHeaders: false,
+      validate: false,
+      handler: (_req, res) => message(res, 429, 'Too many requests', 'Try again in an hour.'),
+    }));
+  }
+  router.post('/s/:idOrUrl/subscribe', form, wrap(async (req, res) => {
+    const page = await subscribablePage(req, res);
+    if (!page) return;
+    try {
+      await vigil.statusPageSubscribers.subscribe(page, { email: (req.body as { email?: unknown } | undefined)?.email });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'VALIDATION') return message(res, 400, 'Not subscribed', 'That is not an email address. Go back and try again.');
+      if (code === 'RATE_LIMITED') return message(res, 429, 'Not subscribed', 'This status page takes no more subscribers.');
+      throw err;
+    }
+    // The same answer whether or not the address was subscribed already.
+    message(res, 202, 'Check your inbox', `If the address can receive email, a link to confirm the subscription to ${page.name} is on its way.`);
+  }));
+  router.get('/s/:idOrUrl/subscription/confirm', wrap(async (req, res) => {
+    const page = await subscribablePage(req, res);
+    if (!page) return;
+    if (!(await vigil.statusPageSubscribers.confirm(page, tokenOf(req)))) {
+      return message(res, 404, 'This link does not work', 'It may be from an older email, or the subscription was ended. Subscribe again on the status page.');
+    }
+    message(res, 200, 'Subscribed', `You will get an email when ${page.name} posts an incident update.`);
+  }));
+  // A link in an email is opened by scanners too: the page asks, the button unsubscribes.
+  router.get('/s/:idOrUrl/subscription/unsubscribe', wrap(async (req, res) => {
+    const page = await subscribablePage(req, res);
+    if (!page) return;
+    const token = tokenOf(req);
+    message(res, 200, 'Unsubscribe', `Stop the emails about ${page.name}?`, false, {
+      action: `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscription/unsubscribe`, token: typeof token === 'string' ? token : '', label: 'Unsubscribe',
+    });
+  }));
+  // The button, and mail clients' one-click unsubscribe (RFC 8058: a POST to the List-Unsubscribe address).
+  router.post('/s/:idOrUrl/subscription/unsubscribe', form, wrap(async (req, res) => {
+    const page = await subscribablePage(req, res);
+    if (!page) return;
+    if (!(await vigil.statusPageSubscribers.unsubscribe(page, tokenOf(req)))) {
+      return message(res, 404, 'This link does not work', 'The subscription may have ended already.');
+    }
+    message(res, 200, 'Unsubscribed', `You will get no more emails about ${page.name}.`);
   }));
 
   if (options.badges !== false) {

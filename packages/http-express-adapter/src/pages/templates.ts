@@ -135,6 +135,8 @@ export const statusPageTemplate = hbs.compile(
 </section>{{/each}}
 <section aria-labelledby="past-h"><h2 id="past-h">Past incidents</h2>
 {{#each pastIncidents}}{{> incident}}{{else}}<p class="muted">No incidents in the last {{days}} days.</p>{{/each}}</section>
+{{#if subscribeAction}}<section aria-labelledby="subscribe-h"><h2 id="subscribe-h">Get incident updates by email</h2>
+<form class="key" method="post" action="{{subscribeAction}}"><label for="subscribe-email">Email</label><input id="subscribe-email" name="email" type="email" autocomplete="email" maxlength="254" required><button type="submit" class="theme">Subscribe</button></form></section>{{/if}}
 </main>
 <footer class="wrap w-960"><p>Updated <time datetime="{{generatedAt}}">{{when generatedAt}}</time>.{{#unless p.whiteLabel}} Powered by Vigil.{{/unless}}</p></footer>
 {{/layout}}`,
@@ -152,6 +154,7 @@ export const messageTemplate = hbs.compile(
   `{{#> layout}}
 <main id="main" class="wrap w-960"><h1>{{heading}}</h1><p>{{text}}</p>
 {{#if askKey}}<form class="key" method="get"><label for="key">Access key</label><input id="key" name="key" type="password" autocomplete="off" required><button type="submit" class="theme">Open</button></form>{{/if}}
+{{#if confirmForm}}<form class="key" method="post" action="{{confirmForm.action}}"><input type="hidden" name="token" value="{{confirmForm.token}}"><button type="submit" class="theme">{{confirmForm.label}}</button></form>{{/if}}
 </main>
 {{/layout}}`,
 );

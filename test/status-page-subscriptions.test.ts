@@ -1,0 +1,270 @@
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { smtpMailer } from '@vigil/alert-channels';
+import { vigilPages } from '@vigil/http-express-adapter';
+import { SmtpSink, type Mail } from '../packages/alert-channels/test/support/smtp.js';
+import { apiHarness, BACKENDS, dropPostgresSchema, type ApiHarness } from '../packages/http-express-adapter/test/support/harness.js';
+
+// Email subscriptions to status pages, through the public pages and the API, on SQLite and
+// PostgreSQL, with the emails sent to a real SMTP server on 127.0.0.1.
+
+const PUBLIC_URL = 'https://status.example.com/status';
+
+let smtp: SmtpSink;
+let h: ApiHarness;
+beforeAll(async () => {
+  smtp = await SmtpSink.start();
+});
+afterEach(async () => {
+  await h?.close();
+  smtp.mails.length = 0;
+  smtp.refuse.clear();
+});
+afterAll(async () => {
+  await smtp.close();
+  await dropPostgresSchema();
+});
+
+async function harness(backend: 'sqlite' | 'postgres', subscriptions = true): Promise<ApiHarness> {
+  h = await apiHarness(backend, {}, subscriptions
+    ? {
+      subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
+      statusPageSubscriptions: { publicUrl: PUBLIC_URL },
+      alerts: { backoffBaseMs: 1_000 },
+    }
+    : {});
+  h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 1_000 }));
+  return h;
+}
+
+const anon = () => request(h.app);
+
+/** The emails the outbox holds, sent now; answers those that reached the server. */
+async function deliver(): Promise<Mail[]> {
+  const before = smtp.mails.length;
+  while ((await h.vigil.alerts.drain()) > 0);
+  return smtp.mails.slice(before);
+}
+
+/** A header of an email as it was sent (mailparser folds the List-* headers into one object). */
+const rawHeader = (mail: Mail, name: string) =>
+  mail.parsed.headerLines.find((l) => l.key === name.toLowerCase())?.line.slice(name.length + 1).replace(/\r?\n\s+/g, ' ').trim();
+
+/** The path (under the host) of a link in an email. */
+function linkIn(text: string, action: 'confirm' | 'unsubscribe'): string {
+  const match = text.match(new RegExp(`${PUBLIC_URL.replace(/[./]/g, '\\$&')}(/s/[^\\s/]+/subscription/${action}\\?token=[A-Za-z0-9_-]+)`));
+  expect(match, text).not.toBeNull();
+  return `/status${match![1]}`;
+}
+
+/** A page showing the service "Web", and a service "Other" it does not show. */
+async function page(client = h.a, url = 'acme') {
+  const web = (await client.post('/api/v1/status-pages/services', { name: 'Web' })).body.id as string;
+  const other = (await client.post('/api/v1/status-pages/services', { name: 'Other' })).body.id as string;
+  const res = await client.post('/api/v1/status-pages', { name: 'Acme', url, cards: [{ name: 'Site', serviceIds: [web] }] });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id as string, url, web, other };
+}
+
+const subscribe = (url: string, email: unknown) => anon().post(`/status/s/${url}/subscribe`).type('form').send({ email });
+
+async function confirmed(url: string, email: string): Promise<void> {
+  expect((await subscribe(url, email)).status).toBe(202);
+  const [mail] = await deliver();
+  expect((await anon().get(linkIn(mail!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+}
+
+const incident = (serviceIds: string[], notifySubscribers: boolean, description = 'Checkout answers 502') =>
+  h.a.post('/api/v1/status-pages/incidents', { name: 'Checkout errors', serviceIds, incidentUpdate: { description, status: 'INVESTIGATING', notifySubscribers } });
+
+describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
+  it('offers a form, emails a confirmation link, and sends updates only once the address is confirmed', async () => {
+    await harness(backend);
+    const p = await page();
+    const html = (await anon().get('/status/s/acme')).text;
+    expect(html).toContain('action="/status/s/acme/subscribe"');
+    expect(html).toContain('name="email"');
+
+    const res = await subscribe('acme', '  Ana@Example.com ');
+    expect(res.status).toBe(202);
+    expect(res.text).toContain('Check your inbox');
+    const [confirmation, ...more] = await deliver();
+    expect(more).toEqual([]);
+    expect(confirmation!.to).toEqual(['ana@example.com']);
+    expect(confirmation!.from).toBe('status@example.com');
+    expect(confirmation!.parsed.subject).toBe('Confirm your subscription to Acme');
+
+    // Not confirmed yet: an update that notifies subscribers sends nothing to the address.
+    expect((await incident([p.web], true)).status).toBe(201);
+    expect(await deliver()).toEqual([]);
+
+    const confirm = linkIn(confirmation!.parsed.text ?? '', 'confirm');
+    const done = await anon().get(confirm);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('Subscribed');
+    // A second click is fine too.
+    expect((await anon().get(confirm)).status).toBe(200);
+
+    const created = await incident([p.web], true);
+    const [update, ...others] = await deliver();
+    expect(others).toEqual([]);
+    expect(update!.to).toEqual(['ana@example.com']);
+    expect(update!.parsed.subject).toBe('[Acme] Checkout errors: Investigating');
+    expect(update!.parsed.text).toContain('Checkout answers 502');
+    expect(update!.parsed.text).toContain('Affected: Web');
+    expect(update!.parsed.text).toContain(`${PUBLIC_URL}/s/acme`);
+    expect(rawHeader(update!, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
+    expect(rawHeader(update!, 'List-Unsubscribe')).toBe(`<${PUBLIC_URL}${linkIn(update!.parsed.text ?? '', 'unsubscribe').slice('/status'.length)}>`);
+
+    // A later update of the same incident, written with notifySubscribers, is sent too.
+    await h.a.post(`/api/v1/status-pages/incidents/${created.body.id}/updates`, { description: 'Fixed', status: 'RESOLVED', notifySubscribers: true });
+    const [resolved] = await deliver();
+    expect(resolved!.parsed.subject).toBe('[Acme] Checkout errors: Resolved');
+  });
+
+  it('sends nothing for an update without notifySubscribers, or about a service the page does not show', async () => {
+    await harness(backend);
+    const p = await page();
+    await confirmed('acme', 'ana@example.com');
+    await incident([p.web], false);
+    await incident([p.other], true);
+    expect(await deliver()).toEqual([]);
+    expect(await h.vigil.storage.outbox.pending()).toEqual([]);
+  });
+
+  it('unsubscribes by the link (a page with a button) and by one-click List-Unsubscribe; no email follows', async () => {
+    await harness(backend);
+    const p = await page();
+    await confirmed('acme', 'ana@example.com');
+    await confirmed('acme', 'bo@example.com');
+    await incident([p.web], true);
+    const mails = await deliver();
+    expect(mails.map((m) => m.to[0]).sort()).toEqual(['ana@example.com', 'bo@example.com']);
+    const ana = mails.find((m) => m.to[0] === 'ana@example.com')!;
+    const bo = mails.find((m) => m.to[0] === 'bo@example.com')!;
+
+    // Ana follows the link: the page asks first (scanners open links), the button unsubscribes.
+    const link = linkIn(ana.parsed.text ?? '', 'unsubscribe');
+    const asked = await anon().get(link);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('method="post"');
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(2);
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    const gone = await anon().post(link.split('?')[0]!).type('form').send({ token });
+    expect(gone.status).toBe(200);
+    expect(gone.text).toContain('Unsubscribed');
+
+    // Bo's mail client unsubscribes in one click (RFC 8058).
+    const header = rawHeader(bo, 'List-Unsubscribe') ?? '';
+    const oneClick = `/status${header.replace(/^<|>$/g, '').slice(PUBLIC_URL.length)}`;
+    const res = await anon().post(oneClick).type('form').send('List-Unsubscribe=One-Click');
+    expect(res.status).toBe(200);
+
+    await incident([p.web], true);
+    expect(await deliver()).toEqual([]);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body).toEqual({ length: 0, entries: [], nextId: null });
+    // The link works once.
+    expect((await anon().post(oneClick).type('form').send('List-Unsubscribe=One-Click')).status).toBe(404);
+  });
+
+  it('refuses what is not an email address and stores nothing; tells nobody whether an address subscribed already', async () => {
+    await harness(backend);
+    const p = await page();
+    for (const email of ['', 'not-an-address', 'a@b', `${'x'.repeat(250)}@example.com`, ['a@example.com', 'b@example.com']]) {
+      const res = await subscribe('acme', email);
+      expect(res.status, String(email)).toBe(400);
+      expect(res.text).toContain('not an email address');
+    }
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(0);
+
+    await confirmed('acme', 'ana@example.com');
+    const again = await subscribe('acme', 'ana@example.com');
+    expect(again.status).toBe(202);
+    expect(again.text).toContain('Check your inbox');
+    expect(await deliver()).toEqual([]);
+  });
+
+  it('sends an unconfirmed address at most one confirmation a quarter hour; the newest link is the one that works', async () => {
+    await harness(backend);
+    await page();
+    await subscribe('acme', 'ana@example.com');
+    const [first] = await deliver();
+    await subscribe('acme', 'ana@example.com');
+    expect(await deliver()).toEqual([]);
+    h.clock.advance(15 * 60_000);
+    await subscribe('acme', 'ana@example.com');
+    const [second] = await deliver();
+    expect(second!.to).toEqual(['ana@example.com']);
+    expect((await anon().get(linkIn(first!.parsed.text ?? '', 'confirm'))).status).toBe(404);
+    expect((await anon().get(linkIn(second!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+  });
+
+  it('keeps one account\'s subscribers from another: the API, links of another page, and a deleted page', async () => {
+    await harness(backend);
+    const p = await page();
+    const theirs = await page(h.b, 'bravo');
+    await confirmed('acme', 'ana@example.com');
+    const list = await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`);
+    expect(list.status).toBe(200);
+    expect(list.body.entries).toEqual([expect.objectContaining({ statusPageId: p.id, email: 'ana@example.com', confirmed: true })]);
+    expect(Object.keys(list.body.entries[0]).sort()).toEqual(['confirmationSentAt', 'confirmed', 'confirmedAt', 'created_at', 'email', 'id', 'statusPageId', 'updated_at']);
+    const id = list.body.entries[0].id as string;
+    expect((await h.b.get(`/api/v1/status-pages/${p.id}/subscribers`)).status).toBe(404);
+    expect((await h.b.delete(`/api/v1/status-pages/${p.id}/subscribers/${id}`)).status).toBe(404);
+    expect((await h.b.delete(`/api/v1/status-pages/${theirs.id}/subscribers/${id}`)).status).toBe(404);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers?limit=0`)).status).toBe(400);
+
+    // A token of one page does nothing on another.
+    await incident([p.web], true);
+    const [mail] = await deliver();
+    const link = linkIn(mail!.parsed.text ?? '', 'unsubscribe');
+    expect(link).toContain(`/s/${p.id}/subscription/`);
+    const elsewhere = link.replace(`/s/${p.id}/`, '/s/bravo/');
+    const token = new URL(elsewhere, 'http://x').searchParams.get('token')!;
+    expect((await anon().post(elsewhere.split('?')[0]!).type('form').send({ token })).status).toBe(404);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(1);
+
+    expect((await h.a.delete(`/api/v1/status-pages/${p.id}/subscribers/${id}`)).status).toBe(204);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(0);
+
+    await confirmed('acme', 'bo@example.com');
+    expect((await h.a.delete(`/api/v1/status-pages/${p.id}`)).status).toBe(204);
+    expect(await h.vigil.storage.statusPageSubscribers.countByPage(h.a.accountId, p.id)).toBe(0);
+  });
+
+  it('retries an email the mail server refused, and drops one whose subscriber left meanwhile', async () => {
+    await harness(backend);
+    const p = await page();
+    await confirmed('acme', 'ana@example.com');
+    await confirmed('acme', 'bo@example.com');
+    smtp.refuse.add('ana@example.com');
+    await incident([p.web], true);
+    expect((await deliver()).map((m) => m.to[0])).toEqual(['bo@example.com']);
+    const [waiting] = await h.vigil.storage.outbox.pending();
+    expect(waiting).toMatchObject({ alertType: 'STATUS_PAGE_MAIL', attempts: 1 });
+    expect(waiting!.lastError).toMatch(/SMTP 550/);
+    smtp.refuse.clear();
+    h.clock.advance(2_000);
+    expect((await deliver()).map((m) => m.to[0])).toEqual(['ana@example.com']);
+
+    // Bo leaves before his email goes out: it is dropped, not sent.
+    smtp.refuse.add('bo@example.com');
+    await incident([p.web], true);
+    await deliver();
+    const list = (await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.entries as { id: string; email: string }[];
+    await h.a.delete(`/api/v1/status-pages/${p.id}/subscribers/${list.find((s) => s.email === 'bo@example.com')!.id}`);
+    smtp.refuse.clear();
+    h.clock.advance(2_000);
+    expect(await deliver()).toEqual([]);
+    expect(await h.vigil.storage.outbox.pending()).toEqual([]);
+  });
+
+  it('offers no form and takes no subscriber where the host set no public URL or mailer', async () => {
+    await harness(backend, false);
+    const p = await page();
+    expect((await anon().get('/status/s/acme')).text).not.toContain('/subscribe');
+    expect((await subscribe('acme', 'ana@example.com')).status).toBe(404);
+    await incident([p.web], true);
+    expect(await h.vigil.storage.outbox.pending()).toEqual([]);
+  });
+});
