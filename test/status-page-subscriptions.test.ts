@@ -68,10 +68,16 @@ async function page(client = h.a, url = 'acme') {
 
 const subscribe = (url: string, email: unknown) => anon().post(`/status/s/${url}/subscribe`).type('form').send({ email });
 
+/** Presses the button behind a link of an email (a GET of the link only asks). */
+function press(link: string): request.Test {
+  const token = new URL(link, 'http://x').searchParams.get('token')!;
+  return anon().post(link.split('?')[0]!).type('form').send({ token });
+}
+
 async function confirmed(url: string, email: string): Promise<void> {
   expect((await subscribe(url, email)).status).toBe(202);
   const [mail] = await deliver();
-  expect((await anon().get(linkIn(mail!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+  expect((await press(linkIn(mail!.parsed.text ?? '', 'confirm'))).status).toBe(200);
 }
 
 const incident = (serviceIds: string[], notifySubscribers: boolean, description = 'Checkout answers 502') =>
@@ -99,11 +105,16 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     expect(await deliver()).toEqual([]);
 
     const confirm = linkIn(confirmation!.parsed.text ?? '', 'confirm');
-    const done = await anon().get(confirm);
+    // Opening the link (as a mail scanner does) only asks; the button confirms.
+    const asked = await anon().get(confirm);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('method="post"');
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.entries[0].confirmed).toBe(false);
+    const done = await press(confirm);
     expect(done.status).toBe(200);
     expect(done.text).toContain('Subscribed');
-    // A second click is fine too.
-    expect((await anon().get(confirm)).status).toBe(200);
+    // A second press is fine too.
+    expect((await press(confirm)).status).toBe(200);
 
     const created = await incident([p.web], true);
     const [update, ...others] = await deliver();
@@ -149,8 +160,7 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     expect(asked.status).toBe(200);
     expect(asked.text).toContain('method="post"');
     expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(2);
-    const token = new URL(link, 'http://x').searchParams.get('token')!;
-    const gone = await anon().post(link.split('?')[0]!).type('form').send({ token });
+    const gone = await press(link);
     expect(gone.status).toBe(200);
     expect(gone.text).toContain('Unsubscribed');
 
@@ -184,19 +194,87 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     expect(await deliver()).toEqual([]);
   });
 
-  it('sends an unconfirmed address at most one confirmation a quarter hour; the newest link is the one that works', async () => {
+  it('limits confirmations: one an hour and three in all per page, five pending pages per address; the newest link is the one that works', async () => {
     await harness(backend);
     await page();
     await subscribe('acme', 'ana@example.com');
     const [first] = await deliver();
     await subscribe('acme', 'ana@example.com');
     expect(await deliver()).toEqual([]);
-    h.clock.advance(15 * 60_000);
+    h.clock.advance(3_600_000);
     await subscribe('acme', 'ana@example.com');
     const [second] = await deliver();
     expect(second!.to).toEqual(['ana@example.com']);
-    expect((await anon().get(linkIn(first!.parsed.text ?? '', 'confirm'))).status).toBe(404);
-    expect((await anon().get(linkIn(second!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+    expect((await press(linkIn(first!.parsed.text ?? '', 'confirm'))).status).toBe(404);
+    h.clock.advance(3_600_000);
+    await subscribe('acme', 'ana@example.com');
+    expect(await deliver()).toHaveLength(1);
+    h.clock.advance(3_600_000);
+    const fourth = await subscribe('acme', 'ana@example.com');
+    expect(fourth.status).toBe(202);
+    expect(await deliver()).toEqual([]);
+
+    // Other pages, of either account: five pending in 48 hours, then no more emails to the address.
+    for (const [client, url] of [[h.a, 'p2'], [h.a, 'p3'], [h.b, 'p4'], [h.b, 'p5'], [h.b, 'p6']] as const) await page(client, url);
+    for (const url of ['p2', 'p3', 'p4', 'p5', 'p6']) expect((await subscribe(url, 'ana@example.com')).status).toBe(202);
+    expect(await deliver()).toHaveLength(4);
+    // Unconfirmed subscriptions go after 48 hours, and the address may ask again.
+    h.clock.advance(49 * 3_600_000);
+    await subscribe('acme', 'ana@example.com');
+    const [fresh] = await deliver();
+    expect((await press(linkIn(fresh!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+  });
+
+  it('queues ids, not emails: a confirmation replaced before it went out is not sent, and the outbox holds no address or token', async () => {
+    await harness(backend);
+    await page();
+    smtp.refuse.add('ana@example.com');
+    await subscribe('acme', 'ana@example.com');
+    expect(await deliver()).toEqual([]);
+    const [waiting] = await h.vigil.storage.outbox.pending();
+    expect(JSON.stringify(waiting!.payload)).not.toContain('example.com');
+    expect(Object.keys(waiting!.payload).sort()).toEqual(['kind', 'subscriberId', 'tokenHash']);
+    smtp.refuse.clear();
+    h.clock.advance(3_600_000);
+    await subscribe('acme', 'ana@example.com');
+    const mails = await deliver();
+    expect(mails).toHaveLength(1);
+    expect((await press(linkIn(mails[0]!.parsed.text ?? '', 'confirm'))).status).toBe(200);
+    expect(await h.vigil.storage.outbox.pending()).toEqual([]);
+  });
+
+  it('takes no subscribers on a private page, emails none when a page turns private, and unsubscribes by the token alone', async () => {
+    await harness(backend);
+    const p = await page();
+    await confirmed('acme', 'ana@example.com');
+    await h.a.post('/api/v1/status-pages', { name: 'Internal', url: 'internal', isPrivate: true });
+    expect((await subscribe('internal', 'bo@example.com')).status).toBe(404);
+
+    await incident([p.web], true);
+    const [mail] = await deliver();
+    expect((await h.a.put(`/api/v1/status-pages/${p.id}`, { isPrivate: true })).status).toBe(200);
+    await incident([p.web], true);
+    expect(await deliver()).toEqual([]);
+    expect((await anon().get('/status/s/acme')).status).toBe(401);
+    // A mail client's one-click unsubscribe carries no session: the token is enough.
+    const oneClick = `/status${(rawHeader(mail!, 'List-Unsubscribe') ?? '').replace(/^<|>$/g, '').slice(PUBLIC_URL.length)}`;
+    expect((await anon().post(oneClick).type('form').send('List-Unsubscribe=One-Click')).status).toBe(200);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(0);
+  });
+
+  it('answers a full page as any other, storing and sending nothing', async () => {
+    h = await apiHarness(backend, {}, {
+      subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
+      statusPageSubscriptions: { publicUrl: PUBLIC_URL, maxPerPage: 1 },
+    });
+    h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 1_000 }));
+    const p = await page();
+    await subscribe('acme', 'ana@example.com');
+    const full = await subscribe('acme', 'bo@example.com');
+    expect(full.status).toBe(202);
+    expect(full.text).toContain('Check your inbox');
+    expect((await deliver()).map((m) => m.to[0])).toEqual(['ana@example.com']);
+    expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(1);
   });
 
   it('keeps one account\'s subscribers from another: the API, links of another page, and a deleted page', async () => {
@@ -207,7 +285,7 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     const list = await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`);
     expect(list.status).toBe(200);
     expect(list.body.entries).toEqual([expect.objectContaining({ statusPageId: p.id, email: 'ana@example.com', confirmed: true })]);
-    expect(Object.keys(list.body.entries[0]).sort()).toEqual(['confirmationSentAt', 'confirmed', 'confirmedAt', 'created_at', 'email', 'id', 'statusPageId', 'updated_at']);
+    expect(Object.keys(list.body.entries[0]).sort()).toEqual(['confirmationSentAt', 'confirmationsSent', 'confirmed', 'confirmedAt', 'created_at', 'email', 'id', 'statusPageId', 'updated_at']);
     const id = list.body.entries[0].id as string;
     expect((await h.b.get(`/api/v1/status-pages/${p.id}/subscribers`)).status).toBe(404);
     expect((await h.b.delete(`/api/v1/status-pages/${p.id}/subscribers/${id}`)).status).toBe(404);
@@ -219,9 +297,7 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     const [mail] = await deliver();
     const link = linkIn(mail!.parsed.text ?? '', 'unsubscribe');
     expect(link).toContain(`/s/${p.id}/subscription/`);
-    const elsewhere = link.replace(`/s/${p.id}/`, '/s/bravo/');
-    const token = new URL(elsewhere, 'http://x').searchParams.get('token')!;
-    expect((await anon().post(elsewhere.split('?')[0]!).type('form').send({ token })).status).toBe(404);
+    expect((await press(link.replace(`/s/${p.id}/`, '/s/bravo/'))).status).toBe(404);
     expect((await h.a.get(`/api/v1/status-pages/${p.id}/subscribers`)).body.length).toBe(1);
 
     expect((await h.a.delete(`/api/v1/status-pages/${p.id}/subscribers/${id}`)).status).toBe(204);

@@ -41,7 +41,10 @@ export function assembleVigil(settings, options = {}) {
   // The key that seals secrets at rest must outlive restarts and stays outside the database.
   const secretKey = persisted(stateDir, 'VIGIL_SECRET_KEY', 'secret.key', () => randomBytes(32).toString('hex')).value;
   if (!postgres) mkdirSync(dirname(db), { recursive: true });
-  return createVigil({ secretKey, ...options }, (container) => {
+  // Status pages take email subscribers once SMTP_HOST is set; the links in their emails start
+  // with VIGIL_PUBLIC_URL. Every process that writes incident updates queues their emails.
+  const publicUrl = process.env.VIGIL_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+  return createVigil({ secretKey, statusPageSubscriptions: { publicUrl }, ...options }, (container) => {
     registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
     registerTcpRunner(container);
     registerHttpRunner(container);

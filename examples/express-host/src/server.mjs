@@ -12,12 +12,7 @@ const port = Number(process.env.PORT ?? 3000);
 const settings = hostSettings();
 const { stateDir } = settings;
 // The store, runners and alert channels, as src/assemble.mjs wires them (bin/vigil.mjs uses the same).
-// Status pages take email subscribers once SMTP_HOST is set; their links start with VIGIL_PUBLIC_URL.
-const vigil = assembleVigil(settings, {
-  logger: consoleLogger('info'),
-  metrics: prometheusMetrics(),
-  statusPageSubscriptions: { publicUrl: process.env.VIGIL_PUBLIC_URL ?? `http://localhost:${port}` },
-});
+const vigil = assembleVigil(settings, { logger: consoleLogger('info'), metrics: prometheusMetrics() });
 
 // The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made
 // on the first start, printed once, and kept in the state directory for the next start.

@@ -128,6 +128,9 @@ const SUBSCRIBERS_TABLE: DocTableDef = {
     { name: 'status_page_id', type: 'string', index: true },
     { name: 'page_email', type: 'string', unique: true },
     { name: 'token_hash', type: 'string', unique: true },
+    { name: 'email_hash', type: 'string' },
+    { name: 'confirmed', type: 'boolean' },
+    { name: 'sent_ms', type: 'bigint' },
   ],
 };
 
@@ -292,7 +295,12 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
   {
     // The people who asked a status page for its incident updates by email.
     name: '007_status_page_subscribers',
-    up: (knex, prefix) => createDocTable(knex, prefix, SUBSCRIBERS_TABLE),
+    async up(knex, prefix) {
+      await createDocTable(knex, prefix, SUBSCRIBERS_TABLE);
+      // Across accounts: how many confirmations one address was sent lately.
+      const table = `${prefix}status_page_subscribers`;
+      await knex.schema.alterTable(table, (t) => t.index(['email_hash', 'sent_ms'], indexName(table, ['email_hash', 'sent_ms'])));
+    },
   },
 ];
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import {
   NotFoundError,
   type Dashboard,
@@ -120,6 +121,7 @@ export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncid
 
 /** A page and an address as one fixed-length key (an address may be 254 characters long). */
 const pageEmail = (statusPageId: string, email: string) => createHash('sha256').update(`${statusPageId}\n${email}`).digest('hex');
+const emailHash = (email: string) => createHash('sha256').update(email).digest('hex');
 
 export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSubscriberRepository {
   const table = new DocTable<StatusPageSubscriber>(ctx, {
@@ -130,19 +132,19 @@ export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSub
       // Unique: an address subscribes to a page once, and a token belongs to one subscriber.
       page_email: (r) => pageEmail(r.statusPageId, r.email),
       token_hash: (r) => r.tokenHash,
+      email_hash: (r) => emailHash(r.email),
+      confirmed: (r) => r.confirmed,
+      sent_ms: (r) => (r.confirmationSentAt === null ? null : Date.parse(r.confirmationSentAt)),
     },
   });
+  const pending = (q: Knex.QueryBuilder) => q.where('confirmed', false);
   return {
     ...docRepository<StatusPageSubscriber, string>(table),
     listByPage: (accountId, statusPageId, afterId, limit) =>
       table.run(async () => {
-        const q = table.query(accountId).where('status_page_id', statusPageId).orderBy('seq', 'asc').limit(Math.max(0, Math.min(limit, 10_000)));
-        if (afterId !== null) {
-          if (afterId.includes('\0')) return [];
-          const [cursor] = (await table.query(accountId).where({ status_page_id: statusPageId, id: afterId }).select('seq')) as { seq: number }[];
-          if (!cursor) return [];
-          q.where('seq', '>', cursor.seq);
-        }
+        if (afterId !== null && afterId.includes('\0')) return [];
+        const q = table.query(accountId).where('status_page_id', statusPageId).orderBy('id', 'asc').limit(Math.max(0, Math.min(limit, 10_000)));
+        if (afterId !== null) q.where('id', '>', afterId);
         return ((await q) as Record<string, unknown>[]).map((r) => table.fromRow(r));
       }),
     countByPage: (accountId, statusPageId) =>
@@ -156,6 +158,16 @@ export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSub
     async findByTokenHash(tokenHash) {
       return (await table.where(null, { token_hash: tokenHash }))[0] ?? null;
     },
+    countPendingByEmail: (email, sentSince) =>
+      table.run(async () => {
+        const q = pending(table.query(null).where('email_hash', emailHash(email)).where('sent_ms', '>=', Date.parse(sentSince)));
+        const [{ count }] = (await q.count({ count: '*' })) as [{ count: number | string }];
+        return Number(count);
+      }),
+    deletePending: (accountId, statusPageId, sentBefore) =>
+      table.run(async () => pending(table.query(accountId).where('status_page_id', statusPageId))
+        .where((w) => w.whereNull('sent_ms').orWhere('sent_ms', '<', Date.parse(sentBefore)))
+        .delete()),
     deleteByPage: (accountId, statusPageId) => table.remove(accountId, { status_page_id: statusPageId }),
   };
 }

@@ -293,10 +293,10 @@ export class AlertDispatcher {
       ? async (signal: AbortSignal) => {
         const receipt = await subscribers.deliver(m, signal);
         if (receipt === null) dropped = true;
-        return receipt ?? { detail: 'The subscriber is gone; the email was dropped' };
+        return receipt ?? { detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' };
       }
       : null;
-    await this.attempt(m, log, 'STATUS_PAGE_SUBSCRIBER', send, 'No subscriber mailer is registered in this process', [], () => dropped);
+    await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'No subscriber mailer is registered in this process', [], () => dropped);
   }
 
   /**

@@ -193,8 +193,10 @@ export const StatusPageSubscriberSchema = v.object({
   tokenHash: v.string(),
   /** The token itself, sealed by the secret box, for the links of the emails still to come. */
   tokenSealed: v.string(),
-  /** When the last confirmation email was asked for (one per address per quarter hour at most). */
+  /** When the last confirmation email was asked for. */
   confirmationSentAt: v.nullable(TimestampSchema),
+  /** How many confirmation emails the address was sent for this page (at most 3). */
+  confirmationsSent: v.number(),
   confirmedAt: v.nullable(TimestampSchema),
   ...stamps,
 });
@@ -207,6 +209,7 @@ export const StatusPageSubscriberResponseSchema = v.object({
   email: v.string(),
   confirmed: v.boolean(),
   confirmationSentAt: v.nullable(TimestampSchema),
+  confirmationsSent: v.number(),
   confirmedAt: v.nullable(TimestampSchema),
   ...stamps,
 });

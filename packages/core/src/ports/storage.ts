@@ -164,13 +164,23 @@ export interface StatusPageIncidentRepository extends Repository<StatusPageIncid
 
 /** The people who asked a status page for its incident updates by email. */
 export interface StatusPageSubscriberRepository extends Repository<StatusPageSubscriber, string> {
-  /** A page's subscribers in creation order from the one after `afterId` (none when `afterId` is unknown). */
+  /**
+   * A page's subscribers ordered by id, from the first id after `afterId` (from the start when
+   * null): a cursor that holds when the row it names was deleted meanwhile.
+   */
   listByPage(accountId: string, statusPageId: string, afterId: string | null, limit: number): Promise<StatusPageSubscriber[]>;
   /** How many subscribers a page has, confirmed or not. */
   countByPage(accountId: string, statusPageId: string): Promise<number>;
   findByEmail(accountId: string, statusPageId: string, email: string): Promise<StatusPageSubscriber | null>;
   /** The subscriber whose token hashes to `tokenHash`, in whatever account (a link in an email). */
   findByTokenHash(tokenHash: string): Promise<StatusPageSubscriber | null>;
+  /**
+   * How many unconfirmed subscriptions of `email`, on any page of any account, were sent a
+   * confirmation at or after `sentSince` (a cap on the emails one address can be sent).
+   */
+  countPendingByEmail(email: string, sentSince: string): Promise<number>;
+  /** Deletes a page's unconfirmed subscribers last sent a confirmation before `sentBefore`; answers how many. */
+  deletePending(accountId: string, statusPageId: string, sentBefore: string): Promise<number>;
   /** Removes every subscriber of a page; answers how many. */
   deleteByPage(accountId: string, statusPageId: string): Promise<number>;
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ConflictError, RateLimitedError } from '../errors.js';
+import { ConflictError } from '../errors.js';
 import { parse } from '../model/parse.js';
 import type { CursorPage } from '../model/primitives.js';
 import {
@@ -23,16 +23,34 @@ export interface StatusPageSubscriptionOptions {
   /**
    * Where the host serves Vigil's pages router, as subscribers reach it: `https://status.example.com`
    * (with the path the router is mounted at, if any). Links in the emails start with it; without
-   * it (or without a mailer) status pages take no subscribers.
+   * it status pages take no subscribers. Give it to every process that writes incident updates
+   * (the API's and the engine's): the emails are queued where the update is written, and sent by
+   * whichever process has a mailer.
    */
   publicUrl?: string;
   /** Most subscribers (confirmed or not) one page takes. Default 10,000. */
   maxPerPage?: number;
-  /** The least time between two confirmation emails to one address. Default 15 minutes. */
+  /** The least time between two confirmation emails for one page to one address. Default 1 hour. */
   confirmationIntervalMs?: number;
 }
 
-const QUARTER_HOUR_MS = 15 * 60_000;
+const HOUR_MS = 3_600_000;
+/** Confirmation emails for one page to one address, before the address must wait for the unconfirmed row to expire. */
+const MAX_CONFIRMATIONS_PER_PAGE = 3;
+/** Unconfirmed subscriptions (on any pages) an address may have had confirmations for in PENDING_MS. */
+const MAX_PENDING_PER_ADDRESS = 5;
+/** How long an unconfirmed subscription is kept after its last confirmation email. */
+const PENDING_MS = 48 * HOUR_MS;
+
+type MailKind = 'confirm' | 'update';
+interface MailPayload {
+  subscriberId: string;
+  kind: MailKind;
+  /** A confirmation: the token it was queued with (a newer request replaces it, and this email is dropped). */
+  tokenHash?: string;
+  incidentId?: string;
+  updateId?: string;
+}
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -48,11 +66,12 @@ export function subscriberResponse(s: StatusPageSubscriber): StatusPageSubscribe
 }
 
 /**
- * Email subscriptions to status pages: a visitor subscribes on the public page, confirms the
+ * Email subscriptions to public status pages: a visitor subscribes on the page, confirms the
  * address by a link (nothing else is sent to an unconfirmed address), and from then on receives
  * every incident update written with `notifySubscribers: true` for a service the page shows, each
  * email with a link (and a one-click List-Unsubscribe header) that ends the subscription. Emails
- * go through the alert outbox, so they are retried until the mail server takes them.
+ * go through the alert outbox, which holds only ids: each is rendered when it is sent, from what
+ * is stored then, so a stale link or an address that left is never sent.
  */
 export class StatusPageSubscriberService {
   private readonly publicUrl: string | null;
@@ -69,7 +88,7 @@ export class StatusPageSubscriberService {
       throw new Error(`statusPageSubscriptions.publicUrl must be an http(s) URL without query or fragment, not ${options.publicUrl}`);
     }
     this.maxPerPage = options.maxPerPage ?? 10_000;
-    this.intervalMs = options.confirmationIntervalMs ?? QUARTER_HOUR_MS;
+    this.intervalMs = options.confirmationIntervalMs ?? HOUR_MS;
   }
 
   private get storage() {
@@ -80,9 +99,19 @@ export class StatusPageSubscriberService {
     return this.deps.subscriberMailer ?? null;
   }
 
-  /** Whether pages take subscribers: a public URL for the links and a mailer to send them. */
+  /** Whether incident updates are queued for subscribers: the host gave the public URL of the links. */
+  get queueing(): boolean {
+    return this.publicUrl !== null;
+  }
+
+  /** Whether this process offers the subscription form: the links' URL, and a mailer to send the confirmation. */
   get enabled(): boolean {
     return this.publicUrl !== null && this.mailer !== null;
+  }
+
+  /** Whether a page takes subscribers: a public one, where subscriptions are on. */
+  takesSubscribers(page: StatusPage): boolean {
+    return this.enabled && !page.isPrivate;
   }
 
   private pageUrl(page: StatusPage): string {
@@ -95,66 +124,75 @@ export class StatusPageSubscriberService {
   }
 
   /**
-   * A visitor's subscription form. Answers nothing that tells whether the address was subscribed
-   * already: a new or unconfirmed address gets a confirmation email (at most one per
-   * `confirmationIntervalMs`), a confirmed one gets nothing.
+   * A visitor's subscription form. Whatever happens, the visitor is told the same (check your
+   * inbox), so nobody learns whether an address subscribed already. A new or unconfirmed address
+   * gets a confirmation email, within limits that keep the form from being used to flood an
+   * inbox: one an hour (`confirmationIntervalMs`) and three in all per page, and none while the
+   * address has five unconfirmed subscriptions of the last 48 hours on any pages. Unconfirmed
+   * subscriptions go after 48 hours; a page holds at most `maxPerPage` subscribers.
    */
   async subscribe(page: StatusPage, body: unknown): Promise<void> {
-    if (!this.enabled) throw new ConflictError('This status page takes no subscribers');
+    if (!this.takesSubscribers(page)) throw new ConflictError('This status page takes no subscribers');
     const { email } = parse(StatusPageSubscribeSchema, body);
     const now = this.deps.clock.now();
-    const existing = await this.storage.statusPageSubscribers.findByEmail(page.accountId, page.id, email);
+    const subscribers = this.storage.statusPageSubscribers;
+    await subscribers.deletePending(page.accountId, page.id, new Date(now.getTime() - PENDING_MS).toISOString());
+    const existing = await subscribers.findByEmail(page.accountId, page.id, email);
     if (existing?.confirmed) return;
-    if (existing?.confirmationSentAt && now.getTime() - Date.parse(existing.confirmationSentAt) < this.intervalMs) return;
+    if (existing && (existing.confirmationsSent >= MAX_CONFIRMATIONS_PER_PAGE
+      || (existing.confirmationSentAt && now.getTime() - Date.parse(existing.confirmationSentAt) < this.intervalMs))) return;
+    if ((await subscribers.countPendingByEmail(email, new Date(now.getTime() - PENDING_MS).toISOString())) >= MAX_PENDING_PER_ADDRESS + (existing ? 1 : 0)) {
+      this.deps.logger.warn('status pages: an address asked for more subscriptions than it may have pending; no email sent', { accountId: page.accountId, statusPageId: page.id });
+      return;
+    }
     const token = randomBytes(32).toString('base64url');
+    const sealed = { tokenHash: hashToken(token), tokenSealed: this.deps.secretBox.encrypt(token) };
     let subscriber: StatusPageSubscriber;
     if (existing) {
       // A new token: the link of an earlier confirmation email no longer works.
-      subscriber = { ...existing, ...this.sealToken(token), confirmationSentAt: now.toISOString(), updated_at: now.toISOString() };
-      const { accountId: _a, ...record } = subscriber;
-      await this.storage.statusPageSubscribers.update(page.accountId, existing.id, record);
+      const { accountId: _a, ...record } = existing;
+      const updated = await subscribers.update(page.accountId, existing.id, {
+        ...record, ...sealed, confirmationSentAt: now.toISOString(), confirmationsSent: existing.confirmationsSent + 1, updated_at: now.toISOString(),
+      });
+      if (!updated) return;
+      subscriber = updated;
     } else {
-      if ((await this.storage.statusPageSubscribers.countByPage(page.accountId, page.id)) >= this.maxPerPage) {
-        throw new RateLimitedError(3600, 'This status page takes no more subscribers');
+      if ((await subscribers.countByPage(page.accountId, page.id)) >= this.maxPerPage) {
+        this.deps.logger.warn('status pages: a page is full; a subscription was not taken', { accountId: page.accountId, statusPageId: page.id, maxPerPage: this.maxPerPage });
+        return;
       }
       try {
-        subscriber = await this.storage.statusPageSubscribers.insert(page.accountId, {
-          id: this.deps.ids.uuid(), statusPageId: page.id, email, confirmed: false, ...this.sealToken(token),
-          confirmationSentAt: now.toISOString(), confirmedAt: null, created_at: now.toISOString(), updated_at: null,
+        subscriber = await subscribers.insert(page.accountId, {
+          id: this.deps.ids.uuid(), statusPageId: page.id, email, confirmed: false, ...sealed,
+          confirmationSentAt: now.toISOString(), confirmationsSent: 1, confirmedAt: null, created_at: now.toISOString(), updated_at: null,
         });
       } catch (err) {
         // The same address, subscribing twice at once: the other request sends the email.
-        if (err instanceof ConflictError || (err as { code?: string }).code === 'CONFLICT') return;
+        if ((err as { code?: string }).code === 'CONFLICT') return;
         throw err;
       }
     }
-    await this.enqueue([{ subscriber, mail: this.confirmationMail(page, subscriber.email, token) }]);
+    await this.enqueue([{ subscriber, payload: { subscriberId: subscriber.id, kind: 'confirm', tokenHash: subscriber.tokenHash } }]);
   }
 
-  /** A subscriber's token as stored: its hash to find it by, and sealed to put it in later emails. */
-  private sealToken(token: string): { tokenHash: string; tokenSealed: string } {
-    return { tokenHash: hashToken(token), tokenSealed: this.deps.secretBox.encrypt(token) };
-  }
-
-  /** The page and subscriber a link's token belongs to, or null (unknown, or of another page). */
+  /** The subscriber a link's token belongs to on this page, or null (unknown, or of another page). */
   private async byToken(page: StatusPage, token: unknown): Promise<StatusPageSubscriber | null> {
     if (typeof token !== 'string' || token.length < 20 || token.length > 100) return null;
     const subscriber = await this.storage.statusPageSubscribers.findByTokenHash(hashToken(token));
     return subscriber && subscriber.statusPageId === page.id && subscriber.accountId === page.accountId ? subscriber : null;
   }
 
-  /** The link of a confirmation email. Answers whether the token was good (a second click is too). */
+  /** The button behind a confirmation link. Answers whether the token was good (a second press is too). */
   async confirm(page: StatusPage, token: unknown): Promise<boolean> {
     const subscriber = await this.byToken(page, token);
     if (!subscriber) return false;
     if (subscriber.confirmed) return true;
     const now = this.deps.clock.now().toISOString();
     const { accountId: _a, ...record } = subscriber;
-    await this.storage.statusPageSubscribers.update(page.accountId, subscriber.id, { ...record, confirmed: true, confirmedAt: now, updated_at: now });
-    return true;
+    return (await this.storage.statusPageSubscribers.update(page.accountId, subscriber.id, { ...record, confirmed: true, confirmedAt: now, updated_at: now })) !== null;
   }
 
-  /** The unsubscribe link (or one-click unsubscribe): the subscriber is deleted. Answers whether the token was good. */
+  /** The unsubscribe button (or one-click unsubscribe): the subscriber is deleted. Answers whether the token was good. */
   async unsubscribe(page: StatusPage, token: unknown): Promise<boolean> {
     const subscriber = await this.byToken(page, token);
     if (!subscriber) return false;
@@ -162,7 +200,7 @@ export class StatusPageSubscriberService {
     return true;
   }
 
-  /** The subscribers of one of the account's pages, in the order they subscribed. */
+  /** The subscribers of one of the account's pages, by id (the cursor holds when its row goes). */
   async list(accountId: string, rawPageId: unknown, rawQuery: unknown): Promise<CursorPage<StatusPageSubscriberResponse>> {
     const page = found(await this.storage.statusPages.get(accountId, stringId(rawPageId, 'statusPageId')), 'Status page');
     const q = parse(StatusPageSubscriberListQuerySchema, rawQuery ?? {}, 'query');
@@ -186,26 +224,24 @@ export class StatusPageSubscriberService {
 
   /**
    * An incident update was written: when it asks to notify subscribers, every confirmed
-   * subscriber of every page showing one of the incident's services gets it once (a subscriber
-   * of two such pages, twice: once per page, each with its own unsubscribe link).
+   * subscriber of every public page showing one of the incident's services gets it once (a
+   * subscriber of two such pages, twice: once per page, each with its own unsubscribe link). Only
+   * ids are queued; answers how many emails.
    */
   async notify(accountId: string, incident: StatusPageIncident, update: StatusPageIncidentUpdate): Promise<number> {
-    if (!update.notifySubscribers || !this.enabled) return 0;
+    if (!update.notifySubscribers || !this.queueing) return 0;
     const serviceIds = new Set(incident.serviceIds);
-    const services = await this.storage.services.listByIds(accountId, incident.serviceIds);
     let queued = 0;
     for (let offset = 0; ; offset += 100) {
       const pages = await this.storage.statusPages.list(accountId, { limit: 100, offset });
       for (const page of pages.items) {
-        const shown = new Set(page.cards.flatMap((c) => c.serviceIds).filter((id) => serviceIds.has(id)));
-        if (shown.size === 0) continue;
-        const names = services.filter((s) => shown.has(s.id)).map((s) => s.name);
+        // A private page's updates go to nobody by email: an address is no proof of who may read them.
+        if (page.isPrivate || !page.cards.some((c) => c.serviceIds.some((id) => serviceIds.has(id)))) continue;
         for (let after: string | null = null; ;) {
           const batch = await this.storage.statusPageSubscribers.listByPage(accountId, page.id, after, 500);
           const mails = batch.filter((s) => s.confirmed).map((subscriber) => ({
             subscriber,
-            // The subscriber's one token: the unsubscribe link of every email they got works.
-            mail: this.updateMail(page, incident, update, names, subscriber.email, this.deps.secretBox.decrypt(subscriber.tokenSealed)),
+            payload: { subscriberId: subscriber.id, kind: 'update' as const, incidentId: incident.id, updateId: update.id },
           }));
           await this.enqueue(mails);
           queued += mails.length;
@@ -218,17 +254,17 @@ export class StatusPageSubscriberService {
     return queued;
   }
 
-  private async enqueue(mails: { subscriber: StatusPageSubscriber; mail: SubscriberMail }[]): Promise<void> {
+  private async enqueue(mails: { subscriber: StatusPageSubscriber; payload: MailPayload }[]): Promise<void> {
     if (mails.length === 0) return;
     const now = this.deps.clock.now().toISOString();
-    await this.storage.outbox.enqueue(mails.map(({ subscriber, mail }) => ({
+    await this.storage.outbox.enqueue(mails.map(({ subscriber, payload }) => ({
       id: this.deps.ids.uuid(),
       accountId: subscriber.accountId,
       // One subscriber's emails go out in order, each after the one before was taken.
       checkId: `subscriber:${subscriber.id}`,
       alertChannelId: 0,
       alertType: SUBSCRIBER_MAIL,
-      payload: { subscriberId: subscriber.id, mail: mail as unknown as Record<string, unknown> },
+      payload: payload as unknown as Record<string, unknown>,
       created_at: now,
       nextAttemptAt: now,
     })));
@@ -236,15 +272,44 @@ export class StatusPageSubscriberService {
   }
 
   /**
-   * Sends a claimed subscriber email, unless the subscriber is gone (unsubscribed, or the page was
-   * deleted): then it answers null and nothing is sent.
+   * The email of a claimed outbox message, rendered from what is stored now; null when there is
+   * nothing to send any more (the subscriber left or confirmed meanwhile, a newer confirmation
+   * replaced this one, the page, incident or update is gone, or the page became private).
    */
+  async render(m: OutboxMessage): Promise<SubscriberMail | null> {
+    if (!this.publicUrl) return null;
+    const p = m.payload as unknown as MailPayload;
+    const subscriber = await this.storage.statusPageSubscribers.get(m.accountId, String(p.subscriberId));
+    if (!subscriber) return null;
+    const page = await this.storage.statusPages.get(m.accountId, subscriber.statusPageId);
+    if (!page || page.isPrivate) return null;
+    let token: string;
+    try {
+      token = this.deps.secretBox.decrypt(subscriber.tokenSealed);
+    } catch {
+      // Sealed under another key: this subscriber's links cannot be made.
+      this.deps.logger.warn('status pages: a subscriber\'s token cannot be opened; their email is dropped', { accountId: m.accountId, subscriberId: subscriber.id });
+      return null;
+    }
+    if (p.kind === 'confirm') {
+      if (subscriber.confirmed || subscriber.tokenHash !== p.tokenHash) return null;
+      return this.confirmationMail(page, subscriber.email, token);
+    }
+    if (!subscriber.confirmed) return null;
+    const incident = await this.storage.statusPageIncidents.get(m.accountId, String(p.incidentId));
+    const update = incident ? (await this.storage.statusPageIncidents.listUpdates(m.accountId, incident.id)).find((u) => u.id === p.updateId) : undefined;
+    if (!incident || !update) return null;
+    const shown = new Set(page.cards.flatMap((c) => c.serviceIds));
+    const services = (await this.storage.services.listByIds(m.accountId, incident.serviceIds)).filter((s) => shown.has(s.id)).map((s) => s.name);
+    return this.updateMail(page, incident, update, services, subscriber.email, token);
+  }
+
+  /** Sends a claimed subscriber email; answers null when there was nothing to send (see render). */
   async deliver(m: OutboxMessage, signal: AbortSignal): Promise<{ providerId?: string | null; detail?: string | null } | null> {
-    const subscriberId = typeof m.payload.subscriberId === 'string' ? m.payload.subscriberId : '';
-    if (!(await this.storage.statusPageSubscribers.get(m.accountId, subscriberId))) return null;
     const mailer = this.mailer;
     if (!mailer) throw new Error('No subscriber mailer is registered in this process');
-    return mailer.send(m.payload.mail as unknown as SubscriberMail, signal);
+    const mail = await this.render(m);
+    return mail ? mailer.send(mail, signal) : null;
   }
 
   private confirmationMail(page: StatusPage, to: string, token: string): SubscriberMail {
@@ -255,13 +320,13 @@ export class StatusPageSubscriberService {
       '',
       `Confirm the subscription: ${confirm}`,
       '',
-      'If it was not you, ignore this email: nothing more will be sent to this address.',
+      'If it was not you, ignore this email: an address gets no updates until it is confirmed.',
     ].join('\n');
     const body = [
       '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1b1b">',
       `<p>Somebody, we hope you, asked for email updates about incidents on the status page <strong>${html(name)}</strong>.</p>`,
       `<p><a href="${html(confirm)}">Confirm the subscription</a></p>`,
-      '<p style="color:#6b6b6b;font-size:12px">If it was not you, ignore this email: nothing more will be sent to this address.</p>',
+      '<p style="color:#6b6b6b;font-size:12px">If it was not you, ignore this email: an address gets no updates until it is confirmed.</p>',
       '</body></html>',
     ].join('');
     return { to, subject: `Confirm your subscription to ${name}`, text, html: body, headers: { 'X-Vigil-Status-Page': page.id } };

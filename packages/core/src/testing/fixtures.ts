@@ -300,6 +300,7 @@ export function statusPageSubscriberFixture(overrides: Partial<NewRecord<StatusP
     tokenHash: randomUUID().replace(/-/g, '') + String(n).padStart(32, '0'),
     tokenSealed: `vgl1:sealed-${n}`,
     confirmationSentAt: null,
+    confirmationsSent: 0,
     confirmedAt: null,
     ...stamps(),
     ...overrides,

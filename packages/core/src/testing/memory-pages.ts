@@ -140,7 +140,10 @@ export function statusPageSubscriberRepository(table: MemoryTable<StatusPageSubs
   return {
     ...repository<StatusPageSubscriber, string>(table, { validate }),
     async listByPage(accountId, statusPageId, afterId, limit) {
-      return after(table.ofAccount(accountId, (r) => r.statusPageId === statusPageId), afterId, limit);
+      return table
+        .ofAccount(accountId, (r) => r.statusPageId === statusPageId && (afterId === null || r.id > afterId))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, Math.max(0, limit));
     },
     async countByPage(accountId, statusPageId) {
       return table.all().filter((r) => r.accountId === accountId && r.statusPageId === statusPageId).length;
@@ -151,6 +154,15 @@ export function statusPageSubscriberRepository(table: MemoryTable<StatusPageSubs
     async findByTokenHash(tokenHash) {
       const found = table.all().find((r) => r.tokenHash === tokenHash);
       return found ? copy(found) : null;
+    },
+    async countPendingByEmail(email, sentSince) {
+      const since = Date.parse(sentSince);
+      return table.all().filter((r) => r.email === email && !r.confirmed && r.confirmationSentAt !== null && Date.parse(r.confirmationSentAt) >= since).length;
+    },
+    async deletePending(accountId, statusPageId, sentBefore) {
+      const before = Date.parse(sentBefore);
+      return table.removeWhere((r) => r.accountId === accountId && r.statusPageId === statusPageId && !r.confirmed
+        && (r.confirmationSentAt === null || Date.parse(r.confirmationSentAt) < before));
     },
     async deleteByPage(accountId, statusPageId) {
       return table.removeWhere((r) => r.accountId === accountId && r.statusPageId === statusPageId);

@@ -119,25 +119,52 @@ export function pageCases(c: StorageCase) {
     const rows: StatusPageSubscriber[] = [];
     for (let i = 0; i < 5; i++) rows.push(await subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: page, email: `s${i}@example.com` })));
     const elsewhere = await subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: other, email: 's0@example.com' }));
-    checkSame(await subs.listByPage(ACCOUNT_A, page, null, 2), rows.slice(0, 2), 'the first two of the page, in the order they came');
-    checkSame(await subs.listByPage(ACCOUNT_A, page, rows[1]!.id, 10), rows.slice(2), 'the rest after the cursor');
-    checkSame(await subs.listByPage(ACCOUNT_A, page, elsewhere.id, 10), [], 'a cursor of another page reads nothing');
-    checkSame(await subs.listByPage(ACCOUNT_A, page, 'no\u0000such', 10), [], 'an unknown cursor reads nothing');
-    check((await subs.countByPage(ACCOUNT_A, page)) === 5, 'the page counts its own five');
-    checkSame(await subs.findByEmail(ACCOUNT_A, page, 's3@example.com'), rows[3], 'found by address');
+    const first = await subs.listByPage(ACCOUNT_A, page, null, 2);
+    const rest = await subs.listByPage(ACCOUNT_A, page, first.at(-1)!.id, 10);
+    check(first.length === 2 && rest.length === 3, `pages of 2 and then the other 3, got ${first.length} and ${rest.length}`);
+    checkSame([...first, ...rest].map((r) => r.id).sort(), rows.map((r) => r.id).sort(), 'the two pages hold each of the page\'s subscribers once');
+    // The cursor's row leaves: the listing goes on after where it was.
+    await subs.delete(ACCOUNT_A, rest[0]!.id);
+    checkSame(await subs.listByPage(ACCOUNT_A, page, rest[0]!.id, 10), rest.slice(1), 'a cursor whose row was deleted still reads the rows after it');
+    checkSame(await subs.listByPage(ACCOUNT_A, page, 'no\u0000such', 10), [], 'a cursor with a NUL reads nothing');
+    check((await subs.countByPage(ACCOUNT_A, page)) === 4, 'the page counts its own four');
+    const kept = rows.find((r) => r.id !== rest[0]!.id && r.email === 's3@example.com') ?? null;
+    checkSame(await subs.findByEmail(ACCOUNT_A, page, 's3@example.com'), kept, 'found by address');
     check((await subs.findByEmail(ACCOUNT_A, page, 'S3@example.com')) === null, 'addresses are stored as given (the service lower-cases them)');
-    checkSame(await subs.findByTokenHash(rows[4]!.tokenHash), rows[4], 'found by token, whatever the account');
+    checkSame(await subs.findByTokenHash(first[0]!.tokenHash), first[0], 'found by token, whatever the account');
     check((await subs.findByTokenHash('0'.repeat(64))) === null, 'an unknown token finds nobody');
-    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: page, email: 's1@example.com' })), 'CONFLICT', 'a second subscription of an address to a page');
-    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ tokenHash: rows[0]!.tokenHash })), 'CONFLICT', 'a token hash taken already');
-    check((await subs.countByPage(ACCOUNT_A, page)) === 5, 'a refused insert stores nothing');
+    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ statusPageId: other, email: 's0@example.com' })), 'CONFLICT', 'a second subscription of an address to a page');
+    await checkRejects(() => subs.insert(ACCOUNT_A, statusPageSubscriberFixture({ tokenHash: first[0]!.tokenHash })), 'CONFLICT', 'a token hash taken already');
+    check((await subs.countByPage(ACCOUNT_A, other)) === 1, 'a refused insert stores nothing');
 
     checkSame(await subs.listByPage(ACCOUNT_B, page, null, 10), [], 'another account lists none of them');
     check((await subs.countByPage(ACCOUNT_B, page)) === 0, 'another account counts none');
     check((await subs.findByEmail(ACCOUNT_B, page, 's0@example.com')) === null, 'another account finds none by address');
     check((await subs.deleteByPage(ACCOUNT_B, page)) === 0, 'another account deletes none');
-    check((await subs.deleteByPage(ACCOUNT_A, page)) === 5, 'deleting the page\'s subscribers takes its five');
+    check((await subs.deleteByPage(ACCOUNT_A, page)) === 4, 'deleting the page\'s subscribers takes its four');
     checkSame(await subs.listByPage(ACCOUNT_A, other, null, 10), [elsewhere], 'and leaves the other page\'s');
+  });
+
+  c('status-page subscribers: pending ones counted by address across accounts, and pruned by age', async (f) => {
+    const subs = f.storage.statusPageSubscribers;
+    const page = statusPageFixture().id;
+    const pending = (accountId: string, statusPageId: string, email: string, sentAt: string | null, confirmed = false) =>
+      subs.insert(accountId, statusPageSubscriberFixture({ statusPageId, email, confirmed, confirmationSentAt: sentAt }));
+    await pending(ACCOUNT_A, page, 'ana@example.com', isoAt(T0, 0));
+    await pending(ACCOUNT_B, statusPageFixture().id, 'ana@example.com', isoAt(T0, 60_000));
+    await pending(ACCOUNT_A, statusPageFixture().id, 'ana@example.com', isoAt(T0, -3_600_000));
+    await pending(ACCOUNT_A, statusPageFixture().id, 'ana@example.com', isoAt(T0, 120_000), true);
+    const old = await pending(ACCOUNT_A, page, 'bo@example.com', isoAt(T0, -3_600_000));
+    const never = await pending(ACCOUNT_A, page, 'cy@example.com', null);
+    const confirmedOld = await pending(ACCOUNT_A, page, 'di@example.com', isoAt(T0, -3_600_000), true);
+    check((await subs.countPendingByEmail('ana@example.com', T0)) === 2, 'the unconfirmed ones sent since, in both accounts');
+    check((await subs.countPendingByEmail('ana@example.com', isoAt(T0, -7_200_000))) === 3, 'and the older one with an earlier bound');
+    check((await subs.countPendingByEmail('ed@example.com', T0)) === 0, 'another address counts none');
+    check((await subs.deletePending(ACCOUNT_B, page, T0)) === 0, 'another account prunes none of the page\'s');
+    check((await subs.deletePending(ACCOUNT_A, page, T0)) === 2, 'the page\'s unconfirmed ones sent before go, and one never sent');
+    check((await subs.get(ACCOUNT_A, old.id)) === null && (await subs.get(ACCOUNT_A, never.id)) === null, 'those two are gone');
+    check((await subs.get(ACCOUNT_A, confirmedOld.id)) !== null, 'a confirmed one stays, however old');
+    check((await subs.countByPage(ACCOUNT_A, page)) === 2, 'the page keeps its recent pending one and the confirmed one');
   });
 
   c('client certificates: insert, get, list, delete; another account sees nothing', async (f) => {

@@ -215,21 +215,23 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       message(res, 401, 'This status page is private', 'Sign in to the site that hosts it to see it.');
       return;
     }
-    const subscribeAction = vigil.statusPageSubscribers.enabled ? `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscribe` : null;
+    const subscribeAction = vigil.statusPageSubscribers.takesSubscribers(page) ? `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscribe` : null;
     statusPageHtml(res, await vigil.publicPages.statusPageView(page), subscribeAction);
   }
 
-  /** The status page a subscription request is for, when the visitor may see it and it takes subscribers; otherwise answered here. */
+  /** The public status page a subscription is for; otherwise answered here (404). */
   async function subscribablePage(req: Request, res: Response): Promise<StatusPage | null> {
     const page = await vigil.publicPages.findStatusPage(String(req.params.idOrUrl));
-    if (!page || !vigil.statusPageSubscribers.enabled) {
+    if (!page || !vigil.statusPageSubscribers.takesSubscribers(page)) {
       message(res, 404, 'Not found', page ? 'This status page takes no subscribers.' : 'There is no status page at this address.');
       return null;
     }
-    if (!(await mayView(req, { kind: 'status-page', accountId: page.accountId, id: page.id }, page.isPrivate))) {
-      message(res, 401, 'This status page is private', 'Sign in to the site that hosts it to see it.');
-      return null;
-    }
+    return page;
+  }
+  /** The page of a link in an email: its token is the credential, so a private page answers too. */
+  async function linkedPage(req: Request, res: Response): Promise<StatusPage | null> {
+    const page = await vigil.publicPages.findStatusPage(String(req.params.idOrUrl));
+    if (!page) message(res, 404, 'Not found', 'There is no status page at this address.');
     return page;
   }
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
@@ -273,34 +275,35 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     try {
       await vigil.statusPageSubscribers.subscribe(page, { email: (req.body as { email?: unknown } | undefined)?.email });
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'VALIDATION') return message(res, 400, 'Not subscribed', 'That is not an email address. Go back and try again.');
-      if (code === 'RATE_LIMITED') return message(res, 429, 'Not subscribed', 'This status page takes no more subscribers.');
+      if ((err as { code?: string }).code === 'VALIDATION') return message(res, 400, 'Not subscribed', 'That is not an email address. Go back and try again.');
       throw err;
     }
-    // The same answer whether or not the address was subscribed already.
+    // The same answer whether or not the address was subscribed already, or is sent an email.
     message(res, 202, 'Check your inbox', `If the address can receive email, a link to confirm the subscription to ${page.name} is on its way.`);
   }));
-  router.get('/s/:idOrUrl/subscription/confirm', wrap(async (req, res) => {
-    const page = await subscribablePage(req, res);
+  // Links in emails are opened by mail scanners too: a GET asks, the button (a POST) acts.
+  const linkAction = (action: 'confirm' | 'unsubscribe', heading: string, text: (page: StatusPage) => string, label: string) =>
+    wrap(async (req, res) => {
+      const page = await linkedPage(req, res);
+      if (!page) return;
+      const token = tokenOf(req);
+      message(res, 200, heading, text(page), false, {
+        action: `${req.baseUrl}/s/${encodeURIComponent(String(req.params.idOrUrl))}/subscription/${action}`, token: typeof token === 'string' ? token : '', label,
+      });
+    });
+  router.get('/s/:idOrUrl/subscription/confirm', linkAction('confirm', 'Confirm your subscription', (p) => `Get an email when ${p.name} posts an incident update?`, 'Confirm'));
+  router.post('/s/:idOrUrl/subscription/confirm', form, wrap(async (req, res) => {
+    const page = await linkedPage(req, res);
     if (!page) return;
     if (!(await vigil.statusPageSubscribers.confirm(page, tokenOf(req)))) {
       return message(res, 404, 'This link does not work', 'It may be from an older email, or the subscription was ended. Subscribe again on the status page.');
     }
     message(res, 200, 'Subscribed', `You will get an email when ${page.name} posts an incident update.`);
   }));
-  // A link in an email is opened by scanners too: the page asks, the button unsubscribes.
-  router.get('/s/:idOrUrl/subscription/unsubscribe', wrap(async (req, res) => {
-    const page = await subscribablePage(req, res);
-    if (!page) return;
-    const token = tokenOf(req);
-    message(res, 200, 'Unsubscribe', `Stop the emails about ${page.name}?`, false, {
-      action: `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscription/unsubscribe`, token: typeof token === 'string' ? token : '', label: 'Unsubscribe',
-    });
-  }));
+  router.get('/s/:idOrUrl/subscription/unsubscribe', linkAction('unsubscribe', 'Unsubscribe', (p) => `Stop the emails about ${p.name}?`, 'Unsubscribe'));
   // The button, and mail clients' one-click unsubscribe (RFC 8058: a POST to the List-Unsubscribe address).
   router.post('/s/:idOrUrl/subscription/unsubscribe', form, wrap(async (req, res) => {
-    const page = await subscribablePage(req, res);
+    const page = await linkedPage(req, res);
     if (!page) return;
     if (!(await vigil.statusPageSubscribers.unsubscribe(page, tokenOf(req)))) {
       return message(res, 404, 'This link does not work', 'The subscription may have ended already.');
