@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runFor, settle } from './fake-time.js';
 import { createVigil, RetentionJob, type LogMeta, type Logger, type Vigil, type VigilOptions, type VigilStorage } from '../src/index.js';
-import { checkResultFixture, FakeClock, memoryStorage } from '../src/testing/index.js';
+import { checkResultFixture, FakeClock, memoryStorage, outboxMessageFixture } from '../src/testing/index.js';
 import { testDeps } from './helpers.js';
 
 const SECRET = 'c'.repeat(64);
@@ -131,12 +131,31 @@ describe('retention scheduled by the engine', () => {
     expect(await ages(s.storage, a)).toEqual([365 * DAY]);
   });
 
+  it('removes what the outbox delivered more than 30 days ago (deliveredDays), and the attempts logged before then; nothing undelivered', async () => {
+    const s = await setup({ engine: { retention: { deliveredDays: 30 } } });
+    const a = (await s.vigil.accounts.ensure()).id;
+    const o = s.storage.outbox;
+    const ids = ['old', 'recent', 'waiting'].map((n) => `${n.padEnd(8, '0')}-0000-4000-8000-000000000000`);
+    await o.enqueue(ids.map((id, i) => outboxMessageFixture(a, { id, checkId: `c-${i}`, created_at: new Date(Date.parse(T0) - 40 * DAY).toISOString(), nextAttemptAt: T0 })));
+    await o.claim(s.clock.now(), 10, 60_000, 'me');
+    await o.markDelivered(ids[0]!, 'me', new Date(Date.parse(T0) - 31 * DAY));
+    await o.markDelivered(ids[1]!, 'me', new Date(Date.parse(T0) - 29 * DAY));
+    await o.recordAttempt({ outboxId: ids[0]!, accountId: a, alertChannelId: 1, at: new Date(Date.parse(T0) - 31 * DAY).toISOString(), ok: true, detail: null });
+    await o.recordAttempt({ outboxId: ids[1]!, accountId: a, alertChannelId: 1, at: new Date(Date.parse(T0) - 29 * DAY).toISOString(), ok: true, detail: null });
+    await start(s.vigil);
+    await runFor(s.clock, 18 * 60_000, 1_000);
+    expect((await s.storage.raw.dump('outbox')).map((m) => m.id).sort()).toEqual([ids[1], ids[2]].sort());
+    expect((await o.listAttempts(a, 1, 10)).map((x) => x.outboxId)).toEqual([ids[1]]);
+    expect(s.log.find((e) => e.msg === 'retention: run done')?.meta).toMatchObject({ outbox: { messages: 1, attempts: 1 } });
+  });
+
   it('refuses a malformed cron pattern, time zone or number of days when Vigil is built', () => {
     const build = (retention: object) => createVigil({ storage: memoryStorage(), secretKey: SECRET, engine: { retention } }).engine;
     expect(() => build({ cron: 'every hour' })).toThrow(/engine.retention: .*five or six/);
     expect(() => build({ timezone: 'Mars/Olympus' })).toThrow(/engine.retention: Invalid time zone/);
     expect(() => build({ days: 0 })).toThrow('engine.retention.days must be a positive number, got 0');
     expect(() => build({ batch: -1 })).toThrow('engine.retention.batch must be a positive number');
+    expect(() => build({ deliveredDays: 0 })).toThrow('engine.retention.deliveredDays must be a positive number, got 0');
   });
 });
 
@@ -163,7 +182,7 @@ describe('RetentionJob', () => {
     expect(next).toEqual(clock.now());
     expect(await ages(deps.storage, a)).toHaveLength(6);
     const report = await job.prune(new Date(clock.now().getTime() + 60_000));
-    expect(report).toEqual({ accounts: 1, deleted: 6, rolledUp: 0, finished: true });
+    expect(report).toEqual({ accounts: 1, deleted: 6, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } });
     expect(await ages(deps.storage, a)).toEqual([]);
     expect(job.nextRun(new Date('2026-05-01T12:17:00.000Z'))).toEqual(new Date('2026-05-01T13:17:00.000Z'));
   });

@@ -177,5 +177,12 @@ export function outbox(ctx: TableContext): Outbox {
         const [row] = (await ctx.knex(table).whereNull('delivered_ms').count({ n: '*' })) as { n: number | string }[];
         return Number(row?.n ?? 0);
       }),
+    pruneDelivered: (before, limit) =>
+      run(async () => {
+        const n = Math.max(0, Math.min(limit, 100_000));
+        const messages = await ctx.knex(table).whereIn('id', ctx.knex(table).select('id').whereNotNull('delivered_ms').where('delivered_ms', '<', before.getTime()).limit(n)).delete();
+        const logged = await ctx.knex(attempts).whereIn('seq', ctx.knex(attempts).select('seq').where('at', '<', before.toISOString()).limit(n)).delete();
+        return { messages: Number(messages), attempts: Number(logged) };
+      }),
   };
 }

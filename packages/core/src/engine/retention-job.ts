@@ -30,6 +30,11 @@ export interface RetentionOptions {
   retentionFor?: (accountId: string) => number | null | undefined | Promise<number | null | undefined>;
   /** Results taken per call to the store, each call one transaction. Default 20,000. */
   batch?: number;
+  /**
+   * Days the outbox keeps what it delivered (alerts and subscriber emails, given-up and dropped
+   * ones too) and the delivery log its attempts; `null` keeps them for ever. Default 30.
+   */
+  deliveredDays?: number | null;
 }
 
 export interface RetentionReport {
@@ -39,6 +44,8 @@ export interface RetentionReport {
   rolledUp: number;
   /** False when the deadline came first; the next run goes on from there. */
   finished: boolean;
+  /** Delivered outbox messages and logged delivery attempts removed. */
+  outbox: { messages: number; attempts: number };
 }
 
 function positive(name: string, value: number): number {
@@ -56,6 +63,7 @@ export class RetentionJob {
   readonly enabled: boolean;
   private readonly cron: Cron | null;
   private readonly days: number | null;
+  private readonly deliveredDays: number | null;
   private readonly batch: number;
 
   constructor(
@@ -65,6 +73,7 @@ export class RetentionJob {
     this.enabled = options !== false;
     const o = options === false ? {} : options;
     this.days = o.days === null ? null : positive('days', o.days ?? 90);
+    this.deliveredDays = o.deliveredDays === null ? null : positive('deliveredDays', o.deliveredDays ?? 30);
     this.batch = Math.floor(positive('batch', o.batch ?? 20_000));
     if (options === false) {
       this.cron = null;
@@ -123,7 +132,7 @@ export class RetentionJob {
    */
   async prune(deadline: Date = new Date(8.64e15), signal?: AbortSignal): Promise<RetentionReport> {
     const { clock, logger, storage } = this.deps;
-    const report: RetentionReport = { accounts: 0, deleted: 0, rolledUp: 0, finished: true };
+    const report: RetentionReport = { accounts: 0, deleted: 0, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } };
     let slowest = 0;
     const timeLeft = () => !signal?.aborted && clock.now().getTime() + Math.max(1_000, 2 * slowest) < deadline.getTime();
     for (const accountId of await storage.accounts.listIds()) {
@@ -159,7 +168,24 @@ export class RetentionJob {
       }
       if (!report.finished) break;
     }
-    const level = report.deleted > 0 ? 'info' : 'debug';
+    if (report.finished && this.deliveredDays !== null && storage.outbox.pruneDelivered) {
+      const before = new Date(clock.now().getTime() - this.deliveredDays * DAY);
+      try {
+        for (;;) {
+          if (!timeLeft()) {
+            report.finished = false;
+            break;
+          }
+          const step = await storage.outbox.pruneDelivered(before, this.batch);
+          report.outbox.messages += step.messages;
+          report.outbox.attempts += step.attempts;
+          if (step.messages < this.batch && step.attempts < this.batch) break;
+        }
+      } catch (err) {
+        logger.warn('retention: pruning the outbox failed; the next run tries again', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    const level = report.deleted > 0 || report.outbox.messages > 0 ? 'info' : 'debug';
     logger[level]('retention: run done', { ...report });
     return report;
   }

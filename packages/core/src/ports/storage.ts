@@ -425,6 +425,12 @@ export interface Outbox {
    * gauge asks it on every scrape). A store without it is counted through `pending()`.
    */
   depth?(): Promise<number>;
+  /**
+   * Deletes up to `limit` messages delivered (or given up, or dropped) before `before`, and up to
+   * `limit` delivery attempts logged before it; answers how many of each went. The retention job
+   * calls it; a store without it keeps them.
+   */
+  pruneDelivered?(before: Date, limit: number): Promise<{ messages: number; attempts: number }>;
 }
 
 /** Optional abilities a store declares instead of having them sniffed. */

@@ -243,5 +243,17 @@ export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTab
     async depth() {
       return messages.all().filter((row) => row.deliveredAt === null).length;
     },
+    async pruneDelivered(before, limit) {
+      const cut = before.getTime();
+      const take = <T extends object>(table: MemoryTable<T>, old: (row: T) => boolean) => {
+        const keys = [...table.entries()].filter(([, row]) => old(row)).slice(0, Math.max(0, limit)).map(([key]) => key);
+        for (const key of keys) table.remove(key);
+        return keys.length;
+      };
+      return {
+        messages: take(messages, (m) => m.deliveredAt !== null && time(m.deliveredAt) < cut),
+        attempts: take(attempts, (a) => time(a.at) < cut),
+      };
+    },
   };
 }

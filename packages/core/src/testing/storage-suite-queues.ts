@@ -223,4 +223,21 @@ export function outboxCases(c: StorageCase) {
     checkSame(await o.listAttempts(ACCOUNT_A, 1, 10), [attempt(3), attempt(2), attempt(1)], 'all of them');
     await checkRawCount(f.raw, 'delivery_attempts', 5, 'every attempt is logged');
   });
+
+  c('outbox: pruneDelivered takes what was delivered before the bound, and old attempts, a limit at a time', async (f) => {
+    const o = f.storage.outbox;
+    if (!o.pruneDelivered) return;
+    await o.enqueue([msg('1', 'c-1', 0), msg('2', 'c-2', 1), msg('3', 'c-3', 2), msg('4', 'c-4', 3)]);
+    const claimed = await o.claim(at(0), 10, LEASE, 'owner-1');
+    check(claimed.length === 4, 'four heads of four checks');
+    await o.markDelivered(msg('1', null, 0).id, 'owner-1', at(1_000));
+    await o.markDelivered(msg('2', null, 0).id, 'owner-1', at(2_000));
+    await o.markDelivered(msg('3', null, 0).id, 'owner-1', at(9_000));
+    for (const n of [1, 2, 3]) await o.recordAttempt({ outboxId: msg(String(n), null, 0).id, accountId: ACCOUNT_A, alertChannelId: 1, at: isoAt(T0, n * 3_000), ok: true, detail: null });
+    checkSame(await o.pruneDelivered(at(5_000), 1), { messages: 1, attempts: 1 }, 'one of each at a time');
+    checkSame(await o.pruneDelivered(at(5_000), 10), { messages: 1, attempts: 0 }, 'then the other one delivered before the bound');
+    await checkRawCount(f.raw, 'outbox', 2, 'the one delivered after the bound and the undelivered one stay');
+    checkSame((await o.pending()).map(short), ['00000004'], 'nothing undelivered goes');
+    checkSame((await o.listAttempts(ACCOUNT_A, 1, 10)).map((a) => a.at), [isoAt(T0, 9_000), isoAt(T0, 6_000)], 'the attempts logged after the bound stay');
+  });
 }
