@@ -203,16 +203,7 @@ export const StatusPageSubscriberSchema = v.object({
 export type StatusPageSubscriber = v.InferOutput<typeof StatusPageSubscriberSchema>;
 
 /** A subscriber as the API shows it to the page's account: no token. */
-export const StatusPageSubscriberResponseSchema = v.object({
-  id: v.string(),
-  statusPageId: v.string(),
-  email: v.string(),
-  confirmed: v.boolean(),
-  confirmationSentAt: v.nullable(TimestampSchema),
-  confirmationsSent: v.number(),
-  confirmedAt: v.nullable(TimestampSchema),
-  ...stamps,
-});
+export const StatusPageSubscriberResponseSchema = v.omit(StatusPageSubscriberSchema, ['accountId', 'tokenHash', 'tokenSealed']);
 export type StatusPageSubscriberResponse = v.InferOutput<typeof StatusPageSubscriberResponseSchema>;
 
 export const StatusPageSubscriberListQuerySchema = CursorQuerySchema;
