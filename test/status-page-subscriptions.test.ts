@@ -58,10 +58,10 @@ function linkIn(text: string, action: 'confirm' | 'unsubscribe'): string {
 }
 
 /** A page showing the service "Web", and a service "Other" it does not show. */
-async function page(client = h.a, url = 'acme') {
+async function page(client = h.a, url = 'acme', name = 'Acme') {
   const web = (await client.post('/api/v1/status-pages/services', { name: 'Web' })).body.id as string;
   const other = (await client.post('/api/v1/status-pages/services', { name: 'Other' })).body.id as string;
-  const res = await client.post('/api/v1/status-pages', { name: 'Acme', url, cards: [{ name: 'Site', serviceIds: [web] }] });
+  const res = await client.post('/api/v1/status-pages', { name, url, cards: [{ name: 'Site', serviceIds: [web] }] });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { id: res.body.id as string, url, web, other };
 }
@@ -214,12 +214,21 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     expect(fourth.status).toBe(202);
     expect(await deliver()).toEqual([]);
 
-    // Other pages, of either account: five pending in 48 hours, then no more emails to the address.
-    for (const [client, url] of [[h.a, 'p2'], [h.a, 'p3'], [h.b, 'p4'], [h.b, 'p5'], [h.b, 'p6']] as const) await page(client, url);
+    // Other pages, of either account: five unconfirmed pages in 48 hours, then no new one.
+    for (const [client, url] of [[h.a, 'p2'], [h.a, 'p3'], [h.b, 'p4'], [h.b, 'p5'], [h.b, 'p6']] as const) await page(client, url, url.toUpperCase());
     for (const url of ['p2', 'p3', 'p4', 'p5', 'p6']) expect((await subscribe(url, 'ana@example.com')).status).toBe(202);
-    expect(await deliver()).toHaveLength(4);
-    // Unconfirmed subscriptions go after 48 hours, and the address may ask again.
-    h.clock.advance(49 * 3_600_000);
+    expect((await deliver()).map((m) => m.parsed.subject)).toEqual(['P2', 'P3', 'P4', 'P5'].map((n) => `Confirm your subscription to ${n}`));
+    // One of the five may still be sent its next confirmation.
+    h.clock.advance(3_600_000);
+    await subscribe('p2', 'ana@example.com');
+    await subscribe('p6', 'ana@example.com');
+    const [again, ...none] = await deliver();
+    expect(none).toEqual([]);
+    expect(again!.parsed.subject).toBe('Confirm your subscription to P2');
+    // Unconfirmed subscriptions lapse 48 hours after their last email: the link stops working,
+    // and the address may ask again.
+    h.clock.advance(48 * 3_600_000);
+    expect((await press(linkIn(again!.parsed.text ?? '', 'confirm'))).status).toBe(404);
     await subscribe('acme', 'ana@example.com');
     const [fresh] = await deliver();
     expect((await press(linkIn(fresh!.parsed.text ?? '', 'confirm'))).status).toBe(200);
@@ -256,6 +265,8 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     await incident([p.web], true);
     expect(await deliver()).toEqual([]);
     expect((await anon().get('/status/s/acme')).status).toBe(401);
+    // The pages behind the links do not name a private page to whoever opens them.
+    expect((await anon().get(`/status/s/${p.id}/subscription/unsubscribe`)).text).not.toContain('Acme');
     // A mail client's one-click unsubscribe carries no session: the token is enough.
     const oneClick = `/status${(rawHeader(mail!, 'List-Unsubscribe') ?? '').replace(/^<|>$/g, '').slice(PUBLIC_URL.length)}`;
     expect((await anon().post(oneClick).type('form').send('List-Unsubscribe=One-Click')).status).toBe(200);
@@ -333,6 +344,40 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
     h.clock.advance(2_000);
     expect(await deliver()).toEqual([]);
     expect(await h.vigil.storage.outbox.pending()).toEqual([]);
+  });
+
+  it('escapes what accounts and visitors write: in the emails, and in the pages behind the links', async () => {
+    await harness(backend);
+    const p = await page(h.a, 'acme', 'Acme <b>"bold"</b>');
+    await confirmed('acme', 'ana@example.com');
+    await incident([p.web], true, 'Broken <script>alert(1)</script> & "quoted"');
+    const [mail] = await deliver();
+    expect(mail!.parsed.subject).toBe('[Acme <b>"bold"</b>] Checkout errors: Investigating');
+    const body = String(mail!.parsed.html);
+    expect(body).not.toContain('<script>');
+    expect(body).not.toContain('<b>');
+    expect(body).toContain('Broken &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot;');
+    expect(body).toContain('Acme &lt;b&gt;&quot;bold&quot;&lt;/b&gt;');
+    for (const action of ['confirm', 'unsubscribe']) {
+      const res = await anon().get(`/status/s/${p.id}/subscription/${action}?token=${encodeURIComponent('"><script>x()</script>')}`);
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain('<script>x()');
+      expect(res.text).not.toContain('<b>"bold"');
+    }
+  });
+
+  it('cuts a client address off after subscribeRateLimit requests an hour', async () => {
+    h = await apiHarness(backend, {}, {
+      subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
+      statusPageSubscriptions: { publicUrl: PUBLIC_URL },
+    });
+    h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 2 }));
+    await page();
+    expect((await subscribe('acme', 'a1@example.com')).status).toBe(202);
+    expect((await subscribe('acme', 'a2@example.com')).status).toBe(202);
+    const third = await subscribe('acme', 'a3@example.com');
+    expect(third.status).toBe(429);
+    expect((await deliver()).map((m) => m.to[0])).toEqual(['a1@example.com', 'a2@example.com']);
   });
 
   it('offers no form and takes no subscriber where the host set no public URL or mailer', async () => {

@@ -302,6 +302,14 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await knex.schema.alterTable(table, (t) => t.index(['email_hash', 'sent_ms'], indexName(table, ['email_hash', 'sent_ms'])));
     },
   },
+  {
+    // The retention job prunes the delivery log by time.
+    name: '008_delivery_attempts_at',
+    async up(knex, prefix) {
+      const table = `${prefix}delivery_attempts`;
+      await knex.schema.alterTable(table, (t) => t.index(['at'], indexName(table, ['at'])));
+    },
+  },
 ];
 
 /**

@@ -11,7 +11,7 @@ import type { Vigil } from '@vigil/core';
 /** The resources a path parameter can name. */
 export const KINDS = [
   'check', 'group', 'channel', 'dashboard', 'dashboardKey', 'window', 'incident', 'service', 'statusPage', 'statusPageIncident',
-  'certificate', 'snippet', 'errorGroup', 'result', 'session', 'project',
+  'subscriber', 'certificate', 'snippet', 'errorGroup', 'result', 'session', 'project',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -34,6 +34,7 @@ const PARAM_KINDS: { path: RegExp; param: string; kind: Kind }[] = [
   { path: /^\/v1\/status-pages\/services\//, param: 'id', kind: 'service' },
   { path: /^\/v1\/status-pages\/incidents\//, param: 'id', kind: 'statusPageIncident' },
   { path: /^\/v1\/status-pages\//, param: 'statusPageId', kind: 'statusPage' },
+  { path: /^\/v1\/status-pages\/:statusPageId\/subscribers\//, param: 'subscriberId', kind: 'subscriber' },
   { path: /^\/v1\/client-certificates\//, param: 'id', kind: 'certificate' },
   { path: /^\/v1\/snippets\//, param: 'id', kind: 'snippet' },
   { path: /^\/v1\/error-groups\/checks\//, param: 'checkId', kind: 'check' },

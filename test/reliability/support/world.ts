@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { statusPageSubscriberFixture } from '@vigil/core/testing';
 import type request from 'supertest';
 import type { Account, Stack } from './stack.js';
 import { KINDS, type Ids } from './routes.js';
@@ -118,6 +119,10 @@ export async function seedWorld(stack: Stack, account: Account, env: WorldEnv): 
   await made(`/v1/incidents/${incident.id}/updates`, { status: 'IDENTIFIED', description: `${marker} found it` });
   const service = await made('/v1/status-pages/services', { name: `${marker} service` });
   const page = await made('/v1/status-pages', { name: `${marker} page`, url: `${marker}-page`, cards: [{ name: `${marker} card`, serviceIds: [service.id] }] });
+  // A confirmed email subscriber of the page (the stack's pages take none, so it is stored as the service stores one).
+  const subscriber = await stack.vigil.storage.statusPageSubscribers.insert(account.id, statusPageSubscriberFixture({
+    statusPageId: page.id, email: `${marker}@example.com`, confirmed: true, tokenSealed: stack.vigil.deps.secretBox.encrypt(`${marker}-subscriber-token`),
+  }));
   const spIncident = await made('/v1/status-pages/incidents', { name: `${marker} sp incident`, serviceIds: [service.id], incidentUpdate: { description: `${marker} slow` } });
   await made(`/v1/status-pages/incidents/${spIncident.id}/updates`, { description: `${marker} better`, status: 'MONITORING' });
   const certificate = await made('/v1/client-certificates', { host: `*.${marker}.internal`, cert: env.pem.cert, key: env.pem.key });
@@ -150,6 +155,7 @@ export async function seedWorld(stack: Stack, account: Account, env: WorldEnv): 
     service: [service.id],
     statusPage: [page.id],
     statusPageIncident: [spIncident.id],
+    subscriber: [subscriber.id],
     certificate: [certificate.id],
     snippet: [String(snippet.id)],
     errorGroup: errorGroups.map((g) => g.id),

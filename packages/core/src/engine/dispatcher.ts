@@ -289,14 +289,15 @@ export class AlertDispatcher {
   private async deliverMail(m: OutboxMessage, log: (ok: boolean, detail: string | null) => Promise<void>): Promise<void> {
     const subscribers = this.services.statusPageSubscribers;
     let dropped = false;
-    const send = subscribers && this.deps.subscriberMailer
+    // Without the links' URL or a mailer this process cannot send it: it waits for one that can.
+    const send = subscribers?.queueing && this.deps.subscriberMailer
       ? async (signal: AbortSignal) => {
         const receipt = await subscribers.deliver(m, signal);
         if (receipt === null) dropped = true;
         return receipt ?? { detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' };
       }
       : null;
-    await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'No subscriber mailer is registered in this process', [], () => dropped);
+    await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'This process has no subscriber mailer or no statusPageSubscriptions.publicUrl', [], () => dropped);
   }
 
   /**

@@ -64,7 +64,7 @@ export const ENGINE_METRICS = {
   },
   deliveryAttempts: {
     name: 'vigil_alert_delivery_attempts_total',
-    help: 'Outbox deliveries tried, by result: delivered, failed (retried later), gave_up (past the retry window), dropped (channel deleted)',
+    help: 'Outbox deliveries tried, by result: delivered, failed (retried later), gave_up (past the retry window), dropped (channel deleted; a status-page email with nothing to send any more)',
     labelNames: ['channel_type', 'result'],
   },
   deliveryDuration: {
@@ -79,7 +79,7 @@ export const ENGINE_METRICS = {
 export const GAUGE_METRICS = {
   outboxDepth: {
     name: 'vigil_outbox_depth',
-    help: 'Alert messages not yet delivered, counted in the shared store (the same in every process)',
+    help: 'Alerts and status-page subscribers\' emails not yet delivered, counted in the shared store (the same in every process)',
     labelNames: [],
   },
   activeRuns: {

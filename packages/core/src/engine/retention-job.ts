@@ -176,7 +176,9 @@ export class RetentionJob {
             report.finished = false;
             break;
           }
+          const t0 = clock.now().getTime();
           const step = await storage.outbox.pruneDelivered(before, this.batch);
+          slowest = Math.max(slowest, clock.now().getTime() - t0);
           report.outbox.messages += step.messages;
           report.outbox.attempts += step.attempts;
           if (step.messages < this.batch && step.attempts < this.batch) break;

@@ -59,6 +59,20 @@ const STATUS_WORDS: Record<string, string> = {
   INVESTIGATING: 'Investigating', IDENTIFIED: 'Identified', MONITORING: 'Monitoring', RESOLVED: 'Resolved', MAINTENANCE: 'Maintenance',
 };
 
+/** The host's public URL as links start with it: http(s), no query, fragment, space or control character. */
+function publicUrlOf(given: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(given);
+  } catch {
+    url = null;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password || /[\s\u0000-\u001f\u007f<>"]/.test(given)) {
+    throw new Error(`statusPageSubscriptions.publicUrl must be an http(s) URL without query, fragment or credentials, not ${JSON.stringify(given)}`);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
 /** A subscriber as the page's account reads it: never its token. */
 export function subscriberResponse(s: StatusPageSubscriber): StatusPageSubscriberResponse {
   const { accountId: _a, tokenHash: _t, tokenSealed: _s, ...rest } = s;
@@ -83,10 +97,7 @@ export class StatusPageSubscriberService {
     options: StatusPageSubscriptionOptions = {},
     private readonly onQueued: () => void = () => {},
   ) {
-    this.publicUrl = options.publicUrl ? options.publicUrl.replace(/\/+$/, '') : null;
-    if (this.publicUrl !== null && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(this.publicUrl)) {
-      throw new Error(`statusPageSubscriptions.publicUrl must be an http(s) URL without query or fragment, not ${options.publicUrl}`);
-    }
+    this.publicUrl = options.publicUrl ? publicUrlOf(options.publicUrl) : null;
     this.maxPerPage = options.maxPerPage ?? 10_000;
     this.intervalMs = options.confirmationIntervalMs ?? HOUR_MS;
   }
@@ -175,6 +186,13 @@ export class StatusPageSubscriberService {
     await this.enqueue([{ subscriber, payload: { subscriberId: subscriber.id, kind: 'confirm', tokenHash: subscriber.tokenHash } }]);
   }
 
+  /** An unconfirmed subscription whose last confirmation email is over 48 hours old. */
+  private expired(subscriber: StatusPageSubscriber): boolean {
+    if (subscriber.confirmed) return false;
+    const sent = subscriber.confirmationSentAt ? Date.parse(subscriber.confirmationSentAt) : 0;
+    return this.deps.clock.now().getTime() - sent >= PENDING_MS;
+  }
+
   /** The subscriber a link's token belongs to on this page, or null (unknown, or of another page). */
   private async byToken(page: StatusPage, token: unknown): Promise<StatusPageSubscriber | null> {
     if (typeof token !== 'string' || token.length < 20 || token.length > 100) return null;
@@ -187,6 +205,10 @@ export class StatusPageSubscriberService {
     const subscriber = await this.byToken(page, token);
     if (!subscriber) return false;
     if (subscriber.confirmed) return true;
+    if (this.expired(subscriber)) {
+      await this.storage.statusPageSubscribers.delete(page.accountId, subscriber.id);
+      return false;
+    }
     const now = this.deps.clock.now().toISOString();
     const { accountId: _a, ...record } = subscriber;
     return (await this.storage.statusPageSubscribers.update(page.accountId, subscriber.id, { ...record, confirmed: true, confirmedAt: now, updated_at: now })) !== null;
@@ -204,6 +226,7 @@ export class StatusPageSubscriberService {
   async list(accountId: string, rawPageId: unknown, rawQuery: unknown): Promise<CursorPage<StatusPageSubscriberResponse>> {
     const page = found(await this.storage.statusPages.get(accountId, stringId(rawPageId, 'statusPageId')), 'Status page');
     const q = parse(StatusPageSubscriberListQuerySchema, rawQuery ?? {}, 'query');
+    await this.storage.statusPageSubscribers.deletePending(accountId, page.id, new Date(this.deps.clock.now().getTime() - PENDING_MS).toISOString());
     const rows = await this.storage.statusPageSubscribers.listByPage(accountId, page.id, q.nextId ?? null, q.limit + 1);
     const entries = rows.slice(0, q.limit);
     return { length: entries.length, entries: entries.map(subscriberResponse), nextId: rows.length > q.limit ? entries.at(-1)!.id : null };
@@ -309,7 +332,14 @@ export class StatusPageSubscriberService {
     const mailer = this.mailer;
     if (!mailer) throw new Error('No subscriber mailer is registered in this process');
     const mail = await this.render(m);
-    return mail ? mailer.send(mail, signal) : null;
+    if (!mail) return null;
+    try {
+      return await mailer.send(mail, signal);
+    } catch (err) {
+      // A mail server's refusal names the address; the outbox and the logs keep the error, not it.
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(message.split(mail.to).join('<subscriber>'));
+    }
   }
 
   private confirmationMail(page: StatusPage, to: string, token: string): SubscriberMail {

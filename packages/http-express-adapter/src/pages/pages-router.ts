@@ -282,16 +282,17 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     message(res, 202, 'Check your inbox', `If the address can receive email, a link to confirm the subscription to ${page.name} is on its way.`);
   }));
   // Links in emails are opened by mail scanners too: a GET asks, the button (a POST) acts.
-  const linkAction = (action: 'confirm' | 'unsubscribe', heading: string, text: (page: StatusPage) => string, label: string) =>
+  const linkAction = (action: 'confirm' | 'unsubscribe', heading: string, text: (page: StatusPage | null) => string, label: string) =>
     wrap(async (req, res) => {
       const page = await linkedPage(req, res);
       if (!page) return;
       const token = tokenOf(req);
-      message(res, 200, heading, text(page), false, {
+      // A private page's name is not shown to whoever opens the address.
+      message(res, 200, heading, text(page.isPrivate ? null : page), false, {
         action: `${req.baseUrl}/s/${encodeURIComponent(String(req.params.idOrUrl))}/subscription/${action}`, token: typeof token === 'string' ? token : '', label,
       });
     });
-  router.get('/s/:idOrUrl/subscription/confirm', linkAction('confirm', 'Confirm your subscription', (p) => `Get an email when ${p.name} posts an incident update?`, 'Confirm'));
+  router.get('/s/:idOrUrl/subscription/confirm', linkAction('confirm', 'Confirm your subscription', (p) => `Get an email when ${p ? p.name : 'this status page'} posts an incident update?`, 'Confirm'));
   router.post('/s/:idOrUrl/subscription/confirm', form, wrap(async (req, res) => {
     const page = await linkedPage(req, res);
     if (!page) return;
@@ -300,7 +301,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }
     message(res, 200, 'Subscribed', `You will get an email when ${page.name} posts an incident update.`);
   }));
-  router.get('/s/:idOrUrl/subscription/unsubscribe', linkAction('unsubscribe', 'Unsubscribe', (p) => `Stop the emails about ${p.name}?`, 'Unsubscribe'));
+  router.get('/s/:idOrUrl/subscription/unsubscribe', linkAction('unsubscribe', 'Unsubscribe', (p) => `Stop the emails about ${p ? p.name : 'this status page'}?`, 'Unsubscribe'));
   // The button, and mail clients' one-click unsubscribe (RFC 8058: a POST to the List-Unsubscribe address).
   router.post('/s/:idOrUrl/subscription/unsubscribe', form, wrap(async (req, res) => {
     const page = await linkedPage(req, res);
