@@ -138,9 +138,10 @@ export class StatusPageSubscriberService {
    * A visitor's subscription form. Whatever happens, the visitor is told the same (check your
    * inbox), so nobody learns whether an address subscribed already. A new or unconfirmed address
    * gets a confirmation email, within limits that keep the form from being used to flood an
-   * inbox: one an hour (`confirmationIntervalMs`) and three in all per page, and none while the
-   * address has five unconfirmed subscriptions of the last 48 hours on any pages. Unconfirmed
-   * subscriptions go after 48 hours; a page holds at most `maxPerPage` subscribers.
+   * inbox: for one page, one an hour (`confirmationIntervalMs`) and three while it stays
+   * unconfirmed; and an address has at most five unconfirmed subscriptions (any pages) whose last
+   * email is under 48 hours old. Those lapse 48 hours after their last email and are removed when
+   * the page is next subscribed to or listed; a page holds at most `maxPerPage` subscribers.
    */
   async subscribe(page: StatusPage, body: unknown): Promise<void> {
     if (!this.takesSubscribers(page)) throw new ConflictError('This status page takes no subscribers');
