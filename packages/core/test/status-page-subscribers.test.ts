@@ -110,6 +110,21 @@ describe('status-page subscriptions', () => {
     await refusing.close();
   });
 
+  it('send one account\'s pages at most maxConfirmationsPerAccountHour confirmations an hour', async () => {
+    const clock = new FakeClock('2026-05-01T12:00:00.000Z');
+    const mailer = recordingMailer();
+    const vigil = vigilOn(memoryStorage(), clock, { subscriberMailer: mailer, statusPageSubscriptions: { publicUrl: PUBLIC_URL, maxConfirmationsPerAccountHour: 2 } });
+    const { page } = await pageOf(vigil);
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) await vigil.statusPageSubscribers.subscribe(page, { email });
+    await drain(vigil);
+    expect(mailer.sent.map((m) => m.to)).toEqual(['a@example.com', 'b@example.com']);
+    clock.advance(3_600_001);
+    await vigil.statusPageSubscribers.subscribe(page, { email: 'c@example.com' });
+    await drain(vigil);
+    expect(mailer.sent.map((m) => m.to)).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+    await vigil.close();
+  });
+
   it('take a public URL only as an http(s) address without query, fragment, credentials or control characters', () => {
     const build = (publicUrl: string) => createVigil({ storage: memoryStorage(), secretKey: SECRET, statusPageSubscriptions: { publicUrl } }).statusPageSubscribers;
     for (const bad of ['https://x.example\r\nBcc: a@b.c', 'ftp://x.example', 'https://x.example/?q=1', 'https://x.example/#f', 'https://u:p@x.example', 'x.example', 'https://x.example/a b']) {

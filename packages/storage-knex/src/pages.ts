@@ -164,6 +164,11 @@ export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSub
         const [{ count }] = (await q.count({ count: '*' })) as [{ count: number | string }];
         return Number(count);
       }),
+    countPendingByAccount: (accountId, sentSince) =>
+      table.run(async () => {
+        const [{ count }] = (await pending(table.query(accountId)).where('sent_ms', '>=', Date.parse(sentSince)).count({ count: '*' })) as [{ count: number | string }];
+        return Number(count);
+      }),
     deletePending: (accountId, statusPageId, sentBefore) =>
       table.run(async () => pending(table.query(accountId).where('status_page_id', statusPageId))
         .where((w) => w.whereNull('sent_ms').orWhere('sent_ms', '<', Date.parse(sentBefore)))

@@ -179,6 +179,8 @@ export interface StatusPageSubscriberRepository extends Repository<StatusPageSub
    * confirmation at or after `sentSince` (a cap on the emails one address can be sent).
    */
   countPendingByEmail(email: string, sentSince: string): Promise<number>;
+  /** How many of an account's unconfirmed subscriptions were sent a confirmation at or after `sentSince`. */
+  countPendingByAccount(accountId: string, sentSince: string): Promise<number>;
   /** Deletes a page's unconfirmed subscribers last sent a confirmation before `sentBefore`; answers how many. */
   deletePending(accountId: string, statusPageId: string, sentBefore: string): Promise<number>;
   /** Removes every subscriber of a page; answers how many. */

@@ -32,6 +32,11 @@ export interface StatusPageSubscriptionOptions {
   maxPerPage?: number;
   /** The least time between two confirmation emails for one page to one address. Default 1 hour. */
   confirmationIntervalMs?: number;
+  /**
+   * Most confirmation emails one account's pages send in an hour (their names are the account's
+   * words, sent from the host's mail server). Default 200.
+   */
+  maxConfirmationsPerAccountHour?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -91,6 +96,7 @@ export class StatusPageSubscriberService {
   private readonly publicUrl: string | null;
   private readonly maxPerPage: number;
   private readonly intervalMs: number;
+  private readonly perAccountHour: number;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -100,6 +106,7 @@ export class StatusPageSubscriberService {
     this.publicUrl = options.publicUrl ? publicUrlOf(options.publicUrl) : null;
     this.maxPerPage = options.maxPerPage ?? 10_000;
     this.intervalMs = options.confirmationIntervalMs ?? HOUR_MS;
+    this.perAccountHour = options.maxConfirmationsPerAccountHour ?? 200;
   }
 
   private get storage() {
@@ -141,7 +148,8 @@ export class StatusPageSubscriberService {
    * inbox: for one page, one an hour (`confirmationIntervalMs`) and three while it stays
    * unconfirmed; and an address has at most five unconfirmed subscriptions (any pages) whose last
    * email is under 48 hours old. Those lapse 48 hours after their last email and are removed when
-   * the page is next subscribed to or listed; a page holds at most `maxPerPage` subscribers.
+   * the page is next subscribed to or listed; a page holds at most `maxPerPage` subscribers, and
+   * one account's pages send at most `maxConfirmationsPerAccountHour` confirmations an hour.
    */
   async subscribe(page: StatusPage, body: unknown): Promise<void> {
     if (!this.takesSubscribers(page)) throw new ConflictError('This status page takes no subscribers');
@@ -155,6 +163,10 @@ export class StatusPageSubscriberService {
       || (existing.confirmationSentAt && now.getTime() - Date.parse(existing.confirmationSentAt) < this.intervalMs))) return;
     if ((await subscribers.countPendingByEmail(email, new Date(now.getTime() - PENDING_MS).toISOString())) >= MAX_PENDING_PER_ADDRESS + (existing ? 1 : 0)) {
       this.deps.logger.warn('status pages: an address asked for more subscriptions than it may have pending; no email sent', { accountId: page.accountId, statusPageId: page.id });
+      return;
+    }
+    if ((await subscribers.countPendingByAccount(page.accountId, new Date(now.getTime() - HOUR_MS).toISOString())) >= this.perAccountHour) {
+      this.deps.logger.warn('status pages: an account\'s pages sent their hourly most of confirmation emails; no email sent', { accountId: page.accountId, statusPageId: page.id, maxConfirmationsPerAccountHour: this.perAccountHour });
       return;
     }
     const token = randomBytes(32).toString('base64url');

@@ -159,6 +159,10 @@ export function statusPageSubscriberRepository(table: MemoryTable<StatusPageSubs
       const since = Date.parse(sentSince);
       return table.all().filter((r) => r.email === email && !r.confirmed && r.confirmationSentAt !== null && Date.parse(r.confirmationSentAt) >= since).length;
     },
+    async countPendingByAccount(accountId, sentSince) {
+      const since = Date.parse(sentSince);
+      return table.all().filter((r) => r.accountId === accountId && !r.confirmed && r.confirmationSentAt !== null && Date.parse(r.confirmationSentAt) >= since).length;
+    },
     async deletePending(accountId, statusPageId, sentBefore) {
       const before = Date.parse(sentBefore);
       return table.removeWhere((r) => r.accountId === accountId && r.statusPageId === statusPageId && !r.confirmed

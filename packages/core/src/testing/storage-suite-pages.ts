@@ -160,6 +160,9 @@ export function pageCases(c: StorageCase) {
     check((await subs.countPendingByEmail('ana@example.com', T0)) === 2, 'the unconfirmed ones sent since, in both accounts');
     check((await subs.countPendingByEmail('ana@example.com', isoAt(T0, -7_200_000))) === 3, 'and the older one with an earlier bound');
     check((await subs.countPendingByEmail('ed@example.com', T0)) === 0, 'another address counts none');
+    check((await subs.countPendingByAccount(ACCOUNT_A, T0)) === 1, 'the account\'s unconfirmed ones sent since, not the confirmed one nor the other account\'s');
+    check((await subs.countPendingByAccount(ACCOUNT_A, isoAt(T0, -7_200_000))) === 3, 'and the older ones with an earlier bound');
+    check((await subs.countPendingByAccount(ACCOUNT_B, T0)) === 1, 'the other account counts its own');
     check((await subs.deletePending(ACCOUNT_B, page, T0)) === 0, 'another account prunes none of the page\'s');
     check((await subs.deletePending(ACCOUNT_A, page, T0)) === 2, 'the page\'s unconfirmed ones sent before go, and one never sent');
     check((await subs.get(ACCOUNT_A, old.id)) === null && (await subs.get(ACCOUNT_A, never.id)) === null, 'those two are gone');
