@@ -84,12 +84,12 @@ async function sendOne(transporter: Transporter, mail: Mail, signal: AbortSignal
   });
   try {
     const info = await Promise.race([transporter.sendMail(mail), aborted]);
-    if (info.rejected.length > 0) throw new DeliveryError(`The server refused ${info.rejected.length} recipient(s)`);
+    if (info.rejected.length > 0) throw new DeliveryError(`The server refused ${info.rejected.length} recipient(s)`, null, null, true);
     return { providerId: info.messageId, detail: `delivered (${info.response.split('\n')[0]})` };
   } catch (err) {
     if (err instanceof DeliveryError) throw err;
     const e = err as { responseCode?: number; code?: string; message?: string };
-    if (e.responseCode) throw new DeliveryError(`SMTP ${e.responseCode}: ${e.message ?? ''}`.trim());
+    if (e.responseCode) throw new DeliveryError(`SMTP ${e.responseCode}: ${e.message ?? ''}`.trim(), null, null, e.responseCode >= 500);
     throw new DeliveryError(`SMTP ${e.code ?? 'error'}: ${e.message ?? String(err)}`);
   }
 }

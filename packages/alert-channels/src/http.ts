@@ -33,7 +33,13 @@ export interface HttpAnswer {
  * refused (`code` ETARGETPOLICY); the dispatcher retries it.
  */
 export class DeliveryError extends Error {
-  constructor(message: string, readonly status: number | null = null, readonly code: string | null = null) {
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+    readonly code: string | null = null,
+    /** The receiver refused for good (an SMTP 5xx): sending again cannot succeed. */
+    readonly permanent = false,
+  ) {
     super(message);
     this.name = 'DeliveryError';
   }

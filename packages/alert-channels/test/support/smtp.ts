@@ -11,8 +11,10 @@ export interface Mail {
 /** A real SMTP server on 127.0.0.1 that keeps what it receives, parsed. */
 export class SmtpSink {
   readonly mails: Mail[] = [];
-  /** Recipients the server refuses (550). */
+  /** Recipients the server refuses for good (550). */
   readonly refuse = new Set<string>();
+  /** Recipients the server asks to try again later (451). */
+  readonly defer = new Set<string>();
   logins: { user: string; pass: string }[] = [];
   port = 0;
   private constructor(private readonly server: SMTPServer) {}
@@ -31,9 +33,10 @@ export class SmtpSink {
         else callback(new Error('Invalid username or password'));
       },
       onRcptTo(address, _session, callback) {
-        if (sink.refuse.has(address.address)) {
-          const err = new Error('Mailbox unavailable') as Error & { responseCode: number };
-          err.responseCode = 550;
+        const code = sink.refuse.has(address.address) ? 550 : sink.defer.has(address.address) ? 451 : 0;
+        if (code) {
+          const err = new Error(code === 550 ? 'Mailbox unavailable' : 'Try again later') as Error & { responseCode: number };
+          err.responseCode = code;
           callback(err);
         } else callback();
       },

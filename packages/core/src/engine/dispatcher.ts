@@ -293,7 +293,7 @@ export class AlertDispatcher {
     const send = subscribers?.queueing && this.deps.subscriberMailer
       ? async (signal: AbortSignal) => {
         const receipt = await subscribers.deliver(m, signal);
-        if (receipt === null) dropped = true;
+        if (receipt === null || receipt.dropped) dropped = true;
         return receipt ?? { detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' };
       }
       : null;

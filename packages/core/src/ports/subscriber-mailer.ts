@@ -14,7 +14,9 @@ export interface SubscriberMail {
 /**
  * Sends the emails of status-page subscriptions (confirmations and incident updates) over the
  * host's mail server. `@vigil/alert-channels` registers one (`smtpMailer`) when it is given SMTP
- * settings. Resolves when the server took the email; throws otherwise (the outbox retries).
+ * settings. Resolves when the server took the email; throws otherwise: the outbox retries, unless
+ * the error has `permanent: true` (the server refused the address for good, an SMTP 5xx), which
+ * drops the email, and an unconfirmed subscription with it.
  */
 export interface SubscriberMailer {
   send(mail: SubscriberMail, signal: AbortSignal): Promise<DeliveryReceipt>;

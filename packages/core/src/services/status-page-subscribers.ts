@@ -340,8 +340,11 @@ export class StatusPageSubscriberService {
     return this.updateMail(page, incident, update, services, subscriber.email, token);
   }
 
-  /** Sends a claimed subscriber email; answers null when there was nothing to send (see render). */
-  async deliver(m: OutboxMessage, signal: AbortSignal): Promise<{ providerId?: string | null; detail?: string | null } | null> {
+  /**
+   * Sends a claimed subscriber email; answers null when there was nothing to send (see render),
+   * and `dropped` when the mail server refused the address for good.
+   */
+  async deliver(m: OutboxMessage, signal: AbortSignal): Promise<{ providerId?: string | null; detail?: string | null; dropped?: boolean } | null> {
     const mailer = this.mailer;
     if (!mailer) throw new Error('No subscriber mailer is registered in this process');
     const mail = await this.render(m);
@@ -350,8 +353,16 @@ export class StatusPageSubscriberService {
       return await mailer.send(mail, signal);
     } catch (err) {
       // A mail server's refusal names the address; the outbox and the logs keep the error, not it.
-      const message = err instanceof Error ? err.message : String(err);
-      throw new Error(message.split(mail.to).join('<subscriber>'));
+      const message = (err instanceof Error ? err.message : String(err)).split(mail.to).join('<subscriber>');
+      if ((err as { permanent?: unknown } | null)?.permanent !== true) throw new Error(message);
+      // Refused for good: sending again cannot succeed. An address that never confirmed goes too.
+      const subscriberId = String((m.payload as unknown as MailPayload).subscriberId);
+      const subscriber = await this.storage.statusPageSubscribers.get(m.accountId, subscriberId);
+      if (subscriber && !subscriber.confirmed) await this.storage.statusPageSubscribers.delete(m.accountId, subscriber.id);
+      this.deps.logger.warn('status pages: the mail server refused a subscriber\'s address for good; the email is dropped', {
+        accountId: m.accountId, subscriberId, error: message,
+      });
+      return { dropped: true, detail: `Refused for good, dropped: ${message}` };
     }
   }
 
