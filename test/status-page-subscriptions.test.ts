@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { smtpMailer } from '@vigil/alert-channels';
+import type { StatusPageSubscriptionOptions } from '@vigil/core';
 import { vigilPages } from '@vigil/http-express-adapter';
 import { SmtpSink, type Mail } from '../packages/alert-channels/test/support/smtp.js';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiHarness } from '../packages/http-express-adapter/test/support/harness.js';
@@ -26,15 +27,23 @@ afterAll(async () => {
   await dropPostgresSchema();
 });
 
-async function harness(backend: 'sqlite' | 'postgres', subscriptions = true): Promise<ApiHarness> {
+/**
+ * The API and the pages (at /status) on `backend`, with subscriptions on (`subscriptions` adds
+ * their options) or off (`false`), and the pages' subscription rate limit.
+ */
+async function harness(
+  backend: 'sqlite' | 'postgres',
+  subscriptions: Omit<StatusPageSubscriptionOptions, 'publicUrl'> | false = {},
+  subscribeRateLimit = 1_000,
+): Promise<ApiHarness> {
   h = await apiHarness(backend, {}, subscriptions
     ? {
       subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
-      statusPageSubscriptions: { publicUrl: PUBLIC_URL },
+      statusPageSubscriptions: { ...subscriptions, publicUrl: PUBLIC_URL },
       alerts: { backoffBaseMs: 1_000 },
     }
     : {});
-  h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 1_000 }));
+  h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit }));
   return h;
 }
 
@@ -276,11 +285,7 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
   });
 
   it('answers a full page as any other, storing and sending nothing', async () => {
-    h = await apiHarness(backend, {}, {
-      subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
-      statusPageSubscriptions: { publicUrl: PUBLIC_URL, maxPerPage: 1 },
-    });
-    h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 1_000 }));
+    await harness(backend, { maxPerPage: 1 });
     const p = await page();
     await subscribe('acme', 'ana@example.com');
     const full = await subscribe('acme', 'bo@example.com');
@@ -388,11 +393,7 @@ describe.each(BACKENDS)('status-page subscriptions on %s', (backend) => {
   });
 
   it('cuts a client address off after subscribeRateLimit requests an hour', async () => {
-    h = await apiHarness(backend, {}, {
-      subscriberMailer: smtpMailer({ smtp: { host: '127.0.0.1', port: smtp.port }, from: 'status@example.com' }),
-      statusPageSubscriptions: { publicUrl: PUBLIC_URL },
-    });
-    h.app.use('/status', vigilPages(h.vigil, { subscribeRateLimit: 2 }));
+    await harness(backend, {}, 2);
     await page();
     expect((await subscribe('acme', 'a1@example.com')).status).toBe(202);
     expect((await subscribe('acme', 'a2@example.com')).status).toBe(202);

@@ -285,33 +285,29 @@ export class AlertDispatcher {
     await this.attempt(m, log, channel.type, send, `No transport for ${channel.type} channels is registered in this process`, channelSecrets(channel, transport));
   }
 
-  /** A status-page subscriber's email; dropped when the subscriber is gone. */
+  /** A status-page subscriber's email; dropped when there is nothing to send any more. */
   private async deliverMail(m: OutboxMessage, log: (ok: boolean, detail: string | null) => Promise<void>): Promise<void> {
     const subscribers = this.services.statusPageSubscribers;
-    let dropped = false;
     // Without the links' URL or a mailer this process cannot send it: it waits for one that can.
     const send = subscribers?.queueing && this.deps.subscriberMailer
-      ? async (signal: AbortSignal) => {
-        const receipt = await subscribers.deliver(m, signal);
-        if (receipt === null || receipt.dropped) dropped = true;
-        return receipt ?? { detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' };
-      }
+      ? async (signal: AbortSignal) => (await subscribers.deliver(m, signal))
+        ?? { dropped: true, detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' }
       : null;
-    await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'This process has no subscriber mailer or no statusPageSubscriptions.publicUrl', [], () => dropped);
+    await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'This process has no subscriber mailer or no statusPageSubscriptions.publicUrl', []);
   }
 
   /**
-   * One send under the time limit: marked delivered once it resolves; otherwise retried with
-   * backoff until `retryForMs` has passed since the message was queued.
+   * One send under the time limit: marked delivered once it resolves (a receipt with `dropped`
+   * counts as dropped); otherwise retried with backoff until `retryForMs` has passed since the
+   * message was queued.
    */
   private async attempt(
     m: OutboxMessage,
     log: (ok: boolean, detail: string | null) => Promise<void>,
     channelType: string,
-    send: ((signal: AbortSignal) => Promise<{ providerId?: string | null; detail?: string | null } | undefined>) | null,
+    send: ((signal: AbortSignal) => Promise<{ providerId?: string | null; detail?: string | null; dropped?: boolean } | undefined>) | null,
     unsendable: string,
     secrets: string[],
-    wasDropped: () => boolean = () => false,
   ): Promise<void> {
     const { storage, clock, logger } = this.deps;
     const sendStart = clock.now().getTime();
@@ -330,7 +326,7 @@ export class AlertDispatcher {
           controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
         });
         const receipt = await Promise.race([send(controller.signal), timedOut]);
-        const dropped = wasDropped();
+        const dropped = receipt?.dropped === true;
         measure(dropped ? 'dropped' : 'delivered');
         await storage.outbox.markDelivered(m.id, this.owner, clock.now());
         await log(!dropped, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
