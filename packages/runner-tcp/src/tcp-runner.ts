@@ -1,4 +1,4 @@
-import { fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { applyShouldFail, fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { Sweeper } from './sweeper.js';
@@ -45,6 +45,9 @@ const TICK_MS = 10;
 
 /** Longest piece of the response kept in `details.response`. */
 const RESPONSE_EXCERPT = 512;
+
+/** Exchange failures that tell nothing about the target (see failures.ts). */
+const NOT_THE_TARGET = new Set(['ETARGETPOLICY', 'EFAMILY']);
 
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('tcpRunner', name, value, fallback);
 const emptyResult = (overrides: Partial<RunResult>) => runResult({ phases: { dns: 0, connection: 0, data: 0, total: 0 }, ...overrides });
@@ -106,11 +109,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
 
     if (failure) {
       const overMax = (cutAtMax && failure.timedOut) || (maxMs !== null && responseTime > maxMs);
-      // shouldFail on a TCP check: not reaching the target is the expected outcome (and passes).
-      if (check.shouldFail && !failure.aborted && (failure.kind === 'NETWORK_ERROR' || failure.kind === 'TIMEOUT')) {
-        return emptyResult({ responseTime, phases, details: { ...details, expectedFailure: failure.message } });
-      }
-      return emptyResult({
+      const result = emptyResult({
         hasFailures: true,
         overMaxResponseTime: overMax,
         responseTime,
@@ -119,6 +118,9 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
         failureKind: failure.kind,
         details,
       });
+      // A refused target was never tried, and a check whose address contradicts its ipFamily is
+      // wrong itself: neither says the target is down, so shouldFail does not make them pass.
+      return NOT_THE_TARGET.has(failure.code) ? result : applyShouldFail(result, check.shouldFail, signal);
     }
 
     const subject = { responseData, responseTime };
@@ -132,7 +134,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
     const assertionFailed = problems.length > 0;
     const overMax = maxMs !== null && responseTime > maxMs;
     if (overMax) problems.push(`The response took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
-    return {
+    return applyShouldFail({
       hasFailures: problems.length > 0,
       hasErrors: false,
       isDegraded: !overMax && degradedMs !== null && responseTime > degradedMs,
@@ -143,7 +145,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
       failureKind: assertionFailed ? 'ASSERTION' : overMax ? 'TIMEOUT' : null,
       assertions: outcomes,
       details,
-    };
+    }, check.shouldFail, signal);
   }
 
   const runner: TcpRunner = {

@@ -245,16 +245,61 @@ describe('tcpRunner', () => {
       expect(result).toMatchObject({ hasFailures: true, failureKind: 'OTHER' });
       expect(result.errorMessage).toBe("127.0.0.1 is an IPv4 address, but the check's ipFamily is IPv6: change one of them");
     });
+  });
 
-    it('shouldFail: not reaching the target passes, a wrong answer still fails', async () => {
-      const port = await freePort();
-      const expected = await run({ request: { port }, check: { shouldFail: true } });
-      expect(expected).toMatchObject({ hasFailures: false, errorMessage: null, failureKind: null });
-      expect((expected.details as { expectedFailure: string }).expectedFailure).toContain('Connection refused');
+  describe('shouldFail', () => {
+    const shouldFail = { shouldFail: true };
 
+    it('a port that accepts the connection fails, saying the check expected the run to fail', async () => {
       const server = await serve(echo);
-      const wrong = await run({ request: { port: server.port, data: 'a', assertions: [assertion('RESPONSE_DATA', 'EQUALS', 'b')] }, check: { shouldFail: true } });
-      expect(wrong).toMatchObject({ hasFailures: true, failureKind: 'ASSERTION' });
+      const result = await run({ request: { port: server.port }, check: shouldFail });
+      expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'ASSERTION' });
+      expect(result.errorMessage).toBe('The run passed, but the check has shouldFail set: it was expected to fail');
+      expect(result.details).toMatchObject({ remoteAddress: '127.0.0.1' });
+      expect(result.details).not.toHaveProperty('errorCode');
+    });
+
+    it('an exchange whose assertions pass fails too', async () => {
+      const server = await serve(echo);
+      const result = await run({ request: { port: server.port, data: 'a', assertions: [assertion('RESPONSE_DATA', 'EQUALS', 'a')] }, check: shouldFail });
+      expect(result).toMatchObject({ hasFailures: true, failureKind: 'ASSERTION' });
+      expect(result.assertions).toMatchObject([{ actual: 'a', passed: true }]);
+    });
+
+    it('a closed port passes, the refusal kept in details.expectedFailure', async () => {
+      const port = await freePort();
+      const result = await run({ request: { port }, check: shouldFail });
+      expect(result).toMatchObject({ hasFailures: false, hasErrors: false, errorMessage: null, failureKind: null });
+      expect(result.details).toMatchObject({
+        errorCode: 'ECONNREFUSED',
+        expectedFailure: { errorMessage: `Connection refused by 127.0.0.1:${port}: nothing is listening on that port`, failureKind: 'NETWORK_ERROR' },
+      });
+    });
+
+    it('a wrong answer passes, its failed assertion still shown', async () => {
+      const server = await serve(echo);
+      const result = await run({ request: { port: server.port, data: 'a', assertions: [assertion('RESPONSE_DATA', 'EQUALS', 'b')] }, check: shouldFail });
+      expect(result).toMatchObject({ hasFailures: false, errorMessage: null, failureKind: null });
+      expect(result.assertions).toMatchObject([{ target: 'b', actual: 'a', passed: false }]);
+      expect(result.details).toMatchObject({ expectedFailure: { errorMessage: 'Assertion RESPONSE_DATA EQUALS "b" failed: the response was "a"', failureKind: 'ASSERTION' } });
+    });
+
+    it('an answer slower than maxResponseTime passes', async () => {
+      const server = await serve(answer('OK', { delayMs: 150 }));
+      const result = await run({ request: { port: server.port, data: 'status' }, check: { ...shouldFail, maxResponseTime: 60 } });
+      expect(result).toMatchObject({ hasFailures: false, errorMessage: null, overMaxResponseTime: true });
+      expect(result.details).toMatchObject({ expectedFailure: { failureKind: 'TIMEOUT' } });
+    });
+
+    it('a run stopped by its signal, and a check whose address contradicts its ipFamily, still fail', async () => {
+      const server = await serve(silent);
+      const controller = new AbortController();
+      controller.abort();
+      const aborted = await run({ request: { port: server.port }, check: shouldFail }, runner, controller.signal);
+      expect(aborted).toMatchObject({ hasFailures: true, failureKind: 'TIMEOUT' });
+      expect(aborted.errorMessage).toContain('before it started');
+      const wrongFamily = await run({ request: { hostname: '127.0.0.1', port: server.port, ipFamily: 'IPv6' }, check: shouldFail });
+      expect(wrongFamily).toMatchObject({ hasFailures: true, failureKind: 'OTHER' });
     });
   });
 
