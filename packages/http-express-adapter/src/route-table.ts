@@ -468,6 +468,9 @@ const snippetRoutes = crud({
   response: named('Snippet', SnippetResponseSchema), service: (vigil) => vigil.snippets,
 });
 
+/** What `/v1/error-groups/{id}` answers: a check's group, or a test project's in its own shape. */
+const AnyErrorGroupSchema = named('AnyErrorGroup', v.union([ErrorGroupResponseSchema, TestSessionErrorGroupResponseSchema]));
+
 const errorGroupRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/error-groups/checks/:checkId', operationId: 'listCheckErrorGroups', summary: 'List the error groups of a check', tag: 'Error groups',
@@ -475,13 +478,13 @@ const errorGroupRoutes: RouteDef[] = [
     handle: ({ vigil, accountId, params, query }) => vigil.errorGroups.listByCheck(accountId, params.checkId, query),
   },
   {
-    method: 'get', path: '/v1/error-groups/:id', operationId: 'getErrorGroup', summary: 'Get an error group', tag: 'Error groups',
-    params: { id: 'string' }, response: { kind: 'object', schema: named('ErrorGroup', ErrorGroupResponseSchema) },
+    method: 'get', path: '/v1/error-groups/:id', operationId: 'getErrorGroup', summary: 'Get an error group of a check or a test project', tag: 'Error groups',
+    params: { id: 'string' }, response: { kind: 'object', schema: AnyErrorGroupSchema },
     handle: ({ vigil, accountId, params }) => vigil.errorGroups.get(accountId, params.id),
   },
   {
-    method: 'patch', path: '/v1/error-groups/:id', operationId: 'updateErrorGroup', summary: 'Archive or unarchive an error group', tag: 'Error groups',
-    params: { id: 'string' }, body: named('ErrorGroupPatch', ErrorGroupPatchSchema), response: { kind: 'object', schema: named('ErrorGroup', ErrorGroupResponseSchema) },
+    method: 'patch', path: '/v1/error-groups/:id', operationId: 'updateErrorGroup', summary: 'Archive or unarchive an error group of a check or a test project', tag: 'Error groups',
+    params: { id: 'string' }, body: named('ErrorGroupPatch', ErrorGroupPatchSchema), response: { kind: 'object', schema: AnyErrorGroupSchema },
     handle: ({ vigil, accountId, params, body }) => vigil.errorGroups.patch(accountId, params.id, body),
   },
   {

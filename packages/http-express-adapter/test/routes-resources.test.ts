@@ -1381,6 +1381,77 @@ describe.each(BACKENDS)('resource routes on %s', (backend) => {
       expect(await ok(h.b.get('/api/v1/test-session-error-groups/projects/api-e2e'))).toEqual([]);
     });
 
+    describe('of a test project', () => {
+      const meta = { projectName: 'web-e2e', testFile: 'checks/login.spec.ts', testTitle: 'logs in', suitePath: ['auth'] };
+      const occur = (raw: string, at = T0, accountId = h.a.accountId, environment = 'staging') =>
+        h.vigil.errorGroups.recordTestSessionOccurrence(accountId, { projectId: 'web-e2e', environment, raw, at, pwtMetadata: meta });
+      /** The group as the project's list shows it to a. */
+      const listed = async (id: string) =>
+        (await ok(h.a.get('/api/v1/test-session-error-groups/projects/web-e2e'))).find((g: { id: string }) => g.id === id);
+
+      it('PATCH /v1/error-groups/{id} archives a project\'s group until the next event or for ever, and unarchives it; GET reads it', async () => {
+        const group = await occur('Navigation timeout of 30000 ms exceeded');
+        const path = `/api/v1/error-groups/${group.id}`;
+        const before = await listed(group.id);
+        expect(before).toMatchObject({ projectId: 'web-e2e', environments: ['staging'], pwtMetadata: [meta], archivedUntilNextEvent: false, archivedForever: false });
+        expect(await ok(h.a.get(path))).toEqual(before);
+
+        const archived = await ok(h.a.patch(path, { archivedUntilNextEvent: true }));
+        expect(archived).toEqual({ ...before, archivedUntilNextEvent: true });
+        expect(await listed(group.id)).toEqual(archived);
+        expect(await ok(h.a.get(path))).toEqual(archived);
+        // The next occurrence unarchives it.
+        await occur('Navigation timeout of 45000 ms exceeded', '2026-05-01T13:00:00.000Z', h.a.accountId, 'production');
+        const reopened = await listed(group.id);
+        expect(reopened).toMatchObject({ archivedUntilNextEvent: false, archivedForever: false, lastSeen: '2026-05-01T13:00:00.000Z' });
+        expect([...reopened.environments].sort()).toEqual(['production', 'staging']);
+
+        const forever = await ok(h.a.patch(path, { archiveForEver: true }));
+        expect(forever).toEqual({ ...reopened, archivedUntilNextEvent: true, archivedForever: true });
+        await occur('Navigation timeout of 60000 ms exceeded', '2026-05-01T14:00:00.000Z');
+        expect(await listed(group.id)).toMatchObject({ archivedUntilNextEvent: true, archivedForever: true, lastSeen: '2026-05-01T14:00:00.000Z' });
+
+        const unarchived = await ok(h.a.patch(path, { archivedUntilNextEvent: false }));
+        expect(unarchived).toMatchObject({ id: group.id, projectId: 'web-e2e', archivedUntilNextEvent: false, archivedForever: false });
+        expect(unarchived).not.toHaveProperty('checkId');
+        expect(await listed(group.id)).toEqual(unarchived);
+      });
+
+      it('PATCH /v1/error-groups/{id} refuses a bad body for a project\'s group naming the field, and changes nothing', async () => {
+        const group = await occur('Navigation timeout of 30000 ms exceeded');
+        const path = `/api/v1/error-groups/${group.id}`;
+        const archived = await ok(h.a.patch(path, { archiveForEver: true }));
+        expect(archived).toMatchObject({ archivedUntilNextEvent: true, archivedForever: true });
+        expect400(await h.a.patch(path, { archivedUntilNextEvent: 'no' }), 'payload', 'archivedUntilNextEvent');
+        expect400(await h.a.patch(path, { archiveForEver: 0 }), 'payload', 'archiveForEver');
+        expect400(await h.a.patch(path, { archiveForEver: false, archivedUntilNextEvent: 'false' }), 'payload', 'archivedUntilNextEvent');
+        expect(await listed(group.id)).toEqual(archived);
+        expect(await ok(h.a.get(path))).toEqual(archived);
+      });
+
+      it('401 and 403 on its PATCH; an unknown id and another account\'s group answer the same 404, and the group stays as it was', async () => {
+        const group = await occur('Navigation timeout of 30000 ms exceeded');
+        const path = `/api/v1/error-groups/${group.id}`;
+        await expectAuthGuards(h, [['get', path], ['patch', path, { archivedUntilNextEvent: true }]]);
+        const before = await listed(group.id);
+        await expectHiddenFromB(h, [
+          ['get', path],
+          ['patch', path, { archivedUntilNextEvent: true }],
+          ['patch', path, { archiveForEver: true }],
+        ]);
+        const foreign = await h.b.patch(path, { archivedUntilNextEvent: true });
+        const unknown = await h.a.patch(`/api/v1/error-groups/${MISSING_UUID}`, { archivedUntilNextEvent: true });
+        expect404(unknown);
+        expect(foreign.body).toEqual(unknown.body);
+        expect(await listed(group.id)).toEqual(before);
+        // b's own group of a project with the same name is b's to archive, and a's stays as it was.
+        const theirs = await occur('Navigation timeout of 30000 ms exceeded', T0, h.b.accountId);
+        expect(await ok(h.b.patch(`/api/v1/error-groups/${theirs.id}`, { archivedUntilNextEvent: true }))).toMatchObject({ archivedUntilNextEvent: true });
+        expect(await listed(group.id)).toEqual(before);
+        expect(await ok(h.a.patch(path, { archivedUntilNextEvent: true }))).toEqual({ ...before, archivedUntilNextEvent: true });
+      });
+    });
+
     it('401 and 403 on every error-group route; 404 for another account\'s check and group, which stays as it was', async () => {
       const check = await newCheck();
       const group = await record(check.id, 'Timeout after 5000 ms');

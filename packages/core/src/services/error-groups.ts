@@ -20,17 +20,33 @@ export class ErrorGroupService {
     return this.deps.storage;
   }
 
-  async get(accountId: string, rawId: unknown): Promise<ErrorGroupResponse> {
-    return stripAccount(found(await this.storage.errorGroups.get(accountId, stringId(rawId)), 'Error group'));
+  /** GET /v1/error-groups/{id}: a check's group, or a test project's (both take UUIDs, so an id names one of them). */
+  async get(accountId: string, rawId: unknown): Promise<ErrorGroupResponse | TestSessionErrorGroupResponse> {
+    const target = await this.find(accountId, stringId(rawId));
+    return target.kind === 'check' ? stripAccount(target.group) : stripAccount(target.group);
   }
 
-  /** PATCH /v1/error-groups/{id}: archivedUntilNextEvent and archiveForEver. */
-  async patch(accountId: string, rawId: unknown, body: unknown): Promise<ErrorGroupResponse> {
+  /** PATCH /v1/error-groups/{id}: archivedUntilNextEvent and archiveForEver, on either kind of group. */
+  async patch(accountId: string, rawId: unknown, body: unknown): Promise<ErrorGroupResponse | TestSessionErrorGroupResponse> {
     const id = stringId(rawId);
     const patch = parse(ErrorGroupPatchSchema, body);
-    const group = found(await this.storage.errorGroups.get(accountId, id), 'Error group');
-    const { accountId: _a, ...rest } = applyErrorGroupPatch(group, patch);
-    return stripAccount(found(await this.storage.errorGroups.update(accountId, id, rest), 'Error group'));
+    const target = await this.find(accountId, id);
+    if (target.kind === 'check') {
+      const { accountId: _a, ...rest } = applyErrorGroupPatch(target.group, patch);
+      return stripAccount(found(await this.storage.errorGroups.update(accountId, id, rest), 'Error group'));
+    }
+    const { accountId: _a, ...rest } = applyErrorGroupPatch(target.group, patch);
+    return stripAccount(found(await this.storage.testSessionErrorGroups.update(accountId, id, rest), 'Error group'));
+  }
+
+  /** The group with this id in the account: a check's first, then a test project's; else 404. */
+  private async find(
+    accountId: string,
+    id: string,
+  ): Promise<{ kind: 'check'; group: ErrorGroup } | { kind: 'test-session'; group: TestSessionErrorGroup }> {
+    const group = await this.storage.errorGroups.get(accountId, id);
+    if (group) return { kind: 'check', group };
+    return { kind: 'test-session', group: found(await this.storage.testSessionErrorGroups.get(accountId, id), 'Error group') };
   }
 
   /** GET /v1/error-groups/checks/{checkId}: a page of the check's groups. */
