@@ -85,6 +85,26 @@ describe('API checks in the check service', () => {
     expect(((await vigil.checks.get(a, check.id)) as ApiCheckResponse).request).toMatchObject({ url: '/payments', assertions: [], basicAuth: null });
   });
 
+  it('a run\'s secrets hold what its credential headers and basic auth carry, variables filled and group defaults merged', async () => {
+    const { vigil, a } = await setup();
+    const group = await vigil.checkGroups.create(a, {
+      name: 'partners',
+      environmentVariables: [{ key: 'TOKEN', value: 'plain-token-value', secret: false }, { key: 'REGION', value: 'eu' }],
+      apiCheckDefaults: { url: 'https://api.example.com', headers: [{ key: 'Proxy-Authorization', value: 'Basic cHJveHk6cHJveHktcHc=' }], basicAuth: { username: 'ops', password: 'pw' } },
+    });
+    const check = await vigil.checks.create(a, 'API', api({
+      url: '/orders',
+      headers: [{ key: 'Authorization', value: 'Bearer {{TOKEN}}' }, { key: 'Cookie', value: 'session=0123456789abcdef; lang=en' }, { key: 'X-Region', value: '{{REGION}}' }],
+    }, { groupId: group.id }));
+    const { secrets } = await vigil.checks.getForRun(a, check.id);
+    expect(secrets.sort()).toEqual([
+      '0123456789abcdef',
+      'Basic cHJveHk6cHJveHktcHc=', 'Bearer plain-token-value', 'cHJveHk6cHJveHktcHc=',
+      'lang=en', 'ops:pw', 'plain-token-value', 'proxy-pw', 'proxy:proxy-pw',
+      'session=0123456789abcdef', 'session=0123456789abcdef; lang=en',
+    ].sort());
+  });
+
   it('an API check with an https url written out watches that host\'s certificate', () => {
     const stored = (url: string) => ({ ...apiCheckFixture({ request: { ...apiCheckFixture().request, url } }), accountId: 'a' }) as never;
     expect(certificateTarget(stored('https://api.example.com/health'))).toEqual({ host: 'api.example.com', port: 443 });

@@ -1,5 +1,8 @@
 export const SCRUBBED = '********';
 
+/** Secrets shorter than this are not masked: a value of one or two characters would shred the text. */
+export const MIN_SCRUBBED_LENGTH = 3;
+
 /**
  * The base64 (and base64url) characters that encode only the secret's own bytes, at each of the
  * three byte offsets it may start at inside a longer encoded value (`Basic base64(user:secret)`,
@@ -61,7 +64,7 @@ const isBase64Char = (code: number) =>
 export function scrubSecrets(text: string, secrets: readonly string[], json = false): string {
   const ranges: [number, number][] = [];
   for (const secret of secrets) {
-    if (secret.length < 3) continue;
+    if (secret.length < MIN_SCRUBBED_LENGTH) continue;
     const { literal, encoded } = forms(secret, json);
     for (const form of literal) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) ranges.push([at, at + form.length]);

@@ -1,9 +1,11 @@
 // Helpers that runners share (a plugin may not import another plugin): a time-limited regex, a
 // JSON-path reader, `{{KEY}}` placeholders, the fences of a process that runs a check's code, the
-// target policy (which addresses a check may connect to), and shouldFail's inverted verdict.
+// target policy (which addresses a check may connect to), shouldFail's inverted verdict, and what
+// a credential header holds that a run scrubs.
 export { RegexSandbox, type RegexExtraction } from './regex-sandbox.js';
 export { isJsonPath, readJsonPath } from './json-path.js';
 export { fillVariables } from './variables.js';
+export { credentialSecrets, isCredentialHeader } from './credential-headers.js';
 export { applyShouldFail } from './should-fail.js';
 export {
   API_SCRIPT_PARAMETERS,

@@ -1,6 +1,8 @@
 import type { Check } from '../model/check.js';
 import { isSecretVariable, type EnvironmentVariable } from '../model/shared.js';
 import type { SecretBox } from '../ports/secret-box.js';
+import { MIN_SCRUBBED_LENGTH } from '../engine/scrub.js';
+import { credentialSecrets } from '../runner-kit/credential-headers.js';
 import { fillVariables } from '../runner-kit/variables.js';
 
 /** What a secret value reads as in every response. */
@@ -37,16 +39,26 @@ export function openVariables(vars: readonly EnvironmentVariable[] | null, box: 
 }
 
 /**
- * The values a run must keep out of what it stores and shows: each secret variable's value, and
- * for an API check whose basic auth a secret fills in, `user:password` too. That pair travels as
+ * The values a run must keep out of what it stores and shows (its results, bodies, logs, error
+ * groups and artifacts): each secret variable's value, and for an API check (its group's
+ * apiCheckDefaults merged in) what its credential headers carry once their variables are filled
+ * (`Bearer {{TOKEN}}` as sent), and its basic-auth password with `user:password`, which travels as
  * base64 of the whole (an echoed Authorization header), where base64 of the password alone does
  * not occur.
  */
 export function runSecrets(vars: readonly EnvironmentVariable[], check: Check): string[] {
   const secrets = vars.filter(isSecretVariable).map((x) => x.value).filter((x) => x.length > 0);
-  const auth = check.checkType === 'API' ? check.request.basicAuth : null;
-  if (!auth || auth.username === '' || secrets.length === 0) return secrets;
+  if (check.checkType !== 'API') return secrets;
   const environment = Object.fromEntries(vars.map((x) => [x.key, x.value]));
-  const pair = `${fillVariables(auth.username, environment)}:${fillVariables(auth.password, environment)}`;
-  return secrets.some((secret) => pair.includes(secret)) ? [...secrets, pair] : secrets;
+  const fill = (text: string) => fillVariables(text, environment);
+  const out = new Set(secrets);
+  for (const header of check.request.headers) {
+    for (const value of credentialSecrets(header.key, fill(header.value))) out.add(value);
+  }
+  const auth = check.request.basicAuth;
+  const password = auth && auth.username !== '' ? fill(auth.password) : '';
+  if (password !== '') {
+    for (const value of [password, `${fill(auth!.username)}:${password}`]) if (value.length >= MIN_SCRUBBED_LENGTH) out.add(value);
+  }
+  return [...out];
 }
