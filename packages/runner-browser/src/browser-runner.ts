@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import {
+  applyShouldFail,
   positiveOption,
   probeCertificate,
   RUNNERS,
@@ -451,13 +452,18 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       if (runArtifacts.errors.length > 0) details.artifactErrors = runArtifacts.errors;
       if (verdict.degradedReason) details.degradedReason = verdict.degradedReason;
       if (check.sslCheckDomain) details.ssl = { domain: check.sslCheckDomain, daysRemaining: ssl.days, source: ssl.source, ...(ssl.error ? { error: ssl.error } : {}) };
-      return runResult({
+      const result = runResult({
         ...verdict.result,
         responseTime: scriptMs,
         phases: { setup: scriptStart - started, script: scriptMs, total: Date.now() - started },
         sslDaysRemaining: ssl.days,
         details,
       });
+      // shouldFail inverts what the script found: it finished, threw, or ran out of time. A refused
+      // connection, a crashed browser, a cancelled run or a script process that died say nothing
+      // about the pages, so they fail as they are.
+      const scriptDecided = refused.length === 0 && lease.browser.connected && (outcome.kind === 'done' || outcome.kind === 'timeout');
+      return scriptDecided ? applyShouldFail(result, check.shouldFail, signal) : result;
     } finally {
       proxyRun?.end();
       lease.browser.off('disconnected', onGone);
