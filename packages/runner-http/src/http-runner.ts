@@ -2,12 +2,12 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { positiveOption, RegexSandbox, runChecked, RUNNERS, systemLookupAll, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
+import { positiveOption, RegexSandbox, runChecked, RUNNERS, scrubDeep, systemLookupAll, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
 import { Agent } from 'undici';
 import { systemLookup, RunConnections, type LookupFunction } from './connector.js';
 import { hopPhases, PHASES, sendHop, type Hop, type HopRequest, type HopResponse } from './exchange.js';
 import { describeTarget, requestFailure, type RunFailure, type StopReason } from './failures.js';
-import { recordedHeaders, buildRequest, type OutgoingRequest } from './request.js';
+import { buildRequest, headerCredentials, recordedHeaders, recordedResponseHeaders, type OutgoingRequest } from './request.js';
 import { ScriptedRun, withFailure, type Exchanged } from './scripted-run.js';
 import { groupScripts } from './scripts.js';
 import { judgeResponse } from './verdict.js';
@@ -134,7 +134,11 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     const loaded = await groupScripts(job);
     if (!loaded.ok) return { ...emptyResult(), hasErrors: true, errorMessage: loaded.message, failureKind: 'OTHER' };
     const { setup, teardown } = loaded.scripts;
-    if (setup.length === 0 && teardown.length === 0) return (await exchange(job, check, built.request, signal, { ms: runMs, scripted: false })).result;
+    if (setup.length === 0 && teardown.length === 0) {
+      const exchanged = await exchange(job, check, built.request, signal, { ms: runMs, scripted: false });
+      // The cookies the target set are credentials too, known only now.
+      return exchanged.response ? scrubDeep(exchanged.result, headerCredentials(exchanged.response.headers)) : exchanged.result;
+    }
 
     const scripted = new ScriptedRun({ job, scripts: loaded.scripts, signal, workerFile: workerFile ??= scriptWorkerFile(), memoryLimitMb: settings.scriptMemoryLimitMb });
     const phaseLimit = () => Math.max(1, Math.floor(Math.min(settings.scriptTimeoutMs, left() - FINISH_MS)));
@@ -153,6 +157,7 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     // The teardown's time is set aside, a third of what is left at most, so a slow answer cannot leave it none.
     const reserve = teardown.length > 0 ? Math.min(settings.scriptTimeoutMs, left() / 3) : 0;
     const exchanged = await exchange(job, check, outgoing, signal, { ms: left() - reserve, scripted: true });
+    if (exchanged.response) scripted.keep(headerCredentials(exchanged.response.headers));
     let result = exchanged.result;
     if (teardown.length > 0 && !signal.aborted) {
       const failure = left() > FINISH_MS + 50
@@ -279,7 +284,7 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
         out.response = {
           statusCode: response.statusCode,
           statusText: response.statusText,
-          headers: response.headers,
+          headers: recordedResponseHeaders(response.headers),
           body: text.length > BODY_EXCERPT ? `${text.slice(0, BODY_EXCERPT)}…` : text,
           bytesReceived: response.bytesReceived,
           truncated: response.truncated,

@@ -1,4 +1,4 @@
-import { fillVariables, isRelativeApiUrl, type ApiAssertion, type ApiRequest, type HttpMethod } from '@vigil/core';
+import { credentialSecrets, fillVariables, isCredentialHeader, isRelativeApiUrl, SCRUBBED, type ApiAssertion, type ApiRequest, type HttpMethod } from '@vigil/core';
 
 /** What goes on the wire for the first hop, variables filled in. */
 export interface OutgoingRequest {
@@ -91,15 +91,31 @@ export function buildRequest(request: ApiRequest, environment: Readonly<Record<s
   return { ok: true, request: { method: request.method, url, baseUrl, queryParameters, headers, body, assertions } };
 }
 
-const MASKED = '********';
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
-
-/** Headers as a result records them: credentials masked (DECISIONS.md: Authorization headers are scrubbed). */
+/** Headers as a result records them: the values of credential headers (Authorization, Cookie, ...) masked. */
 export function recordedHeaders(headers: readonly [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of headers) {
-    const shown = CREDENTIAL_HEADERS.has(name.toLowerCase()) ? MASKED : value;
+    const shown = isCredentialHeader(name) ? SCRUBBED : value;
     out[name] = out[name] === undefined ? shown : `${out[name]}, ${shown}`;
   }
   return out;
+}
+
+/** A response's headers as a result records them: each Set-Cookie (and any other credential header) masked. */
+export function recordedResponseHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string | string[] | undefined> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [
+    name,
+    value === undefined || !isCredentialHeader(name) ? value : Array.isArray(value) ? value.map(() => SCRUBBED) : SCRUBBED,
+  ]));
+}
+
+/**
+ * What the credential headers among `headers` carry (`credentialSecrets`): for a request a setup
+ * script changed, or a response's Set-Cookie, which the job's secrets cannot name in advance.
+ */
+export function headerCredentials(headers: Readonly<Record<string, string | string[] | undefined>> | readonly (readonly [string, string])[]): string[] {
+  const pairs = Array.isArray(headers)
+    ? (headers as readonly (readonly [string, string])[])
+    : Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : [value].flat().map((v) => [name, v] as const)));
+  return pairs.flatMap(([name, value]) => credentialSecrets(name, value));
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { scrubDeep, scrubSecrets, type RunJob, type RunResult } from '@vigil/core';
 import type { HopRequest, HopResponse } from './exchange.js';
-import type { OutgoingRequest } from './request.js';
+import { headerCredentials, type OutgoingRequest } from './request.js';
 import { runScriptPhase, type ScriptLine, type ScriptPhase } from './script-process.js';
 import type { RefusedConnection } from './script-targets.js';
 import {
@@ -96,10 +96,20 @@ export class ScriptedRun {
     const { outcome, refusal, context } = await this.phase('setup', limitMs, scriptRequestOf(request), null);
     if (refusal) return { ok: false, failure: refusal };
     if (outcome.kind !== 'done') return { ok: false, failure: phaseFailure('setup', outcome, context) };
-    this.madeSecrets.push(...secretsMadeBy(this.env, outcome.env, [...this.o.job.secrets, ...this.madeSecrets]));
+    this.keep(secretsMadeBy(this.env, outcome.env, [...this.o.job.secrets, ...this.madeSecrets]));
     this.env = outcome.env;
     const changed = requestFromScript(outcome.request, request);
-    return changed.ok ? changed : { ok: false, failure: { message: changed.message, kind: 'OTHER', ours: false } };
+    if (!changed.ok) return { ok: false, failure: { message: changed.message, kind: 'OTHER', ours: false } };
+    // A credential header the setup set (a token it fetched) is scrubbed like a secret.
+    this.keep(headerCredentials(changed.request.headers));
+    return changed;
+  }
+
+  /** Adds values the run met to the secrets it scrubs (the response's cookies, say), each once. */
+  keep(values: readonly string[]): void {
+    for (const value of values) {
+      if (!this.o.job.secrets.includes(value) && !this.madeSecrets.includes(value)) this.madeSecrets.push(value);
+    }
   }
 
   /** Runs the teardown on what was sent and what came back (null when no answer came). */
@@ -114,7 +124,7 @@ export class ScriptedRun {
 
   /**
    * The result with the scripts' logs and phases in its details, and every secret scrubbed: the
-   * job's, and those the setup made (runChecked knows only the job's). Lines are cut after they
+   * job's, and those the run met (runChecked knows only the job's). Lines are cut after they
    * are scrubbed, so that no part of a secret survives a cut.
    */
   finish(result: RunResult): RunResult {

@@ -240,6 +240,20 @@ describe('httpRunner', () => {
       expect(result.errorMessage).toBe('Assertion TEXT_BODY EQUALS "nothing" failed: the body was "you sent ******** for /?key=********"');
       expect(JSON.stringify(result)).not.toContain(secret);
     });
+
+    it('cookies are masked where the result records them: the Cookie sent and the Set-Cookie the target answered', async () => {
+      const server = await serve((req, res) => {
+        res.writeHead(200, { 'set-cookie': ['sid=session-from-target-7; Path=/; HttpOnly', 'lang=en; Path=/'], 'x-kept': 'yes' });
+        res.end(`welcome back, sid=session-from-target-7`);
+      });
+      const result = await run({ request: { url: `${server.origin}/`, headers: [{ key: 'Cookie', value: 'consent=yes' }, { key: 'X-Kept', value: 'yes' }] } });
+      expect(server.seen[0]!.headers.cookie).toBe('consent=yes');
+      expect(result.details).toMatchObject({
+        request: { headers: { Cookie: '********', 'X-Kept': 'yes' } },
+        response: { headers: { 'set-cookie': ['********', '********'], 'x-kept': 'yes' }, body: 'welcome back, ********' },
+      });
+      expect(JSON.stringify(result)).not.toContain('session-from-target-7');
+    });
   });
 
   describe('wiring', () => {

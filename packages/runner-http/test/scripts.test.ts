@@ -297,6 +297,29 @@ describe('setup and teardown scripts', () => {
       expect(all).not.toContain(secret);
       expect(all).not.toContain(made);
     });
+
+    it('scrub a credential header the setup set, and the cookie the target set, from the logs, the body and the message', async () => {
+      const server = await serve((req, res) => {
+        res.writeHead(200, { 'set-cookie': 'sid=cookie-from-target-42; Path=/; HttpOnly' });
+        res.end(`authorization: ${String(req.headers.authorization)}`);
+      });
+      const token = 'fetched-in-setup-0123456789';
+      const result = await run({
+        request: { url: `${server.origin}/`, assertions: [{ source: 'TEXT_BODY', comparison: 'EQUALS', target: 'nothing', property: '', regex: null }] },
+        setup: `
+          request.headers.Authorization = 'Bearer ' + ['fetched', 'in', 'setup', '0123456789'].join('-');
+          console.log('signed in with', request.headers.Authorization);
+        `,
+        teardown: "console.log('the target set', response.headers['set-cookie']);",
+      });
+      expect(server.seen[0]!.headers.authorization).toBe(`Bearer ${token}`);
+      expect(result.errorMessage).toBe('Assertion TEXT_BODY EQUALS "nothing" failed: the body was "authorization: ********"');
+      expect(logsOf(result.details).map((l) => `${l.phase}: ${l.text}`)).toEqual(['setup: signed in with ********', 'teardown: the target set ********']);
+      expect(result.details).toMatchObject({ request: { headers: { Authorization: '********' } }, response: { headers: { 'set-cookie': '********' } } });
+      const all = JSON.stringify(result);
+      expect(all).not.toContain(token);
+      expect(all).not.toContain('cookie-from-target-42');
+    });
   });
 
   it('a check without group scripts starts no process and records no script details', async () => {
