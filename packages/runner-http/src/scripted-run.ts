@@ -100,8 +100,10 @@ export class ScriptedRun {
     this.env = outcome.env;
     const changed = requestFromScript(outcome.request, request);
     if (!changed.ok) return { ok: false, failure: { message: changed.message, kind: 'OTHER', ours: false } };
-    // A credential header the setup set (a token it fetched) is scrubbed like a secret.
-    this.keep(headerCredentials(changed.request.headers));
+    // A credential header the setup set (a token it fetched) is scrubbed like a secret; those it
+    // left as they were are the job's already.
+    const sent = new Set(request.headers.map(([name, value]) => `${name.toLowerCase()}:${value}`));
+    this.keep(headerCredentials(changed.request.headers.filter(([name, value]) => !sent.has(`${name.toLowerCase()}:${value}`))));
     return changed;
   }
 
