@@ -72,10 +72,8 @@ export function checkStatusRepository(ctx: TableContext): CheckStatusRepository 
   const strip = ({ id: _id, ...rest }: StatusRow): CheckStatus => rest;
   return {
     async upsert(accountId, status) {
-      const id = perCheck(accountId, status.checkId);
-      const row = { ...status, id };
-      const saved = (await table.put(accountId, id, row)) ?? (await table.insert(accountId, row));
-      return strip(saved);
+      // The id holds the account, so the row it meets is always this account's.
+      return strip((await table.upsert(accountId, { ...status, id: perCheck(accountId, status.checkId) }))!);
     },
     get: async (accountId, checkId) => {
       const row = await table.get(accountId, perCheck(accountId, checkId));
@@ -90,11 +88,11 @@ type StateRow = { id: string; accountId: string; checkId: string; state: AlertSt
 
 export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const table = new DocTable<StateRow>(ctx, { name: 'alert_states', numericId: false });
+  const row = (accountId: string, checkId: string, state: AlertState): StateRow => ({ id: perCheck(accountId, checkId), accountId, checkId, state });
   return {
     get: async (accountId, checkId) => (await table.get(accountId, perCheck(accountId, checkId)))?.state ?? null,
     async put(accountId, checkId, state) {
-      const row = { id: perCheck(accountId, checkId), accountId, checkId, state };
-      if (!(await table.put(accountId, row.id, row))) await table.insert(accountId, row);
+      await table.upsert(accountId, row(accountId, checkId, state));
     },
     async delete(accountId, checkId) {
       await table.remove(accountId, { id: perCheck(accountId, checkId) });

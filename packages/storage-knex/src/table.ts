@@ -155,6 +155,21 @@ export class DocTable<T extends { id: string | number }> {
     });
   }
 
+  /**
+   * Stores a row of a string id in one statement, adding it or replacing the one there is, so that
+   * writers racing to add the first row never conflict. Null when the id is another account's.
+   */
+  async upsert(accountId: string | null, record: object & { id: string }, trx?: Knex.Transaction): Promise<T | null> {
+    return this.run(async () => {
+      const full = { ...record, ...(this.spec.global ? {} : { accountId }) } as unknown as T;
+      const row = this.toRow(accountId, full);
+      const q = (trx ?? this.knex)(this.table).insert(row).onConflict('id').merge(Object.keys(row).filter((c) => c !== 'id'));
+      if (!this.spec.global && accountId !== null) q.where(`${this.table}.account_id`, accountId);
+      const written = (await q.returning(['seq'])) as unknown[];
+      return written.length > 0 ? full : null;
+    });
+  }
+
   async remove(accountId: string | null, filter: Row, trx?: Knex.Transaction): Promise<number> {
     return this.run(async () => {
       const q = (trx ?? this.knex)(this.table);

@@ -142,4 +142,24 @@ export function runCases(c: StorageCase) {
     check((await hb.listPings(ACCOUNT_B, 'beat-1', new Date(T0), new Date(isoAt(T0, 4000)))).length === 0, 'another account\'s range is empty');
     await checkRawCount(f.raw, 'heartbeat_pings', 6, 'every ping is stored');
   });
+
+  stateRowCases(c);
+}
+
+/**
+ * State rows under racing writers: several locations (or processes) finish runs of one check at the
+ * same instant. A first row written by many at once is no conflict; and with compare-and-set each
+ * reads the row, changes it and writes it back only while it is still what it read, so that no
+ * change is lost and no writer fails.
+ */
+function stateRowCases(c: StorageCase) {
+  c('check statuses and alert states: writers racing to store the first row never conflict', async (f) => {
+    const racers = Array.from({ length: 10 }, (_, i) => i);
+    await Promise.all(racers.map((i) => f.storage.checkStatuses.upsert(ACCOUNT_A, checkStatusFixture('check-1', { name: `racer-${i}` }))));
+    await checkRawCount(f.raw, 'check_statuses', 1, 'ten first upserts leave one status row');
+    const name = (await f.storage.checkStatuses.get(ACCOUNT_A, 'check-1'))?.name ?? '';
+    check(/^racer-\d$/.test(name), `the status is one racer's, got ${name}`);
+    await Promise.all(racers.map((i) => f.storage.alertStates.put(ACCOUNT_A, 'check-1', alertStateFixture({ consecutiveFailures: i }))));
+    await checkRawCount(f.raw, 'alert_states', 1, 'ten first puts leave one state row');
+  });
 }
