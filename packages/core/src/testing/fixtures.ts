@@ -34,7 +34,7 @@ import {
   type StatusPageSubscriber,
 } from '../model/status-page.js';
 import { INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
-import type { NewRecord, Outbox, StoredRecord } from '../ports/storage.js';
+import type { NewOutboxMessage, NewRecord, StoredRecord } from '../ports/storage.js';
 import type { RunJob } from '../ports/runner.js';
 
 /** The time fixtures are created at, unless a test says otherwise. */
@@ -211,8 +211,8 @@ export function checkStatusFixture(checkId: string, overrides: Partial<StoredRec
   };
 }
 
-/** What Outbox.enqueue takes for one message. */
-export type NewOutboxMessage = Parameters<Outbox['enqueue']>[0][number];
+/** What Outbox.enqueue takes for one message (the port's type, kept here for the testing entry). */
+export type { NewOutboxMessage };
 
 export function outboxMessageFixture(
   accountId: string,

@@ -8,9 +8,12 @@ import type {
   ErrorGroupRepository,
   HeartbeatPing,
   HeartbeatRepository,
+  NewOutboxMessage,
+  OutboxMessage,
   TestSessionErrorGroupRepository,
 } from '../ports/storage.js';
 import type { AlertState } from '../rules/alerting.js';
+import { sameValue } from '../services/apply-diff.js';
 import { repository } from './memory-resources.js';
 import type { MemoryTable } from './memory-table.js';
 
@@ -38,6 +41,14 @@ export function testSessionErrorGroupRepository(table: MemoryTable<TestSessionEr
   };
 }
 
+/**
+ * Whether a stored row is still what a writer read (`expected`; null: no row), whatever the order
+ * of keys. Everything here runs without a pause, so a check and the write after it are one step.
+ */
+function still<T extends object>(stored: T | undefined, expected: T | null): boolean {
+  return expected === null ? stored === undefined : stored !== undefined && sameValue(stored, expected);
+}
+
 export function checkSessionRepository(table: MemoryTable<CheckSession>): CheckSessionRepository {
   return {
     async insert(accountId, session) {
@@ -50,6 +61,11 @@ export function checkSessionRepository(table: MemoryTable<CheckSession>): CheckS
       if (!table.owned(accountId, session.checkSessionId)) return null;
       return table.put(session.checkSessionId, { ...session, accountId });
     },
+    async replace(accountId, expected, next) {
+      if (!still(table.owned(accountId, next.checkSessionId), { ...expected, accountId })) return false;
+      table.put(next.checkSessionId, { ...next, accountId });
+      return true;
+    },
   };
 }
 
@@ -60,6 +76,12 @@ export function checkStatusRepository(table: MemoryTable<CheckStatus>): CheckSta
   return {
     async upsert(accountId, status) {
       return table.put(perCheck(accountId, status.checkId), { ...status, accountId });
+    },
+    async replace(accountId, expected, next) {
+      const key = perCheck(accountId, next.checkId);
+      if (!still(table.owned(accountId, key), expected && { ...expected, accountId })) return false;
+      table.put(key, { ...next, accountId });
+      return true;
     },
     async get(accountId, checkId) {
       return table.get(accountId, perCheck(accountId, checkId));
@@ -79,13 +101,30 @@ export interface AlertStateRow {
   state: AlertState;
 }
 
-export function alertStateRepository(table: MemoryTable<AlertStateRow>): AlertStateRepository {
+/**
+ * The alert states, and the outbox table that `transition` queues its messages in (the same table
+ * the store's outbox reads).
+ */
+export function alertStateRepository(table: MemoryTable<AlertStateRow>, outbox: MemoryTable<OutboxMessage>): AlertStateRepository {
+  const queue = (messages: NewOutboxMessage[]) => {
+    for (const m of messages) {
+      if (outbox.has(m.id)) continue;
+      outbox.add(m.id, { ...m, attempts: 0, lastError: null, deliveredAt: null, leaseOwner: null, leaseUntil: null });
+    }
+  };
   return {
     async get(accountId, checkId) {
       return table.get(accountId, perCheck(accountId, checkId))?.state ?? null;
     },
     async put(accountId, checkId, state) {
       table.put(perCheck(accountId, checkId), { accountId, checkId, state });
+    },
+    async transition(accountId, checkId, expected, next, messages) {
+      const key = perCheck(accountId, checkId);
+      if (!still(table.owned(accountId, key)?.state, expected)) return false;
+      table.put(key, { accountId, checkId, state: next });
+      queue(messages);
+      return true;
     },
     async delete(accountId, checkId) {
       table.remove(perCheck(accountId, checkId));

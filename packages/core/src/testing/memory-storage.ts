@@ -159,7 +159,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): VigilStorage 
     checkSessions: checkSessionRepository(t.check_sessions),
     checkStatuses: checkStatusRepository(t.check_statuses),
     checkResults: checkResultRepository(t.check_results),
-    alertStates: alertStateRepository(t.alert_states),
+    alertStates: alertStateRepository(t.alert_states, t.outbox),
     heartbeats: heartbeatRepository(t.heartbeat_pings),
     schedule: scheduleStore(t.schedule),
     outbox: outbox(t.outbox, t.delivery_attempts),
