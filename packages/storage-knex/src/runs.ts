@@ -11,6 +11,7 @@ import type {
   TestSessionErrorGroup,
   TestSessionErrorGroupRepository,
 } from '@vigil/core';
+import { outboxRow } from './queues.js';
 import { docRepository } from './resources.js';
 import { DocTable, type TableContext } from './table.js';
 
@@ -59,6 +60,8 @@ export function checkSessionRepository(ctx: TableContext): CheckSessionRepositor
     },
     get: async (accountId, id) => strip(await table.get(accountId, id)),
     update: async (accountId, session) => strip(await table.put(accountId, session.checkSessionId, session)),
+    replace: (accountId, expected, next) =>
+      table.replace(accountId, { ...expected, id: expected.checkSessionId }, { ...next, id: next.checkSessionId }),
   };
 }
 
@@ -75,6 +78,10 @@ export function checkStatusRepository(ctx: TableContext): CheckStatusRepository 
       // The id holds the account, so the row it meets is always this account's.
       return strip((await table.upsert(accountId, { ...status, id: perCheck(accountId, status.checkId) }))!);
     },
+    replace: (accountId, expected, next) => {
+      const id = perCheck(accountId, next.checkId);
+      return table.replace(accountId, expected && { ...expected, id }, { ...next, id });
+    },
     get: async (accountId, checkId) => {
       const row = await table.get(accountId, perCheck(accountId, checkId));
       return row ? strip(row) : null;
@@ -88,12 +95,24 @@ type StateRow = { id: string; accountId: string; checkId: string; state: AlertSt
 
 export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const table = new DocTable<StateRow>(ctx, { name: 'alert_states', numericId: false });
+  const outbox = `${ctx.prefix}outbox`;
   const row = (accountId: string, checkId: string, state: AlertState): StateRow => ({ id: perCheck(accountId, checkId), accountId, checkId, state });
   return {
     get: async (accountId, checkId) => (await table.get(accountId, perCheck(accountId, checkId)))?.state ?? null,
     async put(accountId, checkId, state) {
       await table.upsert(accountId, row(accountId, checkId, state));
     },
+    transition: (accountId, checkId, expected, next, messages) =>
+      table.run(() =>
+        ctx.knex.transaction(async (trx) => {
+          const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
+          if (!wrote) return false;
+          // 100 rows a statement stays under SQLite's limit of bound variables.
+          for (let i = 0; i < messages.length; i += 100) {
+            await trx(outbox).insert(messages.slice(i, i + 100).map(outboxRow)).onConflict('id').ignore();
+          }
+          return true;
+        })),
     async delete(accountId, checkId) {
       await table.remove(accountId, { id: perCheck(accountId, checkId) });
     },

@@ -170,6 +170,27 @@ export class DocTable<T extends { id: string | number }> {
     });
   }
 
+  /**
+   * Compare-and-set on a row of a string id: writes `next` only while the stored document is still
+   * `expected` (null: there is no row yet), compared as the text this table writes; answers whether
+   * it wrote. One statement, so writers on one row take turns and exactly one of them sees a match.
+   */
+  async replace(accountId: string | null, expected: object | null, next: object & { id: string }, trx?: Knex.Transaction): Promise<boolean> {
+    return this.run(async () => {
+      const row = this.toRow(accountId, next as unknown as T);
+      const db = trx ?? this.knex;
+      if (expected === null) {
+        const added = (await db(this.table).insert(row).onConflict('id').ignore().returning(['seq'])) as unknown[];
+        return added.length > 0;
+      }
+      const was = this.toRow(accountId, { ...expected, id: next.id } as unknown as T).data as string;
+      delete row.id;
+      const q = db(this.table).where('id', next.id).where('data', was);
+      if (!this.spec.global && accountId !== null) q.where('account_id', accountId);
+      return Number(await q.update(row)) > 0;
+    });
+  }
+
   async remove(accountId: string | null, filter: Row, trx?: Knex.Transaction): Promise<number> {
     return this.run(async () => {
       const q = (trx ?? this.knex)(this.table);
