@@ -4,6 +4,7 @@ import {
   checkSessionFixture,
   checkStatusFixture,
   errorGroupFixture,
+  outboxMessageFixture,
   testSessionErrorGroupFixture,
 } from './fixtures.js';
 import { repositoryCases } from './storage-suite-repository.js';
@@ -22,6 +23,27 @@ import {
 import { check } from './suite-types.js';
 
 const T0 = '2026-05-01T12:00:00.000Z';
+
+/** A row as a writer passes it back to the store: without its account (the call carries it). */
+const withoutAccount = <T extends { accountId: string }>({ accountId: _a, ...rest }: T) => rest;
+
+/**
+ * Starts `writers` read-then-compare-and-set loops at once; each runs `step` until it answers true
+ * (its write went in). Answers the attempt each writer won with.
+ */
+async function race(writers: number, step: (writer: number, attempt: number) => Promise<boolean>): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      for (let attempt = 0; attempt < 100; attempt++) if (await step(writer, attempt)) return attempt;
+      throw new Error(`Conformance: writer ${writer} never got its compare-and-set in`);
+    }),
+  );
+}
+
+/** A UUID-shaped id numbered n (outbox messages, sequences). */
+const numberedId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const message = (n: number, accountId = ACCOUNT_A) =>
+  outboxMessageFixture(accountId, { id: numberedId(n), checkId: 'check-1', created_at: isoAt(T0, n), nextAttemptAt: T0 });
 
 export function runCases(c: StorageCase) {
   repositoryCases<ErrorGroup>(c, {
@@ -153,6 +175,40 @@ export function runCases(c: StorageCase) {
  * change is lost and no writer fails.
  */
 function stateRowCases(c: StorageCase) {
+  c('check statuses: replace writes only over the status it expects', async (f) => {
+    const statuses = f.storage.checkStatuses;
+    const v1 = checkStatusFixture('check-1', { name: 'status-v1' });
+    check((await statuses.replace(ACCOUNT_A, null, v1)) === true, 'replace over no status (expected null) writes');
+    check((await rawMatching(f.raw, 'check_statuses', 'status-v1')).length === 1, 'the raw table holds the first status');
+    const stored = (await statuses.get(ACCOUNT_A, 'check-1'))!;
+    const refused = { ...v1, name: 'status-refused' };
+    check((await statuses.replace(ACCOUNT_A, null, refused)) === false, 'expected null while a status is stored: no write');
+    check((await statuses.replace(ACCOUNT_A, { ...stored, longestRun: 1 }, refused)) === false, 'a stale expected status: no write');
+    check((await statuses.replace(ACCOUNT_B, stored, refused)) === false, 'another account holds no such status: no write');
+    check((await rawMatching(f.raw, 'check_statuses', 'status-refused')).length === 0, 'no refused status reached the raw table');
+    await checkRawCount(f.raw, 'check_statuses', 1, 'a refused replace adds no row');
+    const v2 = { ...v1, name: 'status-v2', hasFailures: true, longestRun: null, updated_at: isoAt(T0, 1000) };
+    check((await statuses.replace(ACCOUNT_A, stored, v2)) === true, 'the stored status as expected: writes');
+    check((await rawMatching(f.raw, 'check_statuses', 'status-v2')).length === 1, 'the raw row holds the new status');
+    check((await rawMatching(f.raw, 'check_statuses', 'status-v1')).length === 0, 'the raw row no longer holds the old one');
+    checkSame(await statuses.get(ACCOUNT_A, 'check-1'), { ...v2, accountId: ACCOUNT_A }, 'get answers the new status');
+    check((await statuses.replace(ACCOUNT_A, stored, refused)) === false, 'the status it replaced is stale now');
+  });
+
+  c('check statuses: ten writers racing read-then-replace each get their change in', async (f) => {
+    const statuses = f.storage.checkStatuses;
+    await race(10, async () => {
+      const current = await statuses.get(ACCOUNT_A, 'check-1');
+      const next = current
+        ? { ...withoutAccount(current), longestRun: (current.longestRun ?? 0) + 1 }
+        : checkStatusFixture('check-1', { longestRun: 1 });
+      return statuses.replace(ACCOUNT_A, current, next);
+    });
+    const longestRun = (await statuses.get(ACCOUNT_A, 'check-1'))?.longestRun;
+    check(longestRun === 10, `all ten increments are applied, got ${String(longestRun)}`);
+    await checkRawCount(f.raw, 'check_statuses', 1, 'one row for the check');
+  });
+
   c('check statuses and alert states: writers racing to store the first row never conflict', async (f) => {
     const racers = Array.from({ length: 10 }, (_, i) => i);
     await Promise.all(racers.map((i) => f.storage.checkStatuses.upsert(ACCOUNT_A, checkStatusFixture('check-1', { name: `racer-${i}` }))));
@@ -161,5 +217,75 @@ function stateRowCases(c: StorageCase) {
     check(/^racer-\d$/.test(name), `the status is one racer's, got ${name}`);
     await Promise.all(racers.map((i) => f.storage.alertStates.put(ACCOUNT_A, 'check-1', alertStateFixture({ consecutiveFailures: i }))));
     await checkRawCount(f.raw, 'alert_states', 1, 'ten first puts leave one state row');
+  });
+
+  c('check sessions: replace writes only over the session it expects', async (f) => {
+    const sessions = f.storage.checkSessions;
+    const record = checkSessionFixture('check-1');
+    const stored = await sessions.insert(ACCOUNT_A, record);
+    const progress = { ...record, status: 'PROGRESS' as const };
+    check((await sessions.replace(ACCOUNT_A, { ...stored, status: 'PASSED' }, progress)) === false, 'a stale expected session: no write');
+    check((await sessions.replace(ACCOUNT_B, stored, progress)) === false, 'another account holds no such session: no write');
+    check((await rawMatching(f.raw, 'check_sessions', 'PROGRESS')).length === 0, 'the raw row is unchanged');
+    check((await sessions.replace(ACCOUNT_A, stored, progress)) === true, 'the stored session as expected: writes');
+    check((await rawMatching(f.raw, 'check_sessions', record.checkSessionId, 'PROGRESS')).length === 1, 'the raw row holds the new status');
+    checkSame(await sessions.get(ACCOUNT_A, record.checkSessionId), { ...progress, accountId: ACCOUNT_A }, 'get answers the new session');
+    check((await sessions.replace(ACCOUNT_A, stored, { ...record, status: 'CANCELLED' })) === false, 'the session it replaced is stale now');
+    check((await rawMatching(f.raw, 'check_sessions', 'CANCELLED')).length === 0, 'the stale replace wrote nothing');
+  });
+
+  c('check sessions: ten sequences completing at once each get their status in', async (f) => {
+    const sessions = f.storage.checkSessions;
+    const sequences = Array.from({ length: 10 }, (_, i) => ({ sequenceId: numberedId(i), runLocation: `location-${i}`, status: 'PROGRESS' as const }));
+    const record = checkSessionFixture('check-1', { status: 'PROGRESS', runLocations: sequences.map((s) => s.runLocation), sequences });
+    await sessions.insert(ACCOUNT_A, record);
+    await race(10, async (writer) => {
+      const current = (await sessions.get(ACCOUNT_A, record.checkSessionId))!;
+      const done = current.sequences.map((s, i) => (i === writer ? { ...s, status: 'PASSED' as const } : s));
+      return sessions.replace(ACCOUNT_A, current, { ...withoutAccount(current), sequences: done });
+    });
+    const statuses = (await sessions.get(ACCOUNT_A, record.checkSessionId))?.sequences.map((s) => s.status);
+    checkSame(statuses, sequences.map(() => 'PASSED'), 'every sequence is completed');
+  });
+
+  c('alert states: transition stores the state and queues its messages only over the state it expects', async (f) => {
+    const states = f.storage.alertStates;
+    const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 1, failingSince: T0, alerted: 'FAILURE', lastAlertAt: T0, lastRunId: 'state-v1' });
+    check((await states.transition(ACCOUNT_A, 'check-1', alertStateFixture(), failing, [message(1)])) === false, 'a state expected where there is none: no write');
+    await checkRawCount(f.raw, 'alert_states', 0, 'the refused transition stored no state');
+    await checkRawCount(f.raw, 'outbox', 0, 'the refused transition queued nothing');
+    check((await states.transition(ACCOUNT_A, 'check-1', null, failing, [message(1), message(2)])) === true, 'expected null over no state: writes');
+    check((await rawMatching(f.raw, 'alert_states', 'state-v1')).length === 1, 'the raw table holds the state');
+    check((await rawMatching(f.raw, 'outbox', numberedId(1))).length === 1 && (await rawMatching(f.raw, 'outbox', numberedId(2))).length === 1, 'the raw outbox holds both messages');
+    checkSame((await f.storage.outbox.pending(ACCOUNT_A)).map((m) => m.id), [numberedId(1), numberedId(2)], 'they wait for delivery as enqueued messages do');
+    const stored = (await states.get(ACCOUNT_A, 'check-1'))!;
+    checkSame(stored, failing, 'get answers the state');
+    const reminded = { ...stored, remindersSent: 1, lastRunId: 'state-v2' };
+    check((await states.transition(ACCOUNT_A, 'check-1', null, reminded, [message(3)])) === false, 'expected null while a state is stored: no write');
+    check((await states.transition(ACCOUNT_A, 'check-1', { ...stored, consecutiveFailures: 5 }, reminded, [message(3)])) === false, 'a stale expected state: no write');
+    check((await states.transition(ACCOUNT_B, 'check-1', stored, reminded, [message(3, ACCOUNT_B)])) === false, 'another account holds no such state: no write');
+    check((await rawMatching(f.raw, 'alert_states', 'state-v2')).length === 0, 'no refused state reached the raw table');
+    check((await rawMatching(f.raw, 'outbox', numberedId(3))).length === 0, 'no refused message reached the raw outbox');
+    const repeated = { ...message(2), payload: { marker: 'repeat-not-stored' } };
+    check((await states.transition(ACCOUNT_A, 'check-1', stored, reminded, [repeated, message(3)])) === true, 'the stored state as expected: writes, a repeated message id is no error');
+    checkSame(await states.get(ACCOUNT_A, 'check-1'), reminded, 'get answers the new state');
+    check((await rawMatching(f.raw, 'alert_states', 'state-v1')).length === 0, 'the raw row no longer holds the old state');
+    await checkRawCount(f.raw, 'outbox', 3, 'the new message is queued, the repeated one is not queued twice');
+    check((await rawMatching(f.raw, 'outbox', 'repeat-not-stored')).length === 0, 'the message queued first stays as it was');
+  });
+
+  c('alert states: ten writers racing transitions each get their step in, and only winners queue messages', async (f) => {
+    const states = f.storage.alertStates;
+    const shared = { ...message(100_000), payload: { every: 'step' } };
+    const won = await race(10, async (writer, attempt) => {
+      const current = await states.get(ACCOUNT_A, 'check-1');
+      const next = current ? { ...current, remindersSent: current.remindersSent + 1 } : alertStateFixture({ remindersSent: 1 });
+      return states.transition(ACCOUNT_A, 'check-1', current, next, [message(writer * 100 + attempt), shared]);
+    });
+    const remindersSent = (await states.get(ACCOUNT_A, 'check-1'))?.remindersSent;
+    check(remindersSent === 10, `all ten steps are applied, got ${String(remindersSent)}`);
+    const winners = [...won.map((attempt, writer) => numberedId(writer * 100 + attempt)), shared.id].sort();
+    checkSame((await f.storage.outbox.pending(ACCOUNT_A)).map((m) => m.id).sort(), winners, 'the outbox holds the message of each winning step and the shared one once');
+    await checkRawCount(f.raw, 'outbox', 11, 'no losing step queued anything');
   });
 }
