@@ -16,6 +16,7 @@ export {
   WITHHELD_SCRIPT_MODULES,
   type ScriptProcessLimits,
 } from './script-isolation.js';
+export { endWithHost } from './child-reaper.js';
 export {
   classifyAddress,
   embeddedIpv4,
