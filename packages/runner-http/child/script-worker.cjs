@@ -9,6 +9,25 @@
  * own modules and target-fence.cjs beside it, so the same files serve the sources and the built
  * package.
  */
+
+/*
+ * It ends with its host: at once when the IPC channel closes (the host exited or was killed), and
+ * within a second when its parent is no longer the host (a channel held open elsewhere), without
+ * running any exit handler a script left behind. Code stuck in a synchronous loop notices
+ * neither: the host's watcher (endWithHost of @vigil/core) kills it then. The same lines are in
+ * runner-browser's child/load-worker.cjs, since each child file loads no other package.
+ */
+// Node's own exit, taken before any script runs: process.exit and process.kill look up
+// process.reallyExit and process._kill when called, and both may be replaced or taken away.
+const reallyExit = process.reallyExit;
+const endProcess = () => reallyExit.call(process, 1);
+const host = process.ppid;
+if (!process.connected) endProcess();
+process.on('disconnect', endProcess);
+setInterval(() => {
+  if (process.ppid !== host) endProcess();
+}, 1_000).unref();
+
 const Module = require('node:module');
 const vm = require('node:vm');
 const assert = require('node:assert');

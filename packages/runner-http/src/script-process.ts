@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { scriptProcessFlags, WITHHELD_SCRIPT_MODULES } from '@vigil/core';
+import { endWithHost, scriptProcessFlags, WITHHELD_SCRIPT_MODULES } from '@vigil/core';
 import { answerOverLimit, answerTargetCheck, MAX_TARGET_CHECKS, recordLocalRefusal, type PhaseTargets } from './script-targets.js';
 
 export type ScriptPhase = 'setup' | 'teardown';
@@ -90,6 +90,8 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
       execArgv: scriptProcessFlags({ readPaths: [limits.workerFile, join(dirname(limits.workerFile), 'target-fence.cjs')], writeDir: dir, memoryLimitMb: limits.memoryLimitMb }),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    // A host killed mid-phase takes the process with it, also one stuck in a loop.
+    endWithHost(child);
   } catch (err) {
     await rm(dir, { recursive: true, force: true }).catch(() => {});
     return { kind: 'not-started', message: err instanceof Error ? err.message : String(err) };
