@@ -4,7 +4,8 @@
  * with an empty environment under Node's permission model (reads of its own modules and its run
  * directory, writes to the run directory, no child processes, no workers), connects to the pooled
  * browser it is handed, waits for one run, runs it and reports through the IPC channel. The
- * parent kills it when the run is over or its time is up. The build bundles this file with
+ * parent kills it when the run is over or its time is up, and it ends with its parent
+ * (load-worker.cjs, its entry, sees to that). The build bundles this file with
  * puppeteer-core and expect (dist/script-worker.cjs), and load-worker.cjs loads it.
  */
 const Module = require('node:module');

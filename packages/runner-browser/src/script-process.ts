@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { scriptProcessFlags } from '@vigil/core';
+import { endWithHost, scriptProcessFlags } from '@vigil/core';
 import type { CodeCache } from './code-cache.js';
 import type { DevToolsGate, GateClient } from './devtools-gate.js';
 
@@ -147,6 +147,8 @@ export class ScriptProcess {
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    // A host killed while the process waits or runs takes it along, also one stuck in a loop.
+    endWithHost(child);
     return new ScriptProcess(child, dir, options, cache.make);
   }
 
