@@ -53,7 +53,7 @@ describe('retention scheduled by the engine', () => {
     const a = (await s.vigil.accounts.ensure()).id;
     await seed(s.storage, a, [1 * HOUR, 89 * DAY, 90 * DAY - 1, 90 * DAY + 30 * 60_000, 91 * DAY, 200 * DAY]);
     await start(s.vigil);
-    expect(await s.storage.schedule.list('@vigil', '@retention')).toEqual([{ accountId: '@vigil', checkId: '@retention', location: '@retention', dueAt: '2026-05-01T12:17:00.000Z' }]);
+    expect(await s.storage.schedule.list('', '')).toEqual([{ kind: 'retention', accountId: '', checkId: '', location: '', dueAt: '2026-05-01T12:17:00.000Z' }]);
     await runFor(s.clock, 16 * 60_000, 1_000);
     expect(await ages(s.storage, a)).toHaveLength(6);
     await runFor(s.clock, 2 * 60_000, 1_000);
@@ -62,7 +62,7 @@ describe('retention scheduled by the engine', () => {
     expect(await ages(s.storage, a)).not.toContain(90 * DAY + 30 * 60_000);
     const removed = s.log.filter((e) => e.msg === 'retention: removed check results');
     expect(removed).toEqual([{ level: 'info', msg: 'retention: removed check results', meta: { accountId: a, before: '2026-01-31T12:00:00.000Z', days: 90, deleted: 3, rolledUp: 0 } }]);
-    expect(await s.storage.schedule.list('@vigil', '@retention')).toMatchObject([{ dueAt: '2026-05-01T13:17:00.000Z' }]);
+    expect(await s.storage.schedule.list('', '')).toMatchObject([{ dueAt: '2026-05-01T13:17:00.000Z' }]);
   });
 
   it('keeps every result inside the window: the cut-off is rounded down to a whole hour', async () => {
@@ -127,7 +127,7 @@ describe('retention scheduled by the engine', () => {
     await seed(s.storage, a, [365 * DAY]);
     await start(s.vigil);
     await runFor(s.clock, 2 * HOUR, 10_000);
-    expect(await s.storage.schedule.list('@vigil', '@retention')).toEqual([]);
+    expect(await s.storage.schedule.list('', '')).toEqual([]);
     expect(await ages(s.storage, a)).toEqual([365 * DAY]);
   });
 

@@ -142,9 +142,9 @@ describe('memoryStorage', () => {
   it('keeps a lease when a leased entry is moved, so a running job is not claimed twice', async () => {
     const s = memoryStorage();
     const now = new Date('2026-05-01T12:00:00.000Z');
-    await s.schedule.upsert({ accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
+    await s.schedule.upsert({ kind: 'run', accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
     const [job] = await s.schedule.claimDue(now, {}, 1, 60_000, 'owner-1');
-    await s.schedule.upsert({ accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
+    await s.schedule.upsert({ kind: 'run', accountId: A, checkId: 'c1', location: 'us-east-1', dueAt: now.toISOString() });
     expect(await s.schedule.claimDue(now, {}, 1, 60_000, 'owner-2')).toEqual([]);
     expect(await s.schedule.complete(job!, null)).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALERT_TICK_LOCATION, certificateTarget, plannedEntries, SSL_CHECK_LOCATION } from '../src/index.js';
+import { alertTickEntry, certificateTarget, plannedEntries } from '../src/index.js';
 import { browserCheckFixture, tcpCheckFixture } from '../src/testing/index.js';
 
 const at = new Date('2026-05-01T12:00:00.000Z');
@@ -16,9 +16,9 @@ describe('schedule plan: certificates', () => {
   it('a check watching a certificate gets a daily-look entry due at once beside its run entries; an inactive check gets none', () => {
     const check = stored(browserCheckFixture({ sslCheckDomain: 'shop.example.com', locations: ['eu-west-1'] }));
     const entries = plannedEntries('a', check, null, 'us-east-1', at);
-    expect(entries.map((e) => e.location)).toEqual(['eu-west-1', SSL_CHECK_LOCATION]);
+    expect(entries.map((e) => [e.kind, e.location])).toEqual([['run', 'eu-west-1'], ['certificate', '']]);
     expect(entries[1]!.dueAt).toBe(at.toISOString());
     expect(plannedEntries('a', stored(browserCheckFixture({ sslCheckDomain: 'shop.example.com', activated: false })), null, 'us-east-1', at)).toEqual([]);
-    expect(ALERT_TICK_LOCATION).not.toBe(SSL_CHECK_LOCATION);
+    expect(alertTickEntry('a', 'c1', at)).toEqual({ kind: 'alert-tick', accountId: 'a', checkId: 'c1', location: '', dueAt: '2026-05-01T12:01:00.000Z' });
   });
 });

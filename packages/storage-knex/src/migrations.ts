@@ -310,6 +310,50 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await knex.schema.alterTable(table, (t) => t.index(['at'], indexName(table, ['at'])));
     },
   },
+  {
+    // Schedule entries say what they are (a check's run, a session's run, or one of the engine's
+    // own jobs) instead of a sentinel location, and sessions' runs are leased like scheduled ones.
+    name: '009_schedule_kinds',
+    async up(knex, prefix) {
+      const table = `${prefix}schedule`;
+      const old = `${prefix}schedule_008`;
+      await knex.schema.renameTable(table, old);
+      await knex.schema.createTable(table, (t) => {
+        t.string('kind', 32).notNullable();
+        t.string('account_id', 64).notNullable();
+        t.string('check_id', 64).notNullable();
+        t.string('location', 128).notNullable();
+        // A session entry's `checkSessionId/sequenceId`; empty for every other kind.
+        t.string('ref', 160).notNullable().defaultTo('');
+        t.boolean('private').notNullable();
+        t.bigInteger('due_ms').notNullable();
+        t.string('lease_owner', 128).nullable();
+        t.bigInteger('lease_until_ms').nullable();
+        t.primary(['kind', 'check_id', 'location', 'ref'], indexName(table, ['kind', 'pk'], 'index'));
+        t.index(['due_ms'], indexName(table, ['kind', 'due_ms']));
+      });
+      const kindOf: Record<string, string> = { '@alert-tick': 'alert-tick', '@ssl': 'certificate', '@retention': 'retention' };
+      const rows = (await knex(old).select('*')) as Record<string, unknown>[];
+      for (let i = 0; i < rows.length; i += 100) {
+        await knex(table).insert(rows.slice(i, i + 100).map((r) => {
+          const kind = kindOf[String(r.location)] ?? 'run';
+          const own = kind === 'retention';
+          return {
+            kind,
+            account_id: own ? '' : r.account_id,
+            check_id: own ? '' : r.check_id,
+            location: kind === 'run' ? r.location : '',
+            ref: '',
+            private: kind === 'run' ? r.private : false,
+            due_ms: r.due_ms,
+            lease_owner: r.lease_owner,
+            lease_until_ms: r.lease_until_ms,
+          };
+        }));
+      }
+      await knex.schema.dropTable(old);
+    },
+  },
 ];
 
 /**

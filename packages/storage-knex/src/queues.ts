@@ -1,4 +1,15 @@
-import { isPrivateLocation, type Outbox, type OutboxMessage, type ScheduledJob, type ScheduleStore, type ServedLocations } from '@vigil/core';
+import {
+  isPrivateLocation,
+  LOCATED_JOB_KINDS,
+  type JobKind,
+  type NewOutboxMessage,
+  type Outbox,
+  type OutboxMessage,
+  type ScheduledJob,
+  type ScheduleEntry,
+  type ScheduleStore,
+  type ServedLocations,
+} from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
 import type { TableContext } from './table.js';
@@ -10,7 +21,10 @@ function isPg(knex: Knex): boolean {
   return ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
 }
 
-/** The locations `serves` covers, as a WHERE clause on (private, location). */
+/**
+ * The entries a process serving `serves` claims: `run` entries in its locations, `session` entries
+ * in any data-center location or in its private locations, and every engine job.
+ */
 function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
   const part = (isPrivate: boolean, names: string[] | 'all' | undefined) => (b: Knex.QueryBuilder) => {
     b.where('private', isPrivate);
@@ -19,8 +33,42 @@ function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
       else b.whereIn('location', names);
     }
   };
-  q.where((b) => b.where(part(false, serves.locations)).orWhere(part(true, serves.privateLocations)));
+  q.where((b) =>
+    b.whereNotIn('kind', [...LOCATED_JOB_KINDS])
+      .orWhere((session) => session.where('kind', 'session').where('private', false))
+      .orWhere((located) => located.where(part(false, serves.locations)).orWhere(part(true, serves.privateLocations))));
 }
+
+/** A session entry's sequence, kept in `ref` beside its session: `checkSessionId/sequenceId`. */
+const refOf = (entry: ScheduleEntry) => (entry.session ? `${entry.session.checkSessionId}/${entry.session.sequenceId}` : '');
+
+function toRow(entry: ScheduleEntry): Row {
+  return {
+    kind: entry.kind,
+    account_id: entry.accountId,
+    check_id: entry.checkId,
+    location: entry.location,
+    ref: refOf(entry),
+    private: LOCATED_JOB_KINDS.includes(entry.kind) && isPrivateLocation(entry.location),
+    due_ms: Date.parse(entry.dueAt),
+  };
+}
+
+function fromRow(r: Row): ScheduleEntry {
+  const ref = String(r.ref ?? '');
+  const slash = ref.indexOf('/');
+  return {
+    kind: String(r.kind) as JobKind,
+    accountId: String(r.account_id),
+    checkId: String(r.check_id),
+    location: String(r.location),
+    ...(ref ? { session: { checkSessionId: ref.slice(0, slash), sequenceId: ref.slice(slash + 1) } } : {}),
+    dueAt: iso(r.due_ms)!,
+  };
+}
+
+const KEY = ['kind', 'check_id', 'location', 'ref'];
+const keyOf = (entry: ScheduleEntry) => ({ kind: entry.kind, check_id: entry.checkId, location: entry.location, ref: refOf(entry) });
 
 export function scheduleStore(ctx: TableContext): ScheduleStore {
   const table = `${ctx.prefix}schedule`;
@@ -29,36 +77,28 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
     upsert: (entry) =>
       run(async () => {
         // A moved entry keeps its lease, so a run in progress is not claimed a second time.
-        await ctx.knex(table)
-          .insert({
-            account_id: entry.accountId, check_id: entry.checkId, location: entry.location,
-            private: isPrivateLocation(entry.location), due_ms: Date.parse(entry.dueAt),
-          })
-          .onConflict(['check_id', 'location'])
-          .merge(['account_id', 'due_ms']);
+        await ctx.knex(table).insert(toRow(entry)).onConflict(KEY).merge(['account_id', 'due_ms']);
       }),
     ensure: (entries) =>
       run(async () => {
         let added = 0;
         // 100 rows a statement stays under SQLite's limit of bound variables.
         for (let i = 0; i < entries.length; i += 100) {
-          const rows = entries.slice(i, i + 100).map((entry) => ({
-            account_id: entry.accountId, check_id: entry.checkId, location: entry.location,
-            private: isPrivateLocation(entry.location), due_ms: Date.parse(entry.dueAt),
-          }));
-          const inserted = await ctx.knex(table).insert(rows).onConflict(['check_id', 'location']).ignore().returning(['check_id']);
+          const rows = entries.slice(i, i + 100).map(toRow);
+          const inserted = await ctx.knex(table).insert(rows).onConflict(KEY).ignore().returning(['check_id']);
           added += (inserted as unknown[]).length;
         }
         return added;
       }),
-    remove: (accountId, checkId) => run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).delete())),
+    remove: (accountId, checkId) =>
+      run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).whereNot('kind', 'session').delete())),
     claimDue: (now, serves, limit, leaseMs, owner) =>
       run(async () => {
         const at = now.getTime();
         const until = at + leaseMs;
         return ctx.knex.transaction(async (trx) => {
           const due = trx(table)
-            .select('check_id', 'location', 'lease_owner')
+            .select(...KEY, 'lease_owner')
             .where('due_ms', '<=', at)
             .where((b) => b.whereNull('lease_until_ms').orWhere('lease_until_ms', '<=', at))
             .orderBy('due_ms')
@@ -66,17 +106,16 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
           whereServed(due, serves);
           // Several processes on one PostgreSQL database each take a disjoint set of rows.
           if (isPg(ctx.knex)) due.forUpdate().skipLocked();
-          const picked = (await due) as { check_id: string; location: string; lease_owner: string | null }[];
+          const picked = (await due) as (Row & { lease_owner: string | null })[];
           const jobs: ScheduledJob[] = [];
           for (const p of picked) {
             const [row] = (await trx(table)
-              .where({ check_id: p.check_id, location: p.location })
+              .where({ kind: p.kind, check_id: p.check_id, location: p.location, ref: p.ref })
               .update({ lease_owner: owner, lease_until_ms: until })
-              .returning(['account_id', 'check_id', 'location', 'due_ms'])) as Row[];
+              .returning(['kind', 'account_id', 'check_id', 'location', 'ref', 'due_ms'])) as Row[];
             if (!row) continue;
             jobs.push({
-              accountId: String(row.account_id), checkId: String(row.check_id), location: String(row.location),
-              dueAt: iso(row.due_ms)!, leaseOwner: owner, leaseUntil: iso(until)!,
+              ...fromRow(row), leaseOwner: owner, leaseUntil: iso(until)!,
               // An owner still on the row means its lease ran out: complete and release clear it.
               reclaimed: p.lease_owner !== null && p.lease_owner !== undefined,
             });
@@ -86,7 +125,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
       }),
     complete: (job, nextDueAt) =>
       run(async () => {
-        const q = ctx.knex(table).where({ check_id: job.checkId, location: job.location, lease_owner: job.leaseOwner });
+        const q = ctx.knex(table).where({ ...keyOf(job), lease_owner: job.leaseOwner });
         const n = nextDueAt === null
           ? await q.delete()
           : await q.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null });
@@ -95,9 +134,17 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
     release: (owner) => run(async () => Number(await ctx.knex(table).where('lease_owner', owner).update({ lease_owner: null, lease_until_ms: null }))),
     list: (accountId, checkId) =>
       run(async () => {
-        const rows = await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).orderBy('location');
-        return rows.map((r: Row) => ({ accountId: String(r.account_id), checkId: String(r.check_id), location: String(r.location), dueAt: iso(r.due_ms)! }));
+        const rows = await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).orderBy(['kind', 'location', 'ref']);
+        return rows.map(fromRow);
       }),
+  };
+}
+
+/** The row a new outbox message is stored as (enqueue's, and an alert state's transition's). */
+export function outboxRow(m: NewOutboxMessage): Row {
+  return {
+    id: m.id, account_id: m.accountId, check_id: m.checkId, alert_channel_id: m.alertChannelId, created_ms: Date.parse(m.created_at),
+    next_attempt_ms: Date.parse(m.nextAttemptAt), attempts: 0, data: JSON.stringify(m),
   };
 }
 
@@ -120,10 +167,7 @@ export function outbox(ctx: TableContext): Outbox {
       run(async () => {
         if (batch.length === 0) return;
         await ctx.knex.transaction(async (trx) => {
-          await trx(table).insert(batch.map((m) => ({
-            id: m.id, account_id: m.accountId, check_id: m.checkId, alert_channel_id: m.alertChannelId, created_ms: Date.parse(m.created_at),
-            next_attempt_ms: Date.parse(m.nextAttemptAt), attempts: 0, data: JSON.stringify(m),
-          })));
+          await trx(table).insert(batch.map(outboxRow));
         });
       }),
     claim: (now, limit, leaseMs, owner) =>

@@ -35,7 +35,7 @@ describe.runIf(PG_URL)('PostgreSQL shared by several processes', () => {
     const due = new Date('2026-05-01T12:00:00Z');
     for (let i = 0; i < 1000; i += 100) {
       await Promise.all(Array.from({ length: 100 }, (_, j) => a.schedule.upsert({
-        accountId: 'acc', checkId: `check-${String(i + j).padStart(4, '0')}`, location: 'eu-west-1', dueAt: due.toISOString(),
+        kind: 'run', accountId: 'acc', checkId: `check-${String(i + j).padStart(4, '0')}`, location: 'eu-west-1', dueAt: due.toISOString(),
       })));
     }
     const now = new Date('2026-05-01T12:00:01Z');

@@ -103,8 +103,8 @@ describe.each(dialects)('retention job of the engine on %s', (_name, open) => {
       expect(log.find((e) => e.msg === 'retention: removed check results')?.meta).toEqual({
         accountId: a, before: new Date(before).toISOString(), days: 30, deleted: due, rolledUp: 96,
       });
-      expect(await storage.schedule.list('@vigil', '@retention')).toEqual([
-        { accountId: '@vigil', checkId: '@retention', location: '@retention', dueAt: new Date(T0 + HOUR + 17 * MIN).toISOString() },
+      expect(await storage.schedule.list('', '')).toEqual([
+        { kind: 'retention', accountId: '', checkId: '', location: '', dueAt: new Date(T0 + HOUR + 17 * MIN).toISOString() },
       ]);
     } finally {
       await vigil?.stop(0);

@@ -3,13 +3,14 @@ import type { CheckGroup } from '../model/check-group.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Cancel } from '../ports/clock.js';
 import type { RunSource } from '../ports/runner.js';
-import type { ScheduledJob, ServedLocations } from '../ports/storage.js';
-import { ALERT_TICK_LOCATION, nextDueIn, plannedEntries, runLocations, SSL_CHECK_LOCATION } from '../rules/schedule-plan.js';
+import { isFinalSessionStatus } from '../model/check-session.js';
+import type { JobKind, ScheduledJob, ServedLocations } from '../ports/storage.js';
+import { ALERT_TICK_MS, nextDueIn, plannedEntries, runLocations } from '../rules/schedule-plan.js';
 import type { SessionLauncher } from '../services/check-sessions.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { MinHeap } from './min-heap.js';
-import { RETENTION_LOCATION, RetentionJob, type RetentionOptions } from './retention-job.js';
-import { RunPipeline, type PipelineServices, type RunOutcome } from './run-pipeline.js';
+import { RetentionJob, type RetentionOptions } from './retention-job.js';
+import { CANCELLED, FAILED_CERTIFICATE_RETRY_MS, RunPipeline, STOPPING, type PipelineServices } from './run-pipeline.js';
 
 export interface EngineOptions {
   /**
@@ -43,42 +44,65 @@ export interface EngineServices extends PipelineServices {
   serves: ServedLocations;
 }
 
+/** A claimed schedule entry waiting in this process for its time (a run) or its turn (a session's run). */
 interface ReadyJob {
   due: number;
-  /** Session runs of a group: at most `limit` of them at once, lower groupOrder first. */
-  group?: { id: number; order: number; limit: number };
-  seq?: number;
-  spec: {
-    accountId: string;
-    checkId: string;
-    location: string;
+  claim: ScheduledJob;
+  seq: number;
+  /** A session's run: what the pipeline needs of its session, and its group's limit and order. */
+  session?: {
     runSource: RunSource;
-    session?: { checkSessionId: string; sequenceId: string; projectId?: string | null; environment?: string | null };
+    projectId: string | null;
+    environment: string | null;
+    startedAt: string;
+    group?: GroupSlot;
   };
-  claim?: ScheduledJob;
 }
+
+/** A session run's group: at most `limit` of its runs at once, lower `order` (groupOrder) first. */
+interface GroupSlot {
+  id: number;
+  order: number;
+  limit: number;
+}
+
+/** What a job's handler asks of its entry: move it to a time, remove it (null), or leave it as it is. */
+type Next = Date | null | 'leave';
+
+interface JobContext {
+  signal: AbortSignal;
+  /** When the job must be over: the lease's end less a second. */
+  mustEndBy: Date;
+  onRunnerWait: (waiting: boolean) => void;
+}
+
+type JobHandler = (job: ReadyJob, ctx: JobContext) => Promise<Next>;
 
 export type EngineState = 'stopped' | 'running' | 'stopping';
 
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 /**
- * The scheduler and run loop of one process. Due slots are claimed from the shared schedule (so
- * several processes on one database run each slot once), held in one priority queue by due time
- * with one timer for the earliest, and run through the pipeline with bounded concurrency.
+ * The scheduler and run loop of one process. Due entries are claimed from the shared schedule (so
+ * several processes on one database run each once), held in one priority queue by due time with
+ * one timer for the earliest, and handed to the handler of their kind with bounded concurrency.
+ * Whatever a handler throws or however long it hangs, its entry completes and re-arms, and a
+ * session's sequence ends.
  */
 export class Engine implements SessionLauncher {
   readonly owner: string;
   private readonly pipeline: RunPipeline;
   private readonly meter: EngineInstruments;
   private readonly queue = new MinHeap<ReadyJob>((a, b) => a.due - b.due);
-  /** Session runs wait here, ordered by groupOrder, until their group has room. */
+  /** Claimed session runs, ordered by groupOrder, until their group (and the engine) has room. */
   private sessionQueue: ReadyJob[] = [];
-  private pendingLaunches = 0;
   private readonly groupRunning = new Map<number, number>();
   private readonly running = new Map<string, { controller: AbortController; promise: Promise<void>; session?: string; sequence?: string }>();
   private dispatchTimer: Cancel | null = null;
   private dispatchAt = Infinity;
   private pollTimer: Cancel | null = null;
   private polling = false;
+  private pollAgain = false;
   private current: EngineState = 'stopped';
   private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention'>>;
   /** Retention of check results, run from its own entry of the shared schedule. */
@@ -86,8 +110,9 @@ export class Engine implements SessionLauncher {
   private serial = 0;
   /** Running jobs that wait for their runner's turn: they hold no engine slot meanwhile. */
   private waitingForRunner = 0;
-  /** Claimed slots whose run could not be recorded because the store was away; given back once it answers. */
+  /** Claimed entries whose job could not be recorded because the store was away; given back once it answers. */
   private unfinished: ScheduledJob[] = [];
+  private readonly handlers: Record<JobKind, JobHandler>;
 
   constructor(
     private readonly services: EngineServices,
@@ -106,6 +131,13 @@ export class Engine implements SessionLauncher {
     this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
     this.retention = new RetentionJob(services.deps, options.retention);
     this.meter = engineInstruments(services.deps.metrics);
+    this.handlers = {
+      run: (job, ctx) => this.runSlot(job, ctx),
+      session: (job, ctx) => this.runSession(job, ctx),
+      'alert-tick': (job) => this.pipeline.tick(job.claim.accountId, job.claim.checkId),
+      certificate: (job) => this.pipeline.certificate(job.claim.accountId, job.claim.checkId),
+      retention: (_job, ctx) => this.retention.run(ctx.mustEndBy, ctx.signal),
+    };
   }
 
   get state(): EngineState {
@@ -141,7 +173,7 @@ export class Engine implements SessionLauncher {
 
   /**
    * Stops claiming, lets running jobs finish for up to the deadline, aborts the rest and releases
-   * every lease this process holds, so another process takes its slots at once.
+   * every lease this process holds, so another process takes its entries (sessions' runs included) at once.
    */
   async stop(deadlineMs = this.o.stopDeadlineMs): Promise<void> {
     if (this.current !== 'running') return;
@@ -161,70 +193,31 @@ export class Engine implements SessionLauncher {
       });
       await Promise.race([all(), deadline]);
       cancel();
-      for (const r of this.running.values()) r.controller.abort(new Error('engine stopping'));
+      for (const r of this.running.values()) r.controller.abort(STOPPING);
       await all();
     }
     await this.deps.storage.schedule.release(this.owner).catch((err: unknown) => {
-      this.deps.logger.warn('engine: could not release leases', { error: String(err) });
+      this.deps.logger.warn('engine: could not release leases', { error: errorText(err) });
     });
     this.current = 'stopped';
   }
 
   /**
-   * SessionLauncher: a session's sequences run at once, through the same pipeline; the runs of a
-   * group's checks keep the group's concurrency and start in the checks' groupOrder.
+   * SessionLauncher: the session's runs are in the shared schedule already (the session service
+   * put them there); this process looks for them at once rather than at its next poll.
    */
-  launch(session: CheckSession): void {
+  launch(_session: CheckSession): void {
     if (this.current !== 'running') return;
-    this.pendingLaunches++;
-    void this.groupSlot(session)
-      .then((group) => this.enqueueSession(session, group))
-      .catch((err: unknown) => {
-        this.deps.logger.warn('engine: could not read the group of a session', { error: String(err) });
-        this.enqueueSession(session, undefined);
-      })
-      .finally(() => {
-        this.pendingLaunches--;
-        this.dispatch();
-      });
+    this.pollSoon();
   }
 
-  private async groupSlot(session: CheckSession): Promise<ReadyJob['group']> {
-    const check = await this.deps.storage.checks.get(session.accountId, session.checkId);
-    if (!check || check.groupId === null) return undefined;
-    const group = await this.deps.storage.checkGroups.get(session.accountId, check.groupId);
-    if (!group) return undefined;
-    return { id: group.id, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, limit: Math.max(1, group.concurrency) };
-  }
-
-  private enqueueSession(session: CheckSession, group: ReadyJob['group']): void {
-    for (const seq of session.sequences) {
-      this.sessionQueue.push({
-        due: this.now(),
-        seq: ++this.serial,
-        ...(group ? { group } : {}),
-        spec: {
-          accountId: session.accountId,
-          checkId: session.checkId,
-          location: seq.runLocation,
-          runSource: session.runSource,
-          session: {
-            checkSessionId: session.checkSessionId, sequenceId: seq.sequenceId, projectId: session.projectId, environment: session.environment,
-          },
-        },
-      });
-    }
-    this.sessionQueue.sort((a, b) => (a.group?.order ?? Number.MAX_SAFE_INTEGER) - (b.group?.order ?? Number.MAX_SAFE_INTEGER) || a.seq! - b.seq!);
-  }
-
-  /** SessionLauncher: cancelled sequences stop; queued ones never start. */
+  /** SessionLauncher: cancelled sequences running here stop; queued ones never start. */
   cancel(session: CheckSession, sequenceIds: string[] | undefined): void {
     const chosen = sequenceIds ? new Set(sequenceIds) : null;
     const hit = (sid: string | undefined, seq: string | undefined) =>
       sid === session.checkSessionId && (chosen === null || (seq !== undefined && chosen.has(seq)));
-    this.queue.removeWhere((j) => hit(j.spec.session?.checkSessionId, j.spec.session?.sequenceId));
-    this.sessionQueue = this.sessionQueue.filter((j) => !hit(j.spec.session?.checkSessionId, j.spec.session?.sequenceId));
-    for (const r of this.running.values()) if (hit(r.session, r.sequence)) r.controller.abort(new Error('cancelled'));
+    this.sessionQueue = this.sessionQueue.filter((j) => !hit(j.claim.session?.checkSessionId, j.claim.session?.sequenceId));
+    for (const r of this.running.values()) if (hit(r.session, r.sequence)) r.controller.abort(CANCELLED);
   }
 
   private async reconcile(): Promise<void> {
@@ -250,9 +243,21 @@ export class Engine implements SessionLauncher {
     }
   }
 
+  /** Claims again as soon as the current claim (if any) is over. */
+  private pollSoon(): void {
+    if (this.current !== 'running') return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    queueMicrotask(() => void this.poll());
+  }
+
   private async poll(): Promise<void> {
     if (this.current !== 'running' || this.polling) return;
     this.polling = true;
+    this.pollAgain = false;
+    let more = false;
     try {
       await this.giveBack();
       const claimed = await this.deps.storage.schedule.claimDue(
@@ -263,34 +268,98 @@ export class Engine implements SessionLauncher {
         this.owner,
       );
       if (claimed.length > 0) this.meter.claims.inc({}, claimed.length);
+      const sessions: ScheduledJob[] = [];
       for (const job of claimed) {
         if (job.reclaimed) {
           this.meter.leaseExpiries.inc();
-          this.deps.logger.info('engine: claimed a slot whose lease had run out', { accountId: job.accountId, checkId: job.checkId, location: job.location, dueAt: job.dueAt });
+          this.deps.logger.info('engine: claimed an entry whose lease had run out', {
+            kind: job.kind, accountId: job.accountId, checkId: job.checkId, location: job.location, dueAt: job.dueAt,
+            checkSessionId: job.session?.checkSessionId ?? null,
+          });
         }
-        this.queue.push({
-          due: Date.parse(job.dueAt),
-          claim: job,
-          spec: { accountId: job.accountId, checkId: job.checkId, location: job.location, runSource: 'SCHEDULER' },
-        });
+        if (job.kind === 'session') sessions.push(job);
+        else this.queue.push({ due: Date.parse(job.dueAt), claim: job, seq: ++this.serial });
       }
+      if (sessions.length > 0) await this.admitSessions(sessions);
       // A full batch means more is due: claim again at once.
-      if (claimed.length >= this.o.claimBatch) queueMicrotask(() => void this.poll());
+      more = claimed.length >= this.o.claimBatch;
     } catch (err) {
       // The database is away: keep going, the next poll tries again.
       this.meter.claimFailures.inc();
-      this.deps.logger.warn('engine: claiming due slots failed', { error: err instanceof Error ? err.message : String(err) });
+      this.deps.logger.warn('engine: claiming due entries failed', { error: errorText(err) });
     } finally {
       this.polling = false;
     }
     if (this.current !== 'running') return;
     this.dispatch();
+    await this.giveBackWaitingSessions();
+    if (this.current !== 'running') return;
     this.pollTimer?.();
-    this.pollTimer = this.deps.clock.setTimer(new Date(this.now() + this.o.pollMs), () => void this.poll());
+    this.pollTimer = null;
+    if (more || this.pollAgain) queueMicrotask(() => void this.poll());
+    else this.pollTimer = this.deps.clock.setTimer(new Date(this.now() + this.o.pollMs), () => void this.poll());
   }
 
   /**
-   * Makes the slots whose run the store's outage interrupted due again at their own time, so they
+   * Reads what the claimed session runs need (their session and group) and queues them in
+   * groupOrder; a run whose session is gone or whose sequence ended already (cancelled) is done.
+   */
+  private async admitSessions(claims: ScheduledJob[]): Promise<void> {
+    const { storage } = this.deps;
+    const groups = new Map<string, GroupSlot | undefined>();
+    for (const claim of claims) {
+      const ref = claim.session!;
+      const session = await storage.checkSessions.get(claim.accountId, ref.checkSessionId);
+      const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
+      if (!session || !sequence || isFinalSessionStatus(sequence.status)) {
+        await storage.schedule.complete(claim, null);
+        continue;
+      }
+      const key = `${claim.accountId}:${claim.checkId}`;
+      if (!groups.has(key)) groups.set(key, await this.groupSlot(claim.accountId, claim.checkId));
+      const group = groups.get(key);
+      this.sessionQueue.push({
+        due: Date.parse(claim.dueAt),
+        claim,
+        seq: ++this.serial,
+        session: {
+          runSource: session.runSource, projectId: session.projectId ?? null, environment: session.environment ?? null, startedAt: session.startedAt,
+          ...(group ? { group } : {}),
+        },
+      });
+    }
+    const order = (j: ReadyJob) => j.session?.group?.order ?? Number.MAX_SAFE_INTEGER;
+    this.sessionQueue.sort((a, b) => order(a) - order(b) || a.session!.startedAt.localeCompare(b.session!.startedAt) || a.seq - b.seq);
+  }
+
+  private async groupSlot(accountId: string, checkId: string): Promise<GroupSlot | undefined> {
+    const check = await this.deps.storage.checks.get(accountId, checkId);
+    if (!check || check.groupId === null) return undefined;
+    const group = await this.deps.storage.checkGroups.get(accountId, check.groupId);
+    if (!group) return undefined;
+    return { id: group.id, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, limit: Math.max(1, group.concurrency) };
+  }
+
+  /**
+   * Session runs still waiting for room once half their lease is gone go back to the schedule, due
+   * as they were, so no lease runs out while they wait; a later poll claims them again, and the
+   * queue keeps them in groupOrder whenever they were claimed.
+   */
+  private async giveBackWaitingSessions(): Promise<void> {
+    const now = this.now();
+    const late = (j: ReadyJob) => Date.parse(j.claim.leaseUntil) - now < this.o.leaseMs / 2;
+    const waiting = this.sessionQueue.filter(late);
+    if (waiting.length === 0) return;
+    this.sessionQueue = this.sessionQueue.filter((j) => !late(j));
+    for (const job of waiting) {
+      await this.deps.storage.schedule.complete(job.claim, new Date(job.claim.dueAt)).catch((err: unknown) => {
+        this.deps.logger.warn('engine: could not give a waiting session run back', { checkId: job.claim.checkId, error: errorText(err) });
+      });
+    }
+  }
+
+  /**
+   * Makes the entries whose job the store's outage interrupted due again at their own time, so they
    * run as soon as it is back rather than when their lease runs out (a result already stored makes
    * the run again a duplicate, which completes what the first one left undone).
    */
@@ -312,17 +381,15 @@ export class Engine implements SessionLauncher {
       this.queue.pop();
       this.start1(top);
     }
-    // Session runs wait while launches of the same trigger are still being read, so order holds.
-    if (this.pendingLaunches === 0) {
-      for (let i = 0; i < this.sessionQueue.length && this.occupied < this.o.concurrency;) {
-        const job = this.sessionQueue[i]!;
-        if (job.group && (this.groupRunning.get(job.group.id) ?? 0) >= job.group.limit) {
-          i++;
-          continue;
-        }
-        this.sessionQueue.splice(i, 1);
-        this.start1(job);
+    for (let i = 0; i < this.sessionQueue.length && this.occupied < this.o.concurrency;) {
+      const job = this.sessionQueue[i]!;
+      const group = job.session?.group;
+      if (group && (this.groupRunning.get(group.id) ?? 0) >= group.limit) {
+        i++;
+        continue;
       }
+      this.sessionQueue.splice(i, 1);
+      this.start1(job);
     }
     const next = this.queue.peek();
     if (!next || this.occupied >= this.o.concurrency) {
@@ -344,10 +411,10 @@ export class Engine implements SessionLauncher {
   private start1(job: ReadyJob): void {
     const key = `${++this.serial}`;
     const controller = new AbortController();
-    const groupId = job.group?.id;
+    const { claim } = job;
+    const groupId = job.session?.group?.id;
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
-    const mustEndBy = job.claim ? new Date(Date.parse(job.claim.leaseUntil) - 1_000) : undefined;
-    const claim = job.claim;
+    const leaseEnd = Date.parse(claim.leaseUntil);
     // A run waiting for its runner's turn (a browser pool) leaves its engine slot to runs of other types.
     let waiting = false;
     const onRunnerWait = (now: boolean) => {
@@ -356,48 +423,125 @@ export class Engine implements SessionLauncher {
       this.waitingForRunner += now ? 1 : -1;
       if (now) this.dispatch();
     };
-    if (claim) this.meter.schedulerLag.observe({}, Math.max(0, this.now() - job.due) / 1000);
-    const special = claim?.location === ALERT_TICK_LOCATION ? this.pipeline.tick.bind(this.pipeline)
-      : claim?.location === SSL_CHECK_LOCATION ? this.pipeline.certificate.bind(this.pipeline)
-        : claim?.location === RETENTION_LOCATION ? () => this.retention.run(mustEndBy!, controller.signal)
-          : null;
-    const work = claim && special
-      ? special(claim.accountId, claim.checkId).then((next) => this.deps.storage.schedule.complete(claim, next).then(() => undefined))
-      : this.pipeline
-        .run({ ...job.spec, dueAt: new Date(job.due), mustEndBy, onRunnerWait }, controller.signal)
-        .then((outcome) => (claim ? this.complete(claim, outcome) : undefined));
-    const promise = work
-      .catch((err: unknown) => {
-        if (claim && (err as { code?: string } | null)?.code === 'UNAVAILABLE') this.unfinished.push(claim);
-        this.deps.logger.error('engine: run failed', {
-          accountId: job.spec.accountId, checkId: job.spec.checkId, location: job.spec.location, runSource: job.spec.runSource,
-          checkSessionId: job.spec.session?.checkSessionId ?? null, error: err instanceof Error ? err.message : String(err),
-        });
-      })
+    if (claim.kind === 'run') this.meter.schedulerLag.observe({}, Math.max(0, this.now() - job.due) / 1000);
+    // Every job ends within a lease of its start (attempts have time limits and retries stop
+    // before the lease does): one still going a whole lease after it started hangs (a plugin or
+    // the store never answered). It is given up, so its entry completes and re-arms all the same.
+    let cancelWatch: Cancel = () => {};
+    const watch = new Promise<never>((_, reject) => {
+      cancelWatch = this.deps.clock.setTimer(new Date(this.now() + this.o.leaseMs), () => {
+        const err = new Error(`it did not finish within ${Math.round(this.o.leaseMs / 1000)} s (a lease) of its start`);
+        controller.abort(err);
+        reject(err);
+      });
+    });
+    const work = this.handlers[claim.kind](job, { signal: controller.signal, mustEndBy: new Date(leaseEnd - 1_000), onRunnerWait });
+    const promise = Promise.race([work, watch])
+      .then((next) => (next === 'leave' ? undefined : this.deps.storage.schedule.complete(claim, next).then(() => undefined)))
+      .catch((err: unknown) => this.failed(job, err))
       .finally(() => {
+        cancelWatch();
         onRunnerWait(false);
         this.running.delete(key);
         if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 1) - 1);
         this.dispatch();
       });
+    // The handler may go on after its watch gave it up; what it throws then is logged by failed() already.
+    work.catch(() => {});
     this.running.set(key, {
       controller,
       promise,
-      ...(job.spec.session ? { session: job.spec.session.checkSessionId, sequence: job.spec.session.sequenceId } : {}),
+      ...(claim.session ? { session: claim.session.checkSessionId, sequence: claim.session.sequenceId } : {}),
     });
   }
 
-  /** Moves the slot's entry on to the check's next run in that location (or drops it). */
-  private async complete(claim: ScheduledJob, outcome: RunOutcome): Promise<void> {
+  /**
+   * A job that threw or outlived its lease: logged once with its check, then its entry re-arms (a
+   * session's sequence ends as an errored run naming the cause). Only a store that is away leaves
+   * the entry to be given back once it answers.
+   */
+  private async failed(job: ReadyJob, err: unknown): Promise<void> {
+    const { claim } = job;
+    const unavailable = (err as { code?: string } | null)?.code === 'UNAVAILABLE';
+    this.deps.logger.error('engine: job failed', {
+      kind: claim.kind, accountId: claim.accountId, checkId: claim.checkId, location: claim.location,
+      checkSessionId: claim.session?.checkSessionId ?? null, error: errorText(err),
+    });
+    if (unavailable) {
+      this.unfinished.push(claim);
+      return;
+    }
+    try {
+      await this.deps.storage.schedule.complete(claim, await this.recover(job, err));
+    } catch (again) {
+      // Its lease runs out and another claim takes the entry up.
+      this.deps.logger.warn('engine: could not re-arm an entry after its job failed', { kind: claim.kind, checkId: claim.checkId, error: errorText(again) });
+    }
+  }
+
+  /** When a failed job's entry is due again (null: it is done). */
+  private async recover(job: ReadyJob, err: unknown): Promise<Date | null> {
+    const { claim } = job;
+    const now = this.deps.clock.now();
+    switch (claim.kind) {
+      case 'run':
+        return this.pipeline.nextSlot(claim.accountId, claim.checkId, claim.location, now);
+      case 'session':
+        await this.pipeline.failSequence(claim.accountId, claim.session!, claim.location, `The run could not be completed: ${errorText(err)}`);
+        return null;
+      case 'alert-tick':
+        return new Date(now.getTime() + ALERT_TICK_MS);
+      case 'certificate':
+        return new Date(now.getTime() + FAILED_CERTIFICATE_RETRY_MS);
+      case 'retention': {
+        const entry = this.retention.entry(now);
+        return entry ? new Date(entry.dueAt) : null;
+      }
+    }
+  }
+
+  /** A check's slot in one location: run, then moved on to the check's next run there (or dropped). */
+  private async runSlot(job: ReadyJob, ctx: JobContext): Promise<Next> {
+    const { claim } = job;
+    const outcome = await this.pipeline.run({
+      accountId: claim.accountId, checkId: claim.checkId, location: claim.location, runSource: 'SCHEDULER',
+      dueAt: new Date(job.due), mustEndBy: ctx.mustEndBy, onRunnerWait: ctx.onRunnerWait,
+    }, ctx.signal);
     // Cut short by stop(): the slot keeps its time, and stop() gives its lease back.
-    if (outcome.kind === 'skipped' && outcome.reason === 'stopped') return;
+    if (outcome.kind === 'skipped' && outcome.reason === 'stopped') return 'leave';
     // A deleted or deactivated check leaves the schedule; a paused one keeps its slots.
     const keep = outcome.kind === 'ran' || outcome.reason === 'paused' || outcome.reason === 'cancelled' || outcome.reason === 'duplicate' || outcome.reason === 'busy';
-    let next: Date | null = null;
-    if (keep && outcome.forRun) {
-      const { check, group } = outcome.forRun;
-      next = nextDueIn(check, runLocations(check, group, this.deps.defaultLocation), claim.location, this.deps.clock.now());
+    if (!keep || !outcome.forRun) return null;
+    const { check, group } = outcome.forRun;
+    return nextDueIn(check, runLocations(check, group, this.deps.defaultLocation), claim.location, this.deps.clock.now());
+  }
+
+  /** One sequence of a check session: run once; whatever stops it from running ends the sequence errored. */
+  private async runSession(job: ReadyJob, ctx: JobContext): Promise<Next> {
+    const { claim } = job;
+    const ref = claim.session!;
+    const s = job.session!;
+    const outcome = await this.pipeline.run({
+      accountId: claim.accountId, checkId: claim.checkId, location: claim.location, runSource: s.runSource,
+      dueAt: new Date(job.due), mustEndBy: ctx.mustEndBy, onRunnerWait: ctx.onRunnerWait,
+      session: { ...ref, projectId: s.projectId, environment: s.environment },
+    }, ctx.signal);
+    if (outcome.kind === 'ran') return null;
+    switch (outcome.reason) {
+      case 'cancelled':
+        return null;
+      // Left for another process: stop() gives the lease back.
+      case 'stopped':
+        return 'leave';
+      // No runner of its type was free in time: it waits for the next claim.
+      case 'busy':
+        return this.deps.clock.now();
+      case 'gone':
+        await this.pipeline.failSequence(claim.accountId, ref, claim.location, 'The check was deleted before its run');
+        return null;
+      default:
+        await this.pipeline.failSequence(claim.accountId, ref, claim.location, `The run was skipped (${outcome.reason})`);
+        return null;
     }
-    await this.deps.storage.schedule.complete(claim, next);
   }
 }

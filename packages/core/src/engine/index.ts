@@ -5,4 +5,4 @@ export { heartbeatRunner } from './heartbeat-runner.js';
 export { scrubDeep, scrubSecrets, SCRUBBED } from './scrub.js';
 export { ENGINE_METRICS, GAUGE_METRICS, engineInstruments, runOutcomeLabel, type EngineInstruments, type RunOutcomeLabel } from './instruments.js';
 export { MinHeap } from './min-heap.js';
-export { RETENTION_LOCATION, RetentionJob, type RetentionOptions, type RetentionReport } from './retention-job.js';
+export { RetentionJob, type RetentionOptions, type RetentionReport } from './retention-job.js';

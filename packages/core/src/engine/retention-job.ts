@@ -2,11 +2,8 @@ import { Cron } from 'croner';
 import type { ScheduleEntry } from '../ports/storage.js';
 import type { ServiceDeps } from '../services/deps.js';
 
-/** The schedule location of the retention job (not a place checks run). */
-export const RETENTION_LOCATION = '@retention';
-
-/** Its one schedule entry belongs to no account; the shared schedule's lease makes one process run it. */
-const ENTRY = { accountId: '@vigil', checkId: '@retention', location: RETENTION_LOCATION } as const;
+/** Its one schedule entry belongs to no account or check; the shared schedule's lease makes one process run it. */
+const ENTRY = { kind: 'retention', accountId: '', checkId: '', location: '' } as const;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

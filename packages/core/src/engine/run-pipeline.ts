@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
+import type { CheckStatus } from '../model/check-status.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
 import { probeCertificate, type CertificateProbe } from '../ports/certificate-probe.js';
@@ -8,13 +9,16 @@ import { runResult, type RunJob, type RunResult, type RunSource, type Runner } f
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep } from '../rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
-import { ALERT_TICK_LOCATION, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
+import { ALERT_TICK_MS, alertTickEntry, certificateTarget, nextDueIn, runLocations } from '../rules/schedule-plan.js';
+import { servesLocation } from '../rules/schedule.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
+import { changeSession } from '../services/check-sessions.js';
 import type { CheckForRun, CheckService } from '../services/checks.js';
 import { ClientCertificateService } from '../services/client-certificates.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+import type { NewOutboxMessage, ServedLocations, StoredRecord } from '../ports/storage.js';
 import { SnippetService } from '../services/snippets.js';
 import { StatusPageIncidentService } from '../services/status-page-incidents.js';
 import { heartbeatRunner } from './heartbeat-runner.js';
@@ -22,9 +26,16 @@ import { RunGate } from './run-gate.js';
 import { engineInstruments, runOutcomeLabel, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from './scrub.js';
 
-const TICK_MS = 60_000;
 const SSL_EVERY_MS = 24 * 3_600_000;
-const SSL_RETRY_MS = 3_600_000;
+/** How often a race-free write of a check's state reads again when another run changed it meanwhile. */
+const STATE_TRIES = 20;
+/** A certificate that could not be read is looked at again after this, not tomorrow. */
+export const FAILED_CERTIFICATE_RETRY_MS = 3_600_000;
+
+/** The abort reason of a run whose session sequence the user cancelled: its result is kept. */
+export const CANCELLED = 'cancelled';
+/** The abort reason of a run cut short because its process stops: nothing is kept, another process runs it. */
+export const STOPPING = 'engine stopping';
 
 export interface PipelineServices {
   deps: ServiceDeps;
@@ -35,6 +46,8 @@ export interface PipelineServices {
   statusPageIncidents?: StatusPageIncidentService;
   /** Told when alerts were queued, so this process's dispatcher sends them without waiting for its next poll. */
   onAlertsQueued?: () => void;
+  /** The locations this process runs: a retry in another region goes only to one of them. Default: all. */
+  serves?: ServedLocations;
 }
 
 /** One run to make: a scheduled slot or a session's sequence. */
@@ -68,6 +81,16 @@ function runAlertId(runId: string, alertType: string, alertChannelId: number): s
   return hashedUuid(`alert|${runId}|${alertType}|${alertChannelId}`);
 }
 
+/**
+ * What the alert state records as taken in: the run, or for a round of several locations (or of a
+ * session's sequences) the round itself, so that two of its runs finishing together and both
+ * seeing it complete take it in once.
+ */
+function roundId(spec: RunSpec, checkId: string, round: readonly CheckResult[], runId: string): string {
+  if (round.length < 2) return runId;
+  return hashedUuid(`round|${checkId}|${spec.session?.checkSessionId ?? spec.dueAt.toISOString()}`);
+}
+
 function hashedUuid(text: string): string {
   const h = createHash('sha256').update(text).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
@@ -79,6 +102,21 @@ export interface PipelineOptions {
 }
 
 const isFailed = (r: RunResult) => r.hasFailures || r.hasErrors;
+
+/** One attempt of a run, where it ran. */
+interface Attempt {
+  result: RunResult;
+  startedAt: Date;
+  stoppedAt: Date;
+  runId: string;
+  location: string;
+}
+
+/** The location after `current` in `places` (round robin); `current` itself when there is no other. */
+function nextPlace(places: readonly string[], current: string): string {
+  if (places.length === 0 || (places.length === 1 && places[0] === current)) return current;
+  return places[(places.indexOf(current) + 1) % places.length]!;
+}
 
 function errorResult(message: string, kind: RunResult['failureKind'] = 'OTHER', hasErrors = true): RunResult {
   return runResult({ hasFailures: !hasErrors, hasErrors, errorMessage: message, failureKind: kind });
@@ -105,6 +143,12 @@ function wait(deps: ServiceDeps, ms: number, signal: AbortSignal): Promise<void>
  * Runs one check once (with its retries) and records everything a run changes: the result, the
  * check status, the error group, the session's progress, the alert state and the outbox.
  */
+/** How a sequence ends with its run's final result. */
+function sequenceOutcome(result: CheckResult, run: RunResult): 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT' {
+  if (result.hasFailures || result.hasErrors) return run.failureKind === 'TIMEOUT' ? 'TIMED_OUT' : 'FAILED';
+  return result.isDegraded ? 'DEGRADED' : 'PASSED';
+}
+
 /** The newest result of each location. */
 function latestPerLocation(results: readonly CheckResult[]): CheckResult[] {
   const byLocation = new Map<string, CheckResult>();
@@ -142,6 +186,49 @@ export class RunPipeline {
     return this.deps.runners.get(checkType);
   }
 
+  /** The check's selected locations that this process runs, in their order: where a retry may go. */
+  private retryPlaces(forRun: CheckForRun): string[] {
+    const serves = this.services.serves;
+    const all = runLocations(forRun.check, forRun.group, this.deps.defaultLocation);
+    return serves ? all.filter((l) => servesLocation(serves, l)) : all;
+  }
+
+  /**
+   * The next slot of a check in one location after `now`, for a slot whose run failed before it
+   * could say: null when the check is gone or no longer runs there; a minute from now when the
+   * check cannot be read either (the store is in trouble: the slot comes back soon).
+   */
+  async nextSlot(accountId: string, checkId: string, location: string, now: Date): Promise<Date | null> {
+    try {
+      const forRun = await this.forRunOrNull(accountId, checkId);
+      if (!forRun) return null;
+      return nextDueIn(forRun.check, runLocations(forRun.check, forRun.group, this.deps.defaultLocation), location, now);
+    } catch {
+      return new Date(now.getTime() + 60_000);
+    }
+  }
+
+  /**
+   * Ends a session's sequence that could not run to its end: an errored result naming the cause
+   * (where the session is still there) and the sequence FAILED, so nobody waits on it.
+   */
+  async failSequence(accountId: string, ref: { checkSessionId: string; sequenceId: string }, location: string, message: string): Promise<void> {
+    const { storage, clock, ids } = this.deps;
+    const session = await storage.checkSessions.get(accountId, ref.checkSessionId);
+    const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
+    if (!session || !sequence || isFinalSessionStatus(sequence.status)) return;
+    const now = clock.now().toISOString();
+    await storage.checkResults.insertMany(accountId, [{
+      id: ids.uuid(), checkId: session.checkId, checkType: session.checkType, name: session.name, runLocation: location,
+      startedAt: now, stoppedAt: now, created_at: now, responseTime: 0,
+      hasFailures: false, hasErrors: true, isDegraded: false, overMaxResponseTime: false, attempts: 1, resultType: 'FINAL',
+      runSource: session.runSource, checkSessionId: session.checkSessionId, sequenceId: ref.sequenceId,
+      errorMessage: message, phases: {}, statusCode: null, sslDaysRemaining: null, details: null,
+    }]);
+    await this.completeSequence(accountId, ref, 'FAILED');
+    this.deps.logger.warn('run: a session sequence ended without its run', { accountId, checkId: session.checkId, checkSessionId: ref.checkSessionId, sequenceId: ref.sequenceId, error: message });
+  }
+
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
     const outcome = await this.execute(spec, signal);
     // A cancelled run was made and stored: it is counted among the runs, not here.
@@ -174,14 +261,16 @@ export class RunPipeline {
     const strategy = effectiveRetryStrategy(check, forRun.group);
     const runner = this.runnerFor(check.checkType);
     const timeoutMs = runner?.timeoutMs ?? this.options.runTimeoutMs;
-    const attempts: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string }[] = [];
+    const attempts: Attempt[] = [];
+    const places = this.retryPlaces(forRun);
+    let location = spec.location;
     for (let attempt = 1; ; attempt++) {
       // Where the runner has a concurrency of its own, the attempt starts once it is admitted.
       let attemptStart = deps.clock.now();
       const runId = scheduled ? slotResultId(check.id, spec.location, spec.dueAt, attempt) : deps.ids.uuid();
       const result = runner
         ? await this.attempt(runner, {
-          runId, accountId: spec.accountId, check, group: forRun.group, location: spec.location, attempt,
+          runId, accountId: spec.accountId, check, group: forRun.group, location, attempt,
           dueAt: spec.dueAt.toISOString(), runSource: spec.runSource,
           checkSessionId: spec.session?.checkSessionId ?? null, sequenceId: spec.session?.sequenceId ?? null,
           environment: {
@@ -205,7 +294,7 @@ export class RunPipeline {
         if (attempts.length === 0) return { kind: 'skipped', reason: 'busy', forRun };
         break;
       }
-      attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId });
+      attempts.push({ result, startedAt: attemptStart, stoppedAt: deps.clock.now(), runId, location });
       if (!isFailed(result) || signal.aborted) break;
       const elapsedMs = deps.clock.now().getTime() - startedAt.getTime();
       const decision = nextRetry(strategy, { retriesSoFar: attempt - 1, elapsedMs, failureKind: result.failureKind ?? 'OTHER' });
@@ -215,12 +304,16 @@ export class RunPipeline {
       if (spec.mustEndBy && retryEnds > spec.mustEndBy.getTime()) break;
       await wait(deps, decision.delayMs, signal);
       if (signal.aborted) break;
+      // sameRegion false (and doubleCheck): the retry goes to the next selected location. With
+      // runParallel every location runs the slot already, so a retry stays where it failed.
+      if (!decision.sameRegion && !check.runParallel) location = nextPlace(places, location);
     }
 
-    // A scheduled run cut short because this process stops tells nothing about the check: nothing
-    // is stored and its slot stays due, for the next process to run.
-    if (signal.aborted && !spec.session) return { kind: 'skipped', reason: 'stopped', forRun };
-    const cancelled = signal.aborted && spec.session !== undefined;
+    // A run cut short because this process stops (or its lease ran out) tells nothing about the
+    // check: nothing is stored and its entry stays due, for the next process to run. Only a
+    // session's run that the user cancelled is kept.
+    const cancelled = signal.aborted && spec.session !== undefined && signal.reason === CANCELLED;
+    if (signal.aborted && !cancelled) return { kind: 'skipped', reason: 'stopped', forRun };
     const rows = attempts.map((a, i) => this.toResult(spec, check, a, i + 1, i === attempts.length - 1 ? 'FINAL' : 'ATTEMPT', forRun.secrets));
     try {
       await deps.storage.checkResults.insertMany(spec.accountId, rows);
@@ -257,11 +350,11 @@ export class RunPipeline {
       }
     }
     const session = spec.session
-      ? await this.completeSequence(spec.accountId, spec.session, stored, attempts[attempts.length - 1]!.result)
+      ? await this.completeSequence(spec.accountId, spec.session, sequenceOutcome(stored, attempts[attempts.length - 1]!.result))
       : null;
     await this.withCheckLock(check.id, async () => {
       const round = await this.round(spec, forRun, stored, session);
-      if (round) await this.alert(spec.accountId, forRun, round, effect.silenced, stored.id);
+      if (round) await this.alert(spec.accountId, forRun, round, effect.silenced, roundId(spec, check.id, round, stored.id));
     });
     return { kind: 'ran', result: stored, forRun };
   }
@@ -278,7 +371,7 @@ export class RunPipeline {
     const final = stored;
     await this.withCheckLock(forRun.check.id, async () => {
       const round = await this.round(spec, forRun, final, null);
-      if (round) await this.alert(spec.accountId, forRun, round, silenced, final.id);
+      if (round) await this.alert(spec.accountId, forRun, round, silenced, roundId(spec, forRun.check.id, round, final.id));
     });
   }
 
@@ -363,7 +456,7 @@ export class RunPipeline {
   private toResult(
     spec: RunSpec,
     check: Check,
-    a: { result: RunResult; startedAt: Date; stoppedAt: Date; runId: string },
+    a: Attempt,
     attempts: number,
     resultType: 'FINAL' | 'ATTEMPT',
     secrets: readonly string[],
@@ -374,7 +467,7 @@ export class RunPipeline {
       checkId: check.id,
       checkType: check.checkType,
       name: check.name,
-      runLocation: spec.location,
+      runLocation: a.location,
       startedAt: a.startedAt.toISOString(),
       stoppedAt: a.stoppedAt.toISOString(),
       created_at: a.stoppedAt.toISOString(),
@@ -398,24 +491,35 @@ export class RunPipeline {
     };
   }
 
+  /** The check's status after a run, race-free: runs of one check finishing at once each count. */
   private async updateStatus(accountId: string, check: Check, result: CheckResult): Promise<void> {
     const storage = this.deps.storage;
-    const previous = await storage.checkStatuses.get(accountId, check.id);
     const rt = result.responseTime;
-    await storage.checkStatuses.upsert(accountId, {
-      name: check.name,
-      checkId: check.id,
-      hasFailures: result.hasFailures,
-      hasErrors: result.hasErrors,
-      isDegraded: result.isDegraded,
-      longestRun: previous?.longestRun == null ? rt : Math.max(previous.longestRun, rt),
-      shortestRun: previous?.shortestRun == null ? rt : Math.min(previous.shortestRun, rt),
-      lastRunLocation: result.runLocation,
-      lastCheckRunId: result.id,
-      sslDaysRemaining: result.sslDaysRemaining,
-      created_at: previous?.created_at ?? result.stoppedAt,
-      updated_at: result.stoppedAt,
-    });
+    for (let tries = 0; tries < STATE_TRIES; tries++) {
+      const previous = await storage.checkStatuses.get(accountId, check.id);
+      // A run that started before the stored one's (it finished later) only widens the extremes.
+      const older = previous?.updated_at != null && previous.updated_at > result.stoppedAt;
+      const extremes = {
+        longestRun: previous?.longestRun == null ? rt : Math.max(previous.longestRun, rt),
+        shortestRun: previous?.shortestRun == null ? rt : Math.min(previous.shortestRun, rt),
+      };
+      const { accountId: _a, ...kept } = previous ?? ({} as CheckStatus);
+      const next = older ? { ...kept, ...extremes } as StoredRecord<CheckStatus> : {
+        name: check.name,
+        checkId: check.id,
+        hasFailures: result.hasFailures,
+        hasErrors: result.hasErrors,
+        isDegraded: result.isDegraded,
+        ...extremes,
+        lastRunLocation: result.runLocation,
+        lastCheckRunId: result.id,
+        sslDaysRemaining: result.sslDaysRemaining,
+        created_at: previous?.created_at ?? result.stoppedAt,
+        updated_at: result.stoppedAt,
+      };
+      if (await storage.checkStatuses.replace(accountId, previous, next)) return;
+    }
+    throw new Error(`the status of check ${check.id} kept changing under this run (${STATE_TRIES} tries)`);
   }
 
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -460,29 +564,51 @@ export class RunPipeline {
   }
 
   private async alert(accountId: string, forRun: CheckForRun, round: CheckResult[], silenced: boolean, runId: string): Promise<void> {
-    const { storage, clock } = this.deps;
     const check = forRun.check;
-    const now = clock.now();
     // What the alert tells: the round's failing run if there is one, else its last.
     const result = round.find((r) => r.hasFailures || r.hasErrors) ?? round[round.length - 1]!;
-    const previous = (await storage.alertStates.get(accountId, check.id)) ?? INITIAL_ALERT_STATE;
-    if (previous.lastRunId === runId) return;
-    const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
-      settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
+    await this.stepAlertState(accountId, check.id, async (stored) => {
+      const now = this.deps.clock.now();
+      const previous = stored ?? INITIAL_ALERT_STATE;
+      if (previous.lastRunId === runId) return null;
+      const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
+        settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
+      });
+      let state: AlertState = { ...step.state, incidentId: await this.followIncident(accountId, forRun, previous, step, silenced, result) };
+      const alerts: AlertType[] = [...step.alerts];
+      const ssl = evaluateSsl(state, result.sslDaysRemaining, now);
+      if (ssl.alert && !forRun.muted && !silenced) {
+        state = ssl.state;
+        alerts.push('ALERT_SSL');
+      }
+      state = { ...state, lastRunId: runId };
+      await this.planTick(accountId, check.id, previous.status, state.status, now);
+      return { next: state, messages: await this.alertMessages(accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId) };
     });
-    let state: AlertState = { ...step.state, incidentId: await this.followIncident(accountId, forRun, previous, step, silenced, result) };
-    const alerts: AlertType[] = [...step.alerts];
-    const ssl = evaluateSsl(state, result.sslDaysRemaining, now);
-    if (ssl.alert && !forRun.muted && !silenced) {
-      state = ssl.state;
-      alerts.push('ALERT_SSL');
+  }
+
+  /**
+   * One step of a check's alert state, race-free: `plan` looks at the stored state and answers the
+   * next one and the alerts it raises (null: nothing to do), which are stored and queued together
+   * only while the state is still the one it looked at; else it looks again. Several processes
+   * finishing runs of one check at once so take them in one after the other, each alert once.
+   */
+  private async stepAlertState(
+    accountId: string,
+    checkId: string,
+    plan: (stored: AlertState | null) => Promise<{ next: AlertState; messages: NewOutboxMessage[] } | null>,
+  ): Promise<void> {
+    const { storage } = this.deps;
+    for (let tries = 0; tries < STATE_TRIES; tries++) {
+      const stored = await storage.alertStates.get(accountId, checkId);
+      const planned = await plan(stored);
+      if (!planned) return;
+      if (await storage.alertStates.transition(accountId, checkId, stored, planned.next, planned.messages)) {
+        this.queued(accountId, checkId, planned.messages);
+        return;
+      }
     }
-    state = { ...state, lastRunId: runId };
-    // The alerts are queued before the state records the run: a process that dies in between
-    // leaves the run to be taken in again, and its alerts' ids make the repeat queue nothing twice.
-    await this.planTick(accountId, check.id, previous.status, state.status, now);
-    await this.enqueue(accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId);
-    await storage.alertStates.put(accountId, check.id, state);
+    throw new Error(`the alert state of check ${checkId} kept changing under this run (${STATE_TRIES} tries)`);
   }
 
   /**
@@ -547,7 +673,7 @@ export class RunPipeline {
    */
   private async planTick(accountId: string, checkId: string, before: string, after: string, now: Date): Promise<void> {
     if (after === 'PASSING' || before !== 'PASSING') return;
-    await this.deps.storage.schedule.upsert({ accountId, checkId, location: ALERT_TICK_LOCATION, dueAt: new Date(now.getTime() + TICK_MS).toISOString() });
+    await this.deps.storage.schedule.upsert(alertTickEntry(accountId, checkId, now));
   }
 
   /** The check with what a run needs, or null when it was deleted. */
@@ -566,8 +692,9 @@ export class RunPipeline {
     const forRun = await this.forRunOrNull(accountId, checkId);
     if (!forRun) return null;
     const now = clock.now();
-    return this.withCheckLock(checkId, async () => {
-      const state = await storage.alertStates.get(accountId, checkId);
+    let keepTicking = false;
+    await this.withCheckLock(checkId, () => this.stepAlertState(accountId, checkId, async (state) => {
+      keepTicking = state !== null && state.status !== 'PASSING';
       if (!state || state.status === 'PASSING') return null;
       const check = forRun.check;
       const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
@@ -577,10 +704,10 @@ export class RunPipeline {
         : [];
       const incidentId = await this.followIncident(accountId, forRun, state, step, effect.silenced, last ?? null);
       const next = incidentId === (step.state.incidentId ?? null) ? step.state : { ...step.state, incidentId };
-      if (next !== state) await storage.alertStates.put(accountId, checkId, next);
-      if (step.alerts.length > 0 && last) await this.enqueue(accountId, forRun, last, next, step.alerts, now);
-      return new Date(now.getTime() + TICK_MS);
-    });
+      if (next === state) return null;
+      return { next, messages: last ? await this.alertMessages(accountId, forRun, last, next, step.alerts, now) : [] };
+    }));
+    return keepTicking ? new Date(now.getTime() + ALERT_TICK_MS) : null;
   }
 
   /**
@@ -602,16 +729,14 @@ export class RunPipeline {
     const { expiresAt } = read;
     const now = clock.now();
     const days = Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
-    await this.withCheckLock(checkId, async () => {
-      const state = (await storage.alertStates.get(accountId, checkId)) ?? INITIAL_ALERT_STATE;
-      const check = forRun.check;
-      const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
-      if (forRun.muted || effect.silenced) return;
-      const ssl = evaluateSsl(state, days, now);
-      if (!ssl.alert) return;
-      await storage.alertStates.put(accountId, checkId, ssl.state);
-      await this.enqueue(accountId, forRun, null, ssl.state, ['ALERT_SSL'], now, days);
-    });
+    const check = forRun.check;
+    const effect = await this.services.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, now);
+    if (forRun.muted || effect.silenced) return new Date(started.getTime() + SSL_EVERY_MS);
+    await this.withCheckLock(checkId, () => this.stepAlertState(accountId, checkId, async (stored) => {
+      const ssl = evaluateSsl(stored ?? INITIAL_ALERT_STATE, days, now);
+      if (!ssl.alert) return null;
+      return { next: ssl.state, messages: await this.alertMessages(accountId, forRun, null, ssl.state, ['ALERT_SSL'], now, days) };
+    }));
     return new Date(started.getTime() + SSL_EVERY_MS);
   }
 
@@ -636,11 +761,12 @@ export class RunPipeline {
     } catch (err) {
       // Unreachable now: look again in an hour rather than tomorrow.
       logger.warn('certificates: could not read a certificate', { accountId, checkId, host, error: err instanceof Error ? err.message : String(err) });
-      return { lookAgainAt: new Date(started.getTime() + SSL_RETRY_MS) };
+      return { lookAgainAt: new Date(started.getTime() + FAILED_CERTIFICATE_RETRY_MS) };
     }
   }
 
-  private async enqueue(
+  /** The outbox messages of a step's alerts: one per alert type and subscribed channel that wants it. */
+  private async alertMessages(
     accountId: string,
     forRun: CheckForRun,
     result: CheckResult | null,
@@ -649,12 +775,12 @@ export class RunPipeline {
     now: Date,
     sslDaysRemaining: number | null = result?.sslDaysRemaining ?? null,
     runId?: string,
-  ): Promise<void> {
+  ): Promise<NewOutboxMessage[]> {
     const { storage, ids } = this.deps;
     const check = forRun.check;
-    if (alerts.length === 0) return;
+    if (alerts.length === 0) return [];
     const subscribed = new Set(check.alertChannelSubscriptions.filter((s) => s.activated).map((s) => s.alertChannelId));
-    if (subscribed.size === 0) return;
+    if (subscribed.size === 0) return [];
     const channels = (await storage.alertChannels.listAll(accountId)).filter((c) => subscribed.has(c.id));
     const messages = alerts.flatMap((alertType) =>
       channels
@@ -689,42 +815,32 @@ export class RunPipeline {
           nextAttemptAt: now.toISOString(),
         })),
     );
+    return messages;
+  }
+
+  /** Counts and logs alerts just queued, and wakes this process's dispatcher. */
+  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[]): void {
     if (messages.length === 0) return;
-    try {
-      await storage.outbox.enqueue(messages);
-    } catch (err) {
-      // A first try of this run's alert step queued them and died before it recorded the state.
-      if (runId && (err as { code?: string }).code === 'CONFLICT') return;
-      throw err;
-    }
     for (const m of messages) this.meter.alertsQueued.inc({ alert_type: m.alertType });
     this.deps.logger.info('alerts: queued', {
-      accountId, checkId: check.id, runId: result?.id ?? null, alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
+      accountId, checkId, runId: (messages[0]!.payload as { checkResultId?: string | null }).checkResultId ?? null,
+      alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
     });
     this.services.onAlertsQueued?.();
   }
 
-  private async markSequenceStarted(accountId: string, ref: { checkSessionId: string; sequenceId: string }): Promise<void> {
-    const storage = this.deps.storage.checkSessions;
-    const session = await storage.get(accountId, ref.checkSessionId);
-    if (!session) return;
-    const { accountId: _a, ...rest } = startSequence(session, ref.sequenceId);
-    await storage.update(accountId, rest);
+  private markSequenceStarted(accountId: string, ref: { checkSessionId: string; sequenceId: string }): Promise<CheckSession | null> {
+    return changeSession(this.deps.storage, accountId, ref.checkSessionId, (session) => startSequence(session, ref.sequenceId));
   }
 
-  private async completeSequence(
+  private completeSequence(
     accountId: string,
     ref: { checkSessionId: string; sequenceId: string },
-    result: CheckResult,
-    run: RunResult,
+    outcome: 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT',
   ): Promise<CheckSession | null> {
-    const storage = this.deps.storage.checkSessions;
-    const session = await storage.get(accountId, ref.checkSessionId);
-    if (!session) return null;
-    const outcome = result.hasFailures || result.hasErrors
-      ? (run.failureKind === 'TIMEOUT' ? 'TIMED_OUT' : 'FAILED')
-      : result.isDegraded ? 'DEGRADED' : 'PASSED';
-    const { accountId: _a, ...rest } = completeSequence(session, ref.sequenceId, outcome, this.deps.clock.now());
-    return storage.update(accountId, rest);
+    const now = this.deps.clock.now();
+    return changeSession(this.deps.storage, accountId, ref.checkSessionId, (session) => completeSequence(session, ref.sequenceId, outcome, now));
   }
+
+
 }

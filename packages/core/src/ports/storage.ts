@@ -222,10 +222,15 @@ export interface CheckSessionRepository {
   insert(accountId: string, session: NewRecord<CheckSession>): Promise<CheckSession>;
   get(accountId: string, checkSessionId: string): Promise<CheckSession | null>;
   update(accountId: string, session: StoredRecord<CheckSession>): Promise<CheckSession | null>;
+  /** Writes `next` only while the stored session is still `expected`. Answers whether it wrote. */
+  replace(accountId: string, expected: CheckSession, next: StoredRecord<CheckSession>): Promise<boolean>;
 }
 
 export interface CheckStatusRepository {
+  /** Stores the status of its check in one step: writers racing to store the first one never conflict. */
   upsert(accountId: string, status: StoredRecord<CheckStatus>): Promise<CheckStatus>;
+  /** Writes `next` only while the stored status is still `expected` (null: there is none yet). Answers whether it wrote. */
+  replace(accountId: string, expected: CheckStatus | null, next: StoredRecord<CheckStatus>): Promise<boolean>;
   get(accountId: string, checkId: string): Promise<CheckStatus | null>;
   list(accountId: string): Promise<CheckStatus[]>;
   delete(accountId: string, checkId: string): Promise<boolean>;
@@ -309,7 +314,14 @@ export interface PruneOutcome {
 
 export interface AlertStateRepository {
   get(accountId: string, checkId: string): Promise<AlertState | null>;
+  /** Stores the state in one step: writers racing to store the first one never conflict. */
   put(accountId: string, checkId: string, state: AlertState): Promise<void>;
+  /**
+   * One atomic step of a check's alert state: while the stored state is still `expected` (null: none
+   * yet), stores `next` and queues `messages` in the outbox (a message whose id is queued already is
+   * skipped, not an error), and answers true; otherwise changes nothing and answers false.
+   */
+  transition(accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[]): Promise<boolean>;
   delete(accountId: string, checkId: string): Promise<void>;
 }
 
@@ -327,19 +339,40 @@ export interface HeartbeatRepository {
   listPings(accountId: string, checkId: string, from: Date, to: Date): Promise<HeartbeatPing[]>;
 }
 
-/** One due run of a check in one location. */
-export interface ScheduledJob {
+/**
+ * What a schedule entry makes the engine do: `run`, a check's slot in one location; `session`, one
+ * sequence of a check session (an on-demand run); the engine's own jobs `alert-tick` (a failing
+ * check looked at between runs), `certificate` (the daily certificate look) and `retention`.
+ * A process's `serves` filters `run` entries, and `session` entries in private locations (a private
+ * location is a network only its agents reach); any process runs a session's run in a data-center
+ * location, and takes its share of the engine's own jobs.
+ */
+export type JobKind = 'run' | 'session' | 'alert-tick' | 'certificate' | 'retention';
+
+/** The kinds that run a check somewhere (see JobKind for how `serves` filters them). */
+export const LOCATED_JOB_KINDS: readonly JobKind[] = ['run', 'session'];
+
+export interface ScheduleEntry {
+  kind: JobKind;
+  /** The check's account; empty for an engine job of no account (retention). */
   accountId: string;
+  /** The check; empty for an engine job of no check (retention). */
   checkId: string;
+  /** Where a `run` or `session` entry runs; empty for the engine's own jobs. */
   location: string;
-  /** The planned start of this run (ISO). */
+  /** The sequence a `session` entry runs; absent for every other kind. */
+  session?: { checkSessionId: string; sequenceId: string };
   dueAt: string;
+}
+
+/** A claimed schedule entry. */
+export interface ScheduledJob extends ScheduleEntry {
   /** Who holds the lease and until when. */
   leaseOwner: string;
   leaseUntil: string;
   /**
-   * True when the slot was claimed after another holder's lease ran out before it completed or
-   * released the slot (that process died or hung); counted as a lease expiry.
+   * True when the entry was claimed after another holder's lease ran out before it completed or
+   * released it (that process died or hung); counted as a lease expiry.
    */
   reclaimed?: boolean;
 }
@@ -351,34 +384,32 @@ export interface ServedLocations {
   privateLocations?: string[] | 'all';
 }
 
-export interface ScheduleEntry {
-  accountId: string;
-  checkId: string;
-  location: string;
-  dueAt: string;
-}
-
 /**
  * The schedule of due work, shared by every process on one database. claimDue leases each due
  * entry to exactly one caller; an entry whose lease expired may be claimed again.
  */
 export interface ScheduleStore {
-  /** Sets (or moves) the next run of a check in a location. */
+  /** Sets (or moves) an entry: its identity is (kind, checkId, location, session). */
   upsert(entry: ScheduleEntry): Promise<void>;
   /** Adds the entries that do not exist yet; existing ones (and their leases) stay as they are. Answers how many were added. */
   ensure(entries: ScheduleEntry[]): Promise<number>;
-  /** Removes every entry of a check (deleted or deactivated). */
+  /**
+   * Removes every entry of a check (deleted or deactivated) except its `session` entries: a
+   * session's sequence always runs to its end (a run of a deleted check ends errored).
+   */
   remove(accountId: string, checkId: string): Promise<void>;
   /**
    * Leases to `owner`, until now + leaseMs, up to `limit` entries with dueAt <= now whose lease is
-   * absent or ended (leaseUntil <= now) in locations `serves` covers, earliest dueAt first. A
-   * location not in LOCATIONS is a private location.
+   * absent or ended (leaseUntil <= now), earliest dueAt first: `run` entries in locations `serves`
+   * covers (a location not in LOCATIONS is a private location), `session` entries in any data-center
+   * location or a private location `serves` covers, and entries of every other kind.
    */
   claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string): Promise<ScheduledJob[]>;
-  /** Moves a claimed entry on to its next run and drops the lease (only for the lease holder). */
+  /** Moves a claimed entry on to its next time (null removes it) and drops the lease (only for the lease holder). */
   complete(job: ScheduledJob, nextDueAt: Date | null): Promise<boolean>;
   /** Drops every lease an owner holds, leaving the entries due. */
   release(owner: string): Promise<number>;
+  /** Every entry of a check, sessions' included, by kind then location. */
   list(accountId: string, checkId: string): Promise<ScheduleEntry[]>;
 }
 
@@ -398,6 +429,9 @@ export interface OutboxMessage {
   leaseUntil: string | null;
 }
 
+/** What the outbox is given for a new message: the delivery fields are the store's. */
+export type NewOutboxMessage = Omit<OutboxMessage, 'attempts' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>;
+
 export interface DeliveryAttempt {
   outboxId: string;
   accountId: string;
@@ -409,7 +443,7 @@ export interface DeliveryAttempt {
 
 /** Alerts waiting for delivery. A row goes only after its transport confirmed delivery. */
 export interface Outbox {
-  enqueue(messages: Omit<OutboxMessage, 'attempts' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>[]): Promise<void>;
+  enqueue(messages: NewOutboxMessage[]): Promise<void>;
   /**
    * Due, undelivered messages, leased to `owner`; per check and channel, only the oldest undelivered
    * one (a channel that is down holds back only its own alerts of the check).

@@ -1,4 +1,5 @@
 import type { CheckGroup } from '../model/check-group.js';
+import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
 import { isAbsoluteHttpUrl, isTemplatedUrl } from '../model/urls.js';
 import type { ScheduleEntry } from '../ports/storage.js';
@@ -38,11 +39,28 @@ export function nextDueIn(check: Check, locations: readonly string[], location: 
   return new Date(phase + k * period);
 }
 
-/** The schedule location of the between-runs alert ticks of a failing check (not a place checks run). */
-export const ALERT_TICK_LOCATION = '@alert-tick';
+/** How often a failing or degraded check is looked at between its runs. */
+export const ALERT_TICK_MS = 60_000;
 
-/** The schedule location of the daily certificate-expiry look of a check. */
-export const SSL_CHECK_LOCATION = '@ssl';
+/**
+ * The between-runs alert tick of a failing or degraded check, a minute after `now`: the one
+ * entry every place that plans a tick writes.
+ */
+export function alertTickEntry(accountId: string, checkId: string, now: Date): ScheduleEntry {
+  return { kind: 'alert-tick', accountId, checkId, location: '', dueAt: new Date(now.getTime() + ALERT_TICK_MS).toISOString() };
+}
+
+/** The entries of a session's sequences, due now: one `session` entry per sequence. */
+export function sessionEntries(session: CheckSession, now: Date): ScheduleEntry[] {
+  return session.sequences.map((seq) => ({
+    kind: 'session' as const,
+    accountId: session.accountId,
+    checkId: session.checkId,
+    location: seq.runLocation,
+    session: { checkSessionId: session.checkSessionId, sequenceId: seq.sequenceId },
+    dueAt: now.toISOString(),
+  }));
+}
 
 /**
  * The TLS endpoint whose certificate a check watches: its sslCheckDomain on 443, the target of a
@@ -71,13 +89,14 @@ export function plannedEntries(
 ): ScheduleEntry[] {
   if (!isCheckActive(check, group)) return [];
   const locations = runLocations(check, group, defaultLocation);
-  const entries = locations.map((location) => ({
+  const entries: ScheduleEntry[] = locations.map((location) => ({
+    kind: 'run' as const,
     accountId,
     checkId: check.id,
     location,
     dueAt: nextDueIn(check, locations, location, after)!.toISOString(),
   }));
   // A certificate is first looked at right away, then daily.
-  if (certificateTarget(check)) entries.push({ accountId, checkId: check.id, location: SSL_CHECK_LOCATION, dueAt: after.toISOString() });
+  if (certificateTarget(check)) entries.push({ kind: 'certificate', accountId, checkId: check.id, location: '', dueAt: after.toISOString() });
   return entries;
 }

@@ -9,20 +9,49 @@ import {
 import { isUuid } from '../model/primitives.js';
 import { parse } from '../model/parse.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
+import { sessionEntries } from '../rules/schedule-plan.js';
 import { selectRunLocations } from '../rules/schedule.js';
 import { selectSessionTargets } from '../rules/session-targets.js';
 import { cancelSession, completeSequence, isFinalStatus, startSequence } from '../rules/transitions.js';
 import { toResultResponse } from './check-results.js';
+import type { VigilStorage } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found } from './support.js';
 
-/** What runs a session's sequences: the engine. Without one, sessions stay STARTED. */
+/**
+ * The engine, told of sessions: their runs are in the shared schedule already (any process that
+ * serves their locations runs them); `launch` makes this process look for them at once.
+ */
 export interface SessionLauncher {
   launch(session: CheckSession): void;
   cancel?(session: CheckSession, sequenceIds: string[] | undefined): void;
 }
 
 const POLL_MS = 250;
+/** How often a race-free change of a session reads again when another writer changed it meanwhile. */
+const SESSION_TRIES = 20;
+
+/**
+ * Changes a stored session race-free: `change` is applied to the session as stored and written
+ * only while it is still that session, else read again; sequences of one session ending at once
+ * (and a cancel beside them) each count. Answers the session as it now is, null when it is gone.
+ */
+export async function changeSession(
+  storage: VigilStorage,
+  accountId: string,
+  checkSessionId: string,
+  change: (session: CheckSession) => CheckSession,
+): Promise<CheckSession | null> {
+  for (let tries = 0; tries < SESSION_TRIES; tries++) {
+    const session = await storage.checkSessions.get(accountId, checkSessionId);
+    if (!session) return null;
+    const next = change(session);
+    if (next === session) return session;
+    const { accountId: _a, ...rest } = next;
+    if (await storage.checkSessions.replace(accountId, session, rest)) return next;
+  }
+  throw new Error(`check session ${checkSessionId} kept changing under its writers (${SESSION_TRIES} tries)`);
+}
 
 function sessionId(raw: unknown): string {
   if (typeof raw !== 'string' || !isUuid(raw)) {
@@ -56,7 +85,9 @@ export class CheckSessionService {
 
   /**
    * POST /v1/check-sessions/trigger: one session per matching check, each with one sequence per
-   * run location (all of them with runParallel, else the first). Answers at once.
+   * run location (all of them with runParallel, else the first). Answers at once. Every session is
+   * stored before any of its runs is scheduled, and their runs are scheduled together, so an
+   * engine sees them all at once and starts a group's in groupOrder.
    */
   async trigger(accountId: string, body: unknown): Promise<{ sessions: CheckSessionResponse[] }> {
     const input = parse(CheckSessionTriggerSchema, body ?? {});
@@ -69,7 +100,7 @@ export class CheckSessionService {
     const targets = selectSessionTargets(checks, groupById, input.target);
     if (targets.length === 0) throw new NotFoundError('No checks match the target');
     const now = this.deps.clock.now().toISOString();
-    const sessions: CheckSessionResponse[] = [];
+    const created: CheckSession[] = [];
     for (const check of targets) {
       const group = check.groupId === null ? null : groupById.get(check.groupId) ?? null;
       const effective = effectiveCheckSettings(check, group, { alertSettings: account?.alertSettings ?? check.alertSettings });
@@ -90,10 +121,12 @@ export class CheckSessionService {
         environment: input.environment ?? null,
         sequences: runLocations.map((runLocation) => ({ sequenceId: this.deps.ids.uuid(), runLocation, status: 'STARTED' as const })),
       });
-      this.launcher?.launch(session);
-      sessions.push(await this.toResponse(session));
+      created.push(session);
     }
-    return { sessions };
+    const at = this.deps.clock.now();
+    await this.storage.schedule.ensure(created.flatMap((session) => sessionEntries(session, at)));
+    for (const session of created) this.launcher?.launch(session);
+    return { sessions: await Promise.all(created.map((session) => this.toResponse(session))) };
   }
 
   async get(accountId: string, rawId: unknown): Promise<CheckSessionResponse> {
@@ -142,19 +175,21 @@ export class CheckSessionService {
   async cancel(accountId: string, rawId: unknown, body: unknown): Promise<CheckSessionResponse> {
     const session = await this.getRecord(accountId, rawId);
     const { sequenceId } = parse(CheckSessionCancelSchema, body ?? {});
-    const next = cancelSession(session, sequenceId, this.deps.clock.now());
-    if (next === session) return this.toResponse(session);
-    const { accountId: _a, ...rest } = next;
-    const saved = found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
-    this.launcher?.cancel?.(saved, sequenceId);
+    const now = this.deps.clock.now();
+    let changed = false;
+    const saved = found(await changeSession(this.storage, accountId, session.checkSessionId, (s) => {
+      const next = cancelSession(s, sequenceId, now);
+      changed = next !== s;
+      return next;
+    }), 'Check session');
+    if (changed) this.launcher?.cancel?.(saved, sequenceId);
     return this.toResponse(saved);
   }
 
   /** The engine started a sequence's run. */
   async startSequence(accountId: string, checkSessionId: string, sequenceId: string): Promise<CheckSession> {
     const session = await this.getRecord(accountId, checkSessionId);
-    const { accountId: _a, ...rest } = startSequence(session, sequenceId);
-    return found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
+    return found(await changeSession(this.storage, accountId, session.checkSessionId, (s) => startSequence(s, sequenceId)), 'Check session');
   }
 
   /** The engine finished a sequence's run. */
@@ -165,9 +200,7 @@ export class CheckSessionService {
     outcome: 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT',
   ): Promise<CheckSession> {
     const session = await this.getRecord(accountId, checkSessionId);
-    const next = completeSequence(session, sequenceId, outcome, this.deps.clock.now());
-    if (next === session) return session;
-    const { accountId: _a, ...rest } = next;
-    return found(await this.storage.checkSessions.update(accountId, rest), 'Check session');
+    const now = this.deps.clock.now();
+    return found(await changeSession(this.storage, accountId, session.checkSessionId, (s) => completeSequence(s, sequenceId, outcome, now)), 'Check session');
   }
 }

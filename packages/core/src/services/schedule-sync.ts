@@ -1,6 +1,6 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
-import { ALERT_TICK_LOCATION, plannedEntries } from '../rules/schedule-plan.js';
+import { alertTickEntry, plannedEntries } from '../rules/schedule-plan.js';
 import type { ServiceDeps } from './deps.js';
 
 /**
@@ -15,6 +15,6 @@ export async function syncSchedule(deps: ServiceDeps, accountId: string, check: 
   for (const entry of entries) await deps.storage.schedule.upsert(entry);
   // A check that is failing keeps its between-runs alert tick.
   if (entries.length > 0 && ((await deps.storage.alertStates.get(accountId, check.id))?.status ?? 'PASSING') !== 'PASSING') {
-    await deps.storage.schedule.upsert({ accountId, checkId: check.id, location: ALERT_TICK_LOCATION, dueAt: new Date(now.getTime() + 60_000).toISOString() });
+    await deps.storage.schedule.upsert(alertTickEntry(accountId, check.id, now));
   }
 }

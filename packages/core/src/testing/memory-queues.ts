@@ -1,13 +1,14 @@
 import { ConflictError } from '../errors.js';
 import { LOCATIONS } from '../model/primitives.js';
-import type {
-  DeliveryAttempt,
-  Outbox,
-  OutboxMessage,
-  ScheduledJob,
-  ScheduleEntry,
-  ScheduleStore,
-  ServedLocations,
+import {
+  LOCATED_JOB_KINDS,
+  type DeliveryAttempt,
+  type Outbox,
+  type OutboxMessage,
+  type ScheduledJob,
+  type ScheduleEntry,
+  type ScheduleStore,
+  type ServedLocations,
 } from '../ports/storage.js';
 import { MinHeap } from '../engine/min-heap.js';
 import { copy, type MemoryTable } from './memory-table.js';
@@ -19,6 +20,7 @@ export interface ScheduleRow extends ScheduleEntry {
 }
 
 const time = (iso: string) => Date.parse(iso);
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const DATA_CENTERS: ReadonlySet<string> = new Set(LOCATIONS);
 
 /** True when a process serving `serves` runs checks in `location`. */
@@ -30,7 +32,22 @@ export function servesLocation(serves: ServedLocations, location: string): boole
 const leaseFree = (row: { leaseUntil: string | null }, now: number) =>
   row.leaseUntil === null || time(row.leaseUntil) <= now;
 
-const scheduleKey = (checkId: string, location: string) => JSON.stringify([checkId, location]);
+/** An entry's identity: its kind, check, location and (for a session's run) sequence. */
+const scheduleKey = (e: ScheduleEntry) => JSON.stringify([e.kind, e.checkId, e.location, e.session?.sequenceId ?? '']);
+
+/** The entry of a row, as the port answers it (no lease fields, no absent session). */
+const entryOf = (row: ScheduleEntry): ScheduleEntry => ({
+  kind: row.kind,
+  accountId: row.accountId,
+  checkId: row.checkId,
+  location: row.location,
+  ...(row.session ? { session: { ...row.session } } : {}),
+  dueAt: row.dueAt,
+});
+
+/** What a process serving `serves` claims (see ScheduleStore.claimDue). */
+const served = (serves: ServedLocations, row: ScheduleEntry) =>
+  !LOCATED_JOB_KINDS.includes(row.kind) || (row.kind === 'session' && DATA_CENTERS.has(row.location)) || servesLocation(serves, row.location);
 
 interface Due {
   at: number;
@@ -49,14 +66,11 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
   const index = (key: string, row: ScheduleRow) => due.push({ at: time(row.dueAt), key, dueAt: row.dueAt });
   return {
     async upsert(entry) {
-      const key = scheduleKey(entry.checkId, entry.location);
+      const key = scheduleKey(entry);
       const current = table.peek(key);
       // A moved entry keeps its lease, so that a run in progress is not claimed a second time.
       const row: ScheduleRow = {
-        accountId: entry.accountId,
-        checkId: entry.checkId,
-        location: entry.location,
-        dueAt: entry.dueAt,
+        ...entryOf(entry),
         leaseOwner: current?.leaseOwner ?? null,
         leaseUntil: current?.leaseUntil ?? null,
       };
@@ -66,9 +80,9 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
     async ensure(entries) {
       let added = 0;
       for (const entry of entries) {
-        const key = scheduleKey(entry.checkId, entry.location);
+        const key = scheduleKey(entry);
         if (table.peek(key)) continue;
-        const row = { ...entry, leaseOwner: null, leaseUntil: null };
+        const row = { ...entryOf(entry), leaseOwner: null, leaseUntil: null };
         table.put(key, row);
         index(key, row);
         added++;
@@ -77,7 +91,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
     },
     async remove(accountId, checkId) {
       // Index entries of removed rows are dropped when a claim meets them.
-      table.removeWhere((row) => row.accountId === accountId && row.checkId === checkId);
+      table.removeWhere((row) => row.accountId === accountId && row.checkId === checkId && row.kind !== 'session');
     },
     async claimDue(now, serves, limit, leaseMs, owner) {
       const at = now.getTime();
@@ -106,7 +120,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
           leased.add(top.key);
           continue;
         }
-        if (!servesLocation(serves, row.location)) {
+        if (!served(serves, row)) {
           elsewhere.push(top);
           continue;
         }
@@ -115,13 +129,13 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
         row.leaseOwner = owner;
         row.leaseUntil = leaseUntil;
         leased.add(top.key);
-        jobs.push({ accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil, reclaimed });
+        jobs.push({ ...entryOf(row), leaseOwner: owner, leaseUntil, reclaimed });
       }
       for (const d of elsewhere) due.push(d);
       return jobs;
     },
     async complete(job, nextDueAt) {
-      const key = scheduleKey(job.checkId, job.location);
+      const key = scheduleKey(job);
       const row = table.peek(key);
       if (!row || row.leaseOwner !== job.leaseOwner) return false;
       leased.delete(key);
@@ -151,8 +165,8 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
       return table
         .all()
         .filter((row) => row.accountId === accountId && row.checkId === checkId)
-        .sort((a, b) => (a.location < b.location ? -1 : a.location > b.location ? 1 : 0))
-        .map(({ accountId: a, checkId: c, location, dueAt }) => ({ accountId: a, checkId: c, location, dueAt }));
+        .sort((a, b) => compareText(a.kind, b.kind) || compareText(a.location, b.location) || compareText(a.session?.sequenceId ?? '', b.session?.sequenceId ?? ''))
+        .map(entryOf);
     },
   };
 }

@@ -16,6 +16,7 @@ const at = (ms: number) => new Date(Date.parse(T0) + ms);
 const LEASE = 30_000;
 
 const entry = (checkId: string, location = 'us-east-1', dueMs = 0, accountId = ACCOUNT_A): ScheduleEntry => ({
+  kind: 'run',
   accountId,
   checkId,
   location,
