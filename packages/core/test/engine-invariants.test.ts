@@ -1,0 +1,218 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runFor, settle } from './fake-time.js';
+import { createVigil, type Clock, type LogMeta, type Logger, type Vigil, type VigilOptions } from '../src/index.js';
+import { FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
+
+type MemoryStorage = ReturnType<typeof memoryStorage>;
+
+const SECRET = 'd'.repeat(64);
+const T0 = '2026-05-01T12:00:00.000Z';
+const LEASE_MS = 20_000;
+
+const tcp = (overrides: Record<string, unknown> = {}) => ({
+  name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 0, frequencyOffset: 10, ...overrides,
+});
+
+interface Line {
+  level: string;
+  msg: string;
+  meta: LogMeta;
+}
+
+function capture(lines: Line[], bound: LogMeta = {}): Logger {
+  const at = (level: string) => (msg: string, meta: LogMeta = {}) => {
+    lines.push({ level, msg, meta: { ...bound, ...meta } });
+  };
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (meta) => capture(lines, { ...bound, ...meta }) };
+}
+
+/**
+ * A view of the shared fake clock that one Vigil uses: `kill()` makes it drop every timer, so a
+ * Vigil "crashes" (nothing of it runs any more, nothing is released) while time goes on.
+ */
+function mortalClock(clock: FakeClock): { clock: Clock; kill: () => void } {
+  let dead = false;
+  return {
+    clock: { now: () => clock.now(), setTimer: (at, fn) => clock.setTimer(at, () => void (dead || fn())) },
+    kill: () => {
+      dead = true;
+    },
+  };
+}
+
+const started: Vigil[] = [];
+let sharedClock: FakeClock | null = null;
+afterEach(async () => {
+  for (const vigil of started.splice(0)) {
+    let stopped = false;
+    const stopping = vigil.stop(0).finally(() => {
+      stopped = true;
+    });
+    for (let i = 0; i < 200 && !stopped && sharedClock; i++) {
+      sharedClock.advance(1_000);
+      await settle();
+    }
+    await stopping;
+  }
+  sharedClock = null;
+});
+
+interface Setup {
+  vigil: Vigil;
+  clock: FakeClock;
+  storage: MemoryStorage;
+  runner: FakeRunner;
+  lines: Line[];
+  accountId: string;
+}
+
+async function setup(options: Partial<VigilOptions> = {}, runner = new FakeRunner('TCP')): Promise<Setup> {
+  const clock = new FakeClock(T0);
+  sharedClock = clock;
+  const storage = memoryStorage();
+  const lines: Line[] = [];
+  const vigil = createVigil({
+    storage, secretKey: SECRET, clock, runners: [runner], logger: capture(lines), engine: { leaseMs: LEASE_MS, runTimeoutMs: 5_000 }, ...options,
+  });
+  const account = await vigil.accounts.ensure('acct');
+  return { vigil, clock, storage, runner, lines, accountId: account.id };
+}
+
+async function start(vigil: Vigil): Promise<void> {
+  await vigil.start();
+  started.push(vigil);
+  await settle();
+}
+
+/** Makes one repository method fail (or hang) the next `times` calls, then behave again. */
+function breakOnce<T extends object>(repo: T, method: keyof T, how: 'throw' | 'hang', times = 1): void {
+  const original = (repo[method] as (...args: unknown[]) => Promise<unknown>).bind(repo);
+  let left = times;
+  (repo as Record<keyof T, unknown>)[method] = (...args: unknown[]) => {
+    if (left <= 0) return original(...args);
+    left--;
+    return how === 'throw' ? Promise.reject(new Error(`store refused ${String(method)}`)) : new Promise(() => {});
+  };
+}
+
+const failures = (lines: Line[]) => lines.filter((l) => l.msg === 'engine: job failed');
+
+describe('engine invariants: a scheduled slot always completes and re-arms', () => {
+  it('when the pipeline throws after the run, logged once with the check id; the next slot runs', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    breakOnce(s.storage.checkStatuses, 'replace', 'throw');
+    await start(s.vigil);
+    await runFor(s.clock, 35_000);
+    expect(failures(s.lines)).toHaveLength(1);
+    expect(failures(s.lines)[0]!.meta).toMatchObject({ kind: 'run', checkId: check.id, accountId: s.accountId, error: 'store refused replace' });
+    // The slot after the failed one ran, and the one after that: the entry kept moving.
+    const dues = [...new Set(s.runner.jobs.map((j) => j.dueAt))];
+    expect(dues.length).toBeGreaterThanOrEqual(3);
+    const entries = await s.storage.schedule.list(s.accountId, check.id);
+    expect(entries.filter((e) => e.kind === 'run')).toHaveLength(1);
+    expect(Date.parse(entries[0]!.dueAt)).toBeGreaterThan(s.clock.now().getTime());
+    expect((await s.vigil.checkStatuses.get(s.accountId, check.id)).hasFailures).toBe(false);
+  });
+
+  it('when a store call hangs, given up a lease after its start: the entry re-arms and the check runs on', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    breakOnce(s.storage.checkStatuses, 'replace', 'hang');
+    await start(s.vigil);
+    await runFor(s.clock, 12_000);
+    const ranBefore = s.runner.jobs.length;
+    expect(ranBefore).toBeGreaterThanOrEqual(1);
+    expect(failures(s.lines)).toHaveLength(0);
+    await runFor(s.clock, LEASE_MS + 25_000, 250);
+    expect(failures(s.lines)).toHaveLength(1);
+    expect(String(failures(s.lines)[0]!.meta.error)).toContain('did not finish within 20 s (a lease) of its start');
+    expect(s.runner.jobs.length).toBeGreaterThan(ranBefore + 1);
+    expect((await s.storage.schedule.list(s.accountId, check.id)).filter((e) => e.kind === 'run')).toHaveLength(1);
+  });
+});
+
+describe('engine invariants: a session always ends', () => {
+  it('when its run cannot be recorded, the sequence ends FAILED with a result naming the cause', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
+    breakOnce(s.storage.checkStatuses, 'replace', 'throw');
+    await start(s.vigil);
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await runFor(s.clock, 2_000);
+    const done = await s.vigil.checkSessions.completion(s.accountId, session!.checkSessionId, { maxWaitSeconds: '1' });
+    expect(done.done).toBe(true);
+    expect(done.session.status).toBe('FAILED');
+    expect(done.session.stoppedAt).not.toBeNull();
+    const errored = done.session.results.find((r) => r.hasErrors);
+    expect(errored?.errorMessage).toBe('The run could not be completed: store refused replace');
+    expect(failures(s.lines).map((l) => l.meta.checkSessionId)).toEqual([session!.checkSessionId]);
+    expect(await s.storage.schedule.list(s.accountId, check.id)).not.toContainEqual(expect.objectContaining({ kind: 'session' }));
+  });
+
+  it('of a check deleted before its run: the sequence ends FAILED, saying so', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
+    // No engine yet: the session's run waits in the schedule while the check goes.
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await s.vigil.checks.delete(s.accountId, check.id);
+    await start(s.vigil);
+    await runFor(s.clock, 2_000);
+    const stored = await s.storage.checkSessions.get(s.accountId, session!.checkSessionId);
+    expect(stored).toMatchObject({ status: 'FAILED' });
+    expect(stored!.stoppedAt).not.toBeNull();
+    expect(s.runner.jobs).toHaveLength(0);
+  });
+
+  it('in flight at a crash: another process runs it again once the lease runs out', async () => {
+    const clock = new FakeClock(T0);
+    sharedClock = clock;
+    const storage = memoryStorage();
+    // The first process's run never answers; the second's passes.
+    const hanging = new FakeRunner('TCP', [() => new Promise(() => {})]);
+    const first = mortalClock(clock);
+    const a = createVigil({ storage, secretKey: SECRET, clock: first.clock, runners: [hanging], engine: { leaseMs: LEASE_MS, runTimeoutMs: 60_000 } });
+    const account = await a.accounts.ensure('acct');
+    const check = await a.checks.create(account.id, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
+    await a.start();
+    const { sessions: [session] } = await a.checkSessions.trigger(account.id, { target: { checkId: [check.id] } });
+    await runFor(clock, 1_000);
+    expect(hanging.jobs).toHaveLength(1);
+    expect((await storage.checkSessions.get(account.id, session!.checkSessionId))?.status).toBe('PROGRESS');
+    // A dies: nothing of it runs any more and nothing is given back.
+    first.kill();
+    const runner = new FakeRunner('TCP');
+    const b = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { leaseMs: LEASE_MS, runTimeoutMs: 5_000 } });
+    await start(b);
+    await runFor(clock, LEASE_MS - 2_000);
+    expect(runner.jobs).toHaveLength(0);
+    await runFor(clock, 4_000);
+    expect(runner.jobs.map((j) => j.sequenceId)).toEqual([session!.sequences[0]!.sequenceId]);
+    const done = await b.checkSessions.completion(account.id, session!.checkSessionId, { maxWaitSeconds: '1' });
+    expect(done).toMatchObject({ done: true, session: { status: 'PASSED' } });
+  });
+
+  it('stopped with the process: its run is left for another, not recorded as cancelled', async () => {
+    const s = await setup({}, new FakeRunner('TCP', [() => new Promise(() => {})]));
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
+    await s.vigil.start();
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await runFor(s.clock, 1_000);
+    let stopped = false;
+    const stopping = s.vigil.stop(0).finally(() => {
+      stopped = true;
+    });
+    for (let i = 0; i < 20 && !stopped; i++) {
+      s.clock.advance(100);
+      await settle();
+    }
+    await stopping;
+    expect((await s.storage.checkSessions.get(s.accountId, session!.checkSessionId))?.status).toBe('PROGRESS');
+    expect((await s.vigil.checkResults.list(s.accountId, check.id, {})).total).toBe(0);
+    // Its entry is due again at once, for the next process.
+    const [entry] = (await s.storage.schedule.list(s.accountId, check.id)).filter((e) => e.kind === 'session');
+    expect(entry).toMatchObject({ session: { checkSessionId: session!.checkSessionId } });
+    const [claimed] = await s.storage.schedule.claimDue(s.clock.now(), {}, 10, 1_000, 'next');
+    expect(claimed).toMatchObject({ kind: 'session', checkId: check.id });
+  });
+});
