@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `vigil` command of this host: plan and apply the constructs of vigil.config.mjs, migrate the
 // store, trigger checks from a deployment pipeline. It builds the same Vigil as the server
-// (src/assemble.mjs: store, secret key, runners, account) but serving no locations, so that it runs
-// only the check sessions it starts; alerts of those runs are left in the outbox for the server.
+// (src/assemble.mjs: store, secret key, runners, account) but whose engine claims only check
+// sessions' runs (no scheduled runs, reminders or retention: the server's); alerts of those runs are
+// left in the outbox for the server.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +18,7 @@ async function getVigil() {
   vigil ??= assembleVigil(hostSettings(), {
     // VIGIL_LOG_LEVEL=info (or debug) shows what the engine does, on stderr.
     logger: process.env.VIGIL_LOG_LEVEL ? consoleLogger(process.env.VIGIL_LOG_LEVEL) : undefined,
-    serves: { locations: [], privateLocations: [] },
+    engine: { kinds: ['session'] },
     alerts: { enabled: false },
   });
   return vigil;

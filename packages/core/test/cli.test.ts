@@ -33,7 +33,7 @@ async function cli(config: CliConfig | null = { accountId: ACCOUNT_A, constructs
     secretKey: randomBytes(32),
     runners: [runner],
     ...(clock ? { clock } : {}),
-    serves: { locations: [], privateLocations: [] },
+    engine: { kinds: ['session'] },
   });
   opened.push(vigil);
   await vigil.accounts.ensure(ACCOUNT_A);

@@ -21,10 +21,7 @@ function isPg(knex: Knex): boolean {
   return ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
 }
 
-/**
- * The entries a process serving `serves` claims: `run` entries in its locations, `session` entries
- * in any data-center location or in its private locations, and every engine job.
- */
+/** The entries a process serving `serves` claims: `run` and `session` entries in its locations, and every engine job. */
 function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
   const part = (isPrivate: boolean, names: string[] | 'all' | undefined) => (b: Knex.QueryBuilder) => {
     b.where('private', isPrivate);
@@ -35,7 +32,6 @@ function whereServed(q: Knex.QueryBuilder, serves: ServedLocations): void {
   };
   q.where((b) =>
     b.whereNotIn('kind', [...LOCATED_JOB_KINDS])
-      .orWhere((session) => session.where('kind', 'session').where('private', false))
       .orWhere((located) => located.where(part(false, serves.locations)).orWhere(part(true, serves.privateLocations))));
 }
 
@@ -92,7 +88,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
       }),
     remove: (accountId, checkId) =>
       run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).whereNot('kind', 'session').delete())),
-    claimDue: (now, serves, limit, leaseMs, owner) =>
+    claimDue: (now, serves, limit, leaseMs, owner, kinds) =>
       run(async () => {
         const at = now.getTime();
         const until = at + leaseMs;
@@ -104,6 +100,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
             .orderBy('due_ms')
             .limit(Math.max(0, limit));
           whereServed(due, serves);
+          if (kinds) due.whereIn('kind', [...kinds]);
           // Several processes on one PostgreSQL database each take a disjoint set of rows.
           if (isPg(ctx.knex)) due.forUpdate().skipLocked();
           const picked = (await due) as (Row & { lease_owner: string | null })[];

@@ -32,9 +32,9 @@ export interface CliConfig {
 export interface CliOptions {
   /**
    * The Vigil the commands work on, built on first need (`--help` needs none). `trigger` starts it
-   * to run the sessions it starts; build it to serve no locations
-   * (`serves: { locations: [], privateLocations: [] }`) so that it runs no scheduled checks, and
-   * with the host's store and secret key. The caller closes it after `runCli` answers.
+   * to run the sessions it starts; build it with `engine: { kinds: ['session'] }` so that its engine
+   * claims only sessions' runs (no scheduled runs, reminders or retention), and with the host's
+   * store and secret key. The caller closes it after `runCli` answers.
    */
   vigil: () => Vigil | Promise<Vigil>;
   /** Loads the config file (`--config`, or the host's default when undefined). */
@@ -214,7 +214,7 @@ const triggerCommand: Command = {
       ...(checkIds.length > 0 ? { checkId: checkIds } : {}),
       ...(matchTags.length > 0 ? { matchTags } : {}),
     };
-    // The sessions run in this process: the engine starts to run them (a CLI's Vigil serves no locations).
+    // The sessions run in this process (unless a server's engine claims them first): the engine starts.
     if (vigil.engine.state === 'stopped') await vigil.start();
     const clock = vigil.deps.clock;
     const t0 = clock.now().getTime();

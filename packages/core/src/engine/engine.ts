@@ -38,6 +38,11 @@ export interface EngineOptions {
   owner?: string;
   /** Retention of check results (see RetentionOptions); false turns it off in this process. Default: on, 90 days, hourly. */
   retention?: RetentionOptions | false;
+  /**
+   * The kinds of schedule entries this process claims. Default every kind. A command that only
+   * runs the check sessions it starts takes `['session']`.
+   */
+  kinds?: JobKind[];
 }
 
 export interface EngineServices extends PipelineServices {
@@ -104,7 +109,8 @@ export class Engine implements SessionLauncher {
   private polling = false;
   private pollAgain = false;
   private current: EngineState = 'stopped';
-  private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention'>>;
+  private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention' | 'kinds'>>;
+  private readonly kinds: JobKind[] | undefined;
   /** Retention of check results, run from its own entry of the shared schedule. */
   readonly retention: RetentionJob;
   private serial = 0;
@@ -127,6 +133,7 @@ export class Engine implements SessionLauncher {
       runTimeoutMs: options.runTimeoutMs ?? 30_000,
       stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
     };
+    this.kinds = options.kinds;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${services.deps.ids.uuid().slice(0, 8)}`;
     this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
     this.retention = new RetentionJob(services.deps, options.retention);
@@ -266,6 +273,7 @@ export class Engine implements SessionLauncher {
         this.o.claimBatch,
         this.o.leaseMs,
         this.owner,
+        this.kinds,
       );
       if (claimed.length > 0) this.meter.claims.inc({}, claimed.length);
       const sessions: ScheduledJob[] = [];

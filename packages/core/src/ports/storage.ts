@@ -343,13 +343,13 @@ export interface HeartbeatRepository {
  * What a schedule entry makes the engine do: `run`, a check's slot in one location; `session`, one
  * sequence of a check session (an on-demand run); the engine's own jobs `alert-tick` (a failing
  * check looked at between runs), `certificate` (the daily certificate look) and `retention`.
- * A process's `serves` filters `run` entries, and `session` entries in private locations (a private
- * location is a network only its agents reach); any process runs a session's run in a data-center
- * location, and takes its share of the engine's own jobs.
+ * A process's `serves` filters `run` and `session` entries by their location; every process takes
+ * its share of the engine's own jobs whatever it serves (a process may still take only some kinds:
+ * the engine's `kinds` option).
  */
 export type JobKind = 'run' | 'session' | 'alert-tick' | 'certificate' | 'retention';
 
-/** The kinds that run a check somewhere (see JobKind for how `serves` filters them). */
+/** The kinds that run a check in a location, and so are filtered by the locations a process serves. */
 export const LOCATED_JOB_KINDS: readonly JobKind[] = ['run', 'session'];
 
 export interface ScheduleEntry {
@@ -400,11 +400,11 @@ export interface ScheduleStore {
   remove(accountId: string, checkId: string): Promise<void>;
   /**
    * Leases to `owner`, until now + leaseMs, up to `limit` entries with dueAt <= now whose lease is
-   * absent or ended (leaseUntil <= now), earliest dueAt first: `run` entries in locations `serves`
-   * covers (a location not in LOCATIONS is a private location), `session` entries in any data-center
-   * location or a private location `serves` covers, and entries of every other kind.
+   * absent or ended (leaseUntil <= now), earliest dueAt first: `run` and `session` entries in
+   * locations `serves` covers (a location not in LOCATIONS is a private location), and entries of
+   * every other kind; only entries of `kinds` when it is given.
    */
-  claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string): Promise<ScheduledJob[]>;
+  claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string, kinds?: readonly JobKind[]): Promise<ScheduledJob[]>;
   /** Moves a claimed entry on to its next time (null removes it) and drops the lease (only for the lease holder). */
   complete(job: ScheduledJob, nextDueAt: Date | null): Promise<boolean>;
   /** Drops every lease an owner holds, leaving the entries due. */

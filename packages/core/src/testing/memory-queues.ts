@@ -46,8 +46,7 @@ const entryOf = (row: ScheduleEntry): ScheduleEntry => ({
 });
 
 /** What a process serving `serves` claims (see ScheduleStore.claimDue). */
-const served = (serves: ServedLocations, row: ScheduleEntry) =>
-  !LOCATED_JOB_KINDS.includes(row.kind) || (row.kind === 'session' && DATA_CENTERS.has(row.location)) || servesLocation(serves, row.location);
+const served = (serves: ServedLocations, row: ScheduleEntry) => !LOCATED_JOB_KINDS.includes(row.kind) || servesLocation(serves, row.location);
 
 interface Due {
   at: number;
@@ -93,7 +92,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
       // Index entries of removed rows are dropped when a claim meets them.
       table.removeWhere((row) => row.accountId === accountId && row.checkId === checkId && row.kind !== 'session');
     },
-    async claimDue(now, serves, limit, leaseMs, owner) {
+    async claimDue(now, serves, limit, leaseMs, owner, kinds) {
       const at = now.getTime();
       const leaseUntil = new Date(at + leaseMs).toISOString();
       // Leases that ended make their entries claimable again.
@@ -120,7 +119,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
           leased.add(top.key);
           continue;
         }
-        if (!served(serves, row)) {
+        if (!served(serves, row) || (kinds && !kinds.includes(row.kind))) {
           elsewhere.push(top);
           continue;
         }

@@ -144,6 +144,35 @@ export function scheduleCases(c: StorageCase) {
     checkSame(await claim({ locations: 'all', privateLocations: ['lab-tokyo'] }), ['eu-west-1', 'lab-tokyo', 'us-east-1'], 'every data center and one private location');
     checkSame(await claim({ locations: ['lab-berlin'], privateLocations: ['us-east-1'] }), [], 'a name of the wrong kind serves nothing');
   });
+
+  c('schedule: entries of every kind; serves filters runs and sessions\' runs only; kinds limits a claim', async (f) => {
+    const s = f.storage.schedule;
+    const seq = (n: number) => ({ checkSessionId: `5e55${n}000-0000-4000-8000-000000000000`, sequenceId: `5e9${n}0000-0000-4000-8000-000000000000` });
+    const entries: ScheduleEntry[] = [
+      entry('check-1', 'us-east-1'),
+      { ...entry('check-1', 'us-east-1'), kind: 'session', session: seq(1) },
+      { ...entry('check-1', 'us-east-1'), kind: 'session', session: seq(2) },
+      { ...entry('check-1', 'lab-berlin'), kind: 'session', session: seq(3) },
+      { ...entry('check-1', ''), kind: 'alert-tick' },
+      { ...entry('check-1', ''), kind: 'certificate' },
+      { ...entry('', '', 0, ''), kind: 'retention' },
+    ];
+    check((await s.ensure(entries)) === 7, 'one entry per kind, check, location and sequence');
+    checkSame(await s.list(ACCOUNT_A, 'check-1'), [...entries.slice(4, 6), entries[0]!, entries[3]!, entries[1]!, entries[2]!], 'listed by kind, location and sequence, sessions with their sequence');
+    const claim = async (serves: Parameters<typeof s.claimDue>[1], kinds?: Parameters<typeof s.claimDue>[5]) => {
+      const jobs = await s.claimDue(at(0), serves, 20, LEASE, 'probe', kinds);
+      await s.release('probe');
+      return jobs.map((j) => `${j.kind}@${j.location}${j.session ? `/${j.session.sequenceId.slice(0, 4)}` : ''}`).sort();
+    };
+    checkSame(await claim({ locations: [], privateLocations: [] }), ['alert-tick@', 'certificate@', 'retention@'], 'a process serving no location takes the engine\'s own jobs');
+    checkSame(await claim({ locations: [], privateLocations: ['lab-berlin'] }), ['alert-tick@', 'certificate@', 'retention@', 'session@lab-berlin/5e93'], 'an agent takes its location\'s session runs');
+    checkSame(await claim({}, ['session']), ['session@lab-berlin/5e93', 'session@us-east-1/5e91', 'session@us-east-1/5e92'], 'kinds limits the claim');
+    await s.remove(ACCOUNT_A, 'check-1');
+    checkSame((await s.list(ACCOUNT_A, 'check-1')).map((e) => e.kind), ['session', 'session', 'session'], 'removing a check\'s entries leaves its sessions\' runs, which end on their own');
+    const [job] = await s.claimDue(at(0), {}, 1, LEASE, 'owner-1', ['session']);
+    check(job !== undefined && (await s.complete(job, null)), 'a session entry completes by its sequence');
+    check((await s.list(ACCOUNT_A, 'check-1')).length === 2, 'only that sequence\'s entry went');
+  });
 }
 
 export function outboxCases(c: StorageCase) {
