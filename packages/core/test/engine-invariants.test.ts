@@ -192,6 +192,29 @@ describe('engine invariants: a session always ends', () => {
     expect(done).toMatchObject({ done: true, session: { status: 'PASSED' } });
   });
 
+  it('cancelled while it waits for its group: it never runs and its entry goes at once', async () => {
+    // Each run takes 3 s; the group runs one at a time.
+    const runner = new FakeRunner('TCP', [(job) => new Promise((resolve) => {
+      sharedClock!.setTimer(new Date(sharedClock!.now().getTime() + 3_000), () => resolve({}));
+      void job;
+    })]);
+    const s = await setup({}, runner);
+    const group = await s.vigil.checkGroups.create(s.accountId, { name: 'flow', concurrency: 1 });
+    const first = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'first', groupId: group.id, groupOrder: 0, frequency: 1440, frequencyOffset: null }));
+    const second = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'second', groupId: group.id, groupOrder: 1, frequency: 1440, frequencyOffset: null }));
+    await start(s.vigil);
+    const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [first.id, second.id] } });
+    await runFor(s.clock, 1_000);
+    expect(runner.jobs.map((j) => j.check.name)).toEqual(['first']);
+    const waiting = sessions.find((x) => x.checkId === second.id)!;
+    await s.vigil.checkSessions.cancel(s.accountId, waiting.checkSessionId, {});
+    await settle();
+    expect((await s.storage.schedule.list(s.accountId, second.id)).filter((e) => e.kind === 'session')).toEqual([]);
+    await runFor(s.clock, 10_000);
+    expect(runner.jobs.map((j) => j.check.name)).toEqual(['first']);
+    expect((await s.storage.checkSessions.get(s.accountId, waiting.checkSessionId))?.status).toBe('CANCELLED');
+  });
+
   it('stopped with the process: its run is left for another, not recorded as cancelled', async () => {
     const s = await setup({}, new FakeRunner('TCP', [() => new Promise(() => {})]));
     const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));

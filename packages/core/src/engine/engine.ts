@@ -223,7 +223,14 @@ export class Engine implements SessionLauncher {
     const chosen = sequenceIds ? new Set(sequenceIds) : null;
     const hit = (sid: string | undefined, seq: string | undefined) =>
       sid === session.checkSessionId && (chosen === null || (seq !== undefined && chosen.has(seq)));
-    this.sessionQueue = this.sessionQueue.filter((j) => !hit(j.claim.session?.checkSessionId, j.claim.session?.sequenceId));
+    const dropped = this.sessionQueue.filter((j) => hit(j.claim.session?.checkSessionId, j.claim.session?.sequenceId));
+    this.sessionQueue = this.sessionQueue.filter((j) => !dropped.includes(j));
+    for (const job of dropped) {
+      void this.deps.storage.schedule.complete(job.claim, null).catch((err: unknown) => {
+        // Its lease runs out; the next claim finds the sequence ended and completes it.
+        this.deps.logger.warn('engine: could not remove a cancelled session run', { checkId: job.claim.checkId, error: errorText(err) });
+      });
+    }
     for (const r of this.running.values()) if (hit(r.session, r.sequence)) r.controller.abort(CANCELLED);
   }
 
