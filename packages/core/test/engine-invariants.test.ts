@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFor, settle } from './fake-time.js';
-import { createVigil, type Clock, type LogMeta, type Logger, type Vigil, type VigilOptions } from '../src/index.js';
+import { capture, type Line } from './capture-logger.js';
+import { mortalClock, runFor, settle } from './fake-time.js';
+import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
 import { FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
 
 type MemoryStorage = ReturnType<typeof memoryStorage>;
@@ -12,33 +13,6 @@ const LEASE_MS = 20_000;
 const tcp = (overrides: Record<string, unknown> = {}) => ({
   name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 0, frequencyOffset: 10, ...overrides,
 });
-
-interface Line {
-  level: string;
-  msg: string;
-  meta: LogMeta;
-}
-
-function capture(lines: Line[], bound: LogMeta = {}): Logger {
-  const at = (level: string) => (msg: string, meta: LogMeta = {}) => {
-    lines.push({ level, msg, meta: { ...bound, ...meta } });
-  };
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (meta) => capture(lines, { ...bound, ...meta }) };
-}
-
-/**
- * A view of the shared fake clock that one Vigil uses: `kill()` makes it drop every timer, so a
- * Vigil "crashes" (nothing of it runs any more, nothing is released) while time goes on.
- */
-function mortalClock(clock: FakeClock): { clock: Clock; kill: () => void } {
-  let dead = false;
-  return {
-    clock: { now: () => clock.now(), setTimer: (at, fn) => clock.setTimer(at, () => void (dead || fn())) },
-    kill: () => {
-      dead = true;
-    },
-  };
-}
 
 const started: Vigil[] = [];
 let sharedClock: FakeClock | null = null;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { capture, type Line } from './capture-logger.js';
 import { runFor, settle } from './fake-time.js';
-import { createVigil, redactingLogger, type LogMeta, type Logger, type Vigil } from '../src/index.js';
+import { createVigil, redactingLogger, type Vigil } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage } from '../src/testing/index.js';
 
 const T0 = '2026-05-01T12:00:00.000Z';
@@ -8,20 +9,6 @@ const DB_PASSWORD = 's3cr3t-hunter2!';
 const SERVICE_TOKEN = 'tok_9f8e7d6c5b4a';
 const HOOK_TOKEN = 'Bearer hook-token-5e6f7a';
 const WEBHOOK_SECRET = 'whsec-abcdef123456';
-
-interface Line {
-  level: string;
-  msg: string;
-  meta: LogMeta;
-}
-
-/** A Logger that keeps every entry, with the fields of its children bound in. */
-function capture(lines: Line[], bound: LogMeta = {}): Logger {
-  const at = (level: string) => (msg: string, meta: LogMeta = {}) => {
-    lines.push({ level, msg, meta: { ...bound, ...meta } });
-  };
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (meta) => capture(lines, { ...bound, ...meta }) };
-}
 
 /** Every form a secret could leak in: as is, URL-encoded, base64. */
 const forms = (secret: string) => [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')];
