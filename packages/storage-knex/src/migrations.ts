@@ -358,9 +358,10 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
 
 /**
  * Creates Vigil's tables, forward only. Each migration runs once; a second process migrating at
- * the same time waits on a lock (PostgreSQL) or on the database's write lock (SQLite).
+ * the same time waits on a lock (PostgreSQL) or on the database's write lock (SQLite). `until`
+ * stops after the migration of that name (a database as an earlier version left it, for tests).
  */
-export async function migrate(knex: Knex, prefix: string): Promise<void> {
+export async function migrate(knex: Knex, prefix: string, until?: string): Promise<void> {
   const log = `${prefix}migrations`;
   const isPg = knex.client.config.client === 'pg' || knex.client.config.client === 'postgres' || knex.client.config.client === 'postgresql';
   await knex.transaction(async (trx) => {
@@ -376,6 +377,7 @@ export async function migrate(knex: Knex, prefix: string): Promise<void> {
       if (done.has(m.name)) continue;
       await m.up(trx, prefix);
       await trx(log).insert({ name: m.name, applied_at: new Date().toISOString() });
+      if (m.name === until) break;
     }
   });
 }
