@@ -88,6 +88,37 @@ describe('certificate expiry', () => {
       await receiver.close();
     }
   });
+
+  it('a process without a certificate probe leaves the looks to one that has it', async () => {
+    const receiver = await Receiver.start();
+    const storage = memoryStorage();
+    // Started first and polling as often: before, it took every look and put it off a day.
+    const bare = createVigil({ storage, secretKey: 'd'.repeat(64), engine: { pollMs: 5 } });
+    const prober = createVigil(
+      { storage, secretKey: 'd'.repeat(64), engine: { pollMs: 20 }, alerts: { pollMs: 20 } },
+      (c) => registerAlertChannels(c, { certificates: { target: () => ({ host: '127.0.0.1', port: portOf(soon) }) } }),
+    );
+    try {
+      const { id: accountId } = await bare.accounts.ensure('certs');
+      const channel = await bare.alertChannels.create(accountId, {
+        type: 'WEBHOOK', config: { name: 'ssl', url: receiver.url, template: '{"domain": "{{SSL_CHECK_DOMAIN}}"}' },
+        sendFailure: false, sendRecovery: false, sendDegraded: false, sslExpiry: true, sslExpiryThreshold: 10,
+      });
+      await bare.checks.create(accountId, 'BROWSER', {
+        name: 'shop', script: 'await page.goto("https://example.com")', frequency: 1440, sslCheckDomain: 'shop.example.com',
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+      });
+      await bare.start();
+      await new Promise((r) => setTimeout(r, 100));
+      await prober.start();
+      await receiver.waitFor(1);
+      expect(receiver.requests.map((r) => r.json)).toEqual([{ domain: 'shop.example.com' }]);
+    } finally {
+      await bare.close();
+      await prober.close();
+      await receiver.close();
+    }
+  });
 });
 
 /** A TLS server's connections, and the server name (SNI) each handshake asked for. */

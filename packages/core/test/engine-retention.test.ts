@@ -121,6 +121,21 @@ describe('retention scheduled by the engine', () => {
     expect(await ages(storage, a)).toEqual([]);
   });
 
+  it('a process with retention off leaves the job to one that runs it, on time', async () => {
+    const storage = memoryStorage();
+    const clock = new FakeClock(T0);
+    // Started first and polling more often: before, it took the entry and put it off an hour.
+    const off = await setup({ engine: { owner: 'off', retention: false, pollMs: 100 } }, storage, clock);
+    const on = await setup({ engine: { owner: 'on' } }, storage, clock);
+    const a = (await on.vigil.accounts.ensure()).id;
+    await seed(storage, a, [100 * DAY]);
+    await start(on.vigil);
+    await start(off.vigil);
+    await runFor(clock, 18 * 60_000, 1_000);
+    expect(on.log.filter((e) => e.msg === 'retention: run done')).toHaveLength(1);
+    expect(await ages(storage, a)).toEqual([]);
+  });
+
   it('with retention false the engine schedules none and deletes nothing', async () => {
     const s = await setup({ engine: { retention: false } });
     const a = (await s.vigil.accounts.ensure()).id;

@@ -4,7 +4,7 @@ import type { CheckSession } from '../model/check-session.js';
 import type { Cancel } from '../ports/clock.js';
 import type { RunSource } from '../ports/runner.js';
 import { isFinalSessionStatus } from '../model/check-session.js';
-import type { JobKind, ScheduledJob, ServedLocations } from '../ports/storage.js';
+import { JOB_KINDS, type JobKind, type ScheduledJob, type ServedLocations } from '../ports/storage.js';
 import { ALERT_TICK_MS, nextDueIn, plannedEntries, runLocations } from '../rules/schedule-plan.js';
 import type { SessionLauncher } from '../services/check-sessions.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
@@ -39,8 +39,10 @@ export interface EngineOptions {
   /** Retention of check results (see RetentionOptions); false turns it off in this process. Default: on, 90 days, hourly. */
   retention?: RetentionOptions | false;
   /**
-   * The kinds of schedule entries this process claims. Default every kind. A command that only
-   * runs the check sessions it starts takes `['session']`.
+   * The kinds of schedule entries this process claims. Default every kind it can do: not
+   * `retention` when retention is off here, not `certificate` without a certificate probe (so
+   * those entries go to a process that does them). A command that only runs the check sessions it
+   * starts takes `['session']`.
    */
   kinds?: JobKind[];
 }
@@ -110,7 +112,7 @@ export class Engine implements SessionLauncher {
   private pollAgain = false;
   private current: EngineState = 'stopped';
   private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention' | 'kinds'>>;
-  private readonly kinds: JobKind[] | undefined;
+  private readonly kinds: JobKind[];
   /** Retention of check results, run from its own entry of the shared schedule. */
   readonly retention: RetentionJob;
   private serial = 0;
@@ -133,10 +135,12 @@ export class Engine implements SessionLauncher {
       runTimeoutMs: options.runTimeoutMs ?? 30_000,
       stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
     };
-    this.kinds = options.kinds;
+
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${services.deps.ids.uuid().slice(0, 8)}`;
     this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
     this.retention = new RetentionJob(services.deps, options.retention);
+    const able = (kind: JobKind) => (kind !== 'retention' || this.retention.enabled) && (kind !== 'certificate' || services.deps.certificateProbe != null);
+    this.kinds = (options.kinds ?? JOB_KINDS).filter(able);
     this.meter = engineInstruments(services.deps.metrics);
     this.handlers = {
       run: (job, ctx) => this.runSlot(job, ctx),
@@ -544,6 +548,8 @@ export class Engine implements SessionLauncher {
     if (outcome.kind === 'ran') return null;
     switch (outcome.reason) {
       case 'cancelled':
+      // Stored by a process that died before it ended the sequence: ended now from that result.
+      case 'duplicate':
         return null;
       // Left for another process: stop() gives the lease back.
       case 'stopped':

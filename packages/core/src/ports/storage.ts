@@ -349,6 +349,9 @@ export interface HeartbeatRepository {
  */
 export type JobKind = 'run' | 'session' | 'alert-tick' | 'certificate' | 'retention';
 
+/** Every kind of schedule entry. */
+export const JOB_KINDS: readonly JobKind[] = ['run', 'session', 'alert-tick', 'certificate', 'retention'];
+
 /** The kinds that run a check in a location, and so are filtered by the locations a process serves. */
 export const LOCATED_JOB_KINDS: readonly JobKind[] = ['run', 'session'];
 
