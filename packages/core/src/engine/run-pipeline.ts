@@ -255,6 +255,9 @@ export class RunPipeline {
     );
     if (scheduled && effect.paused) return { kind: 'skipped', reason: 'paused', forRun };
 
+    // A process that stored this sequence's run and died before it ended the sequence: the run is
+    // ended from what it stored, not run (and stored) a second time.
+    if (spec.session && (await this.finishStoredSessionRun(spec, forRun, effect.silenced))) return { kind: 'skipped', reason: 'duplicate', forRun };
     if (spec.session) await this.markSequenceStarted(spec.accountId, spec.session);
 
     const startedAt = deps.clock.now();
@@ -373,6 +376,30 @@ export class RunPipeline {
       const round = await this.round(spec, forRun, final, null);
       if (round) await this.alert(spec.accountId, forRun, round, silenced, roundId(spec, forRun.check.id, round, final.id));
     });
+  }
+
+  /**
+   * Ends a session's sequence from its stored final result, if there is one: the check's status,
+   * the sequence and the alert step, each of which the process that stored it may not have reached
+   * (each takes it in once). Answers whether there was one.
+   */
+  private async finishStoredSessionRun(spec: RunSpec, forRun: CheckForRun, silenced: boolean): Promise<boolean> {
+    const ref = spec.session!;
+    const check = forRun.check;
+    const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
+      limit: 100, offset: 0, checkSessionId: ref.checkSessionId, resultType: 'FINAL',
+    });
+    const stored = page.items.find((r) => r.sequenceId === ref.sequenceId);
+    if (!stored) return false;
+    await this.updateStatus(spec.accountId, check, stored);
+    // A stored result no longer says what kind of failure it was: a timeout ends FAILED here.
+    const outcome = stored.hasFailures || stored.hasErrors ? 'FAILED' : stored.isDegraded ? 'DEGRADED' : 'PASSED';
+    const session = await this.completeSequence(spec.accountId, ref, outcome);
+    await this.withCheckLock(check.id, async () => {
+      const round = await this.round(spec, forRun, stored, session);
+      if (round) await this.alert(spec.accountId, forRun, round, silenced, roundId(spec, check.id, round, stored.id));
+    });
+    return true;
   }
 
   /** Counts a stored run and logs it; the error message was scrubbed of the check's secrets already. */
