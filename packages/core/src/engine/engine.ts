@@ -78,7 +78,7 @@ type Next = Date | null | 'leave';
 
 interface JobContext {
   signal: AbortSignal;
-  /** When the job must be over: the lease's end less a second. */
+  /** When the job must be over: a second before another process may take its entry over (see start1). */
   mustEndBy: Date;
   onRunnerWait: (waiting: boolean) => void;
 }
@@ -454,7 +454,10 @@ export class Engine implements SessionLauncher {
         reject(err);
       });
     });
-    const work = this.handlers[claim.kind](job, { signal: controller.signal, mustEndBy: new Date(leaseEnd - 1_000), onRunnerWait });
+    // Every process claims with its look ahead (claimDue(now + lookaheadMs)), so another one takes
+    // the entry over lookaheadMs before leaseUntil: the job ends a second before that.
+    const mustEndBy = new Date(leaseEnd - this.o.lookaheadMs - 1_000);
+    const work = this.handlers[claim.kind](job, { signal: controller.signal, mustEndBy, onRunnerWait });
     const promise = Promise.race([work, watch])
       .then((next) => (next === 'leave' ? undefined : this.deps.storage.schedule.complete(claim, next).then(() => undefined)))
       .catch((err: unknown) => this.failed(job, err))
