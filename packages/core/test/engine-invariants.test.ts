@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { capture, type Line } from './capture-logger.js';
 import { mortalClock, runFor, settle } from './fake-time.js';
 import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
-import { FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
+import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage } from '../src/testing/index.js';
 
 type MemoryStorage = ReturnType<typeof memoryStorage>;
 
@@ -164,6 +164,37 @@ describe('engine invariants: a session always ends', () => {
     expect(runner.jobs.map((j) => j.sequenceId)).toEqual([session!.sequences[0]!.sequenceId]);
     const done = await b.checkSessions.completion(account.id, session!.checkSessionId, { maxWaitSeconds: '1' });
     expect(done).toMatchObject({ done: true, session: { status: 'PASSED' } });
+  });
+
+  it('ended by a process that died before its alert step: the next process raises the alert, running nothing again', async () => {
+    const clock = new FakeClock(T0);
+    sharedClock = clock;
+    const storage = memoryStorage();
+    // The first process's alert step never gets through: it dies there.
+    const stuck = { ...storage, alertStates: { ...storage.alertStates, transition: () => new Promise<boolean>(() => {}) } };
+    const failing = new FakeRunner('TCP', [failResult('connect ECONNREFUSED')]);
+    const first = mortalClock(clock);
+    const a = createVigil({ storage: stuck, secretKey: SECRET, clock: first.clock, runners: [failing], engine: { leaseMs: LEASE_MS, runTimeoutMs: 5_000 } });
+    const account = await a.accounts.ensure('acct');
+    const channel = await a.alertChannels.create(account.id, { type: 'WEBHOOK', config: { name: 'ops', url: 'https://hooks.example.com/in' } });
+    const check = await a.checks.create(account.id, 'TCP', tcp({
+      frequency: 1440, frequencyOffset: null, retryStrategy: null, alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+    }));
+    await a.start();
+    const { sessions: [session] } = await a.checkSessions.trigger(account.id, { target: { checkId: [check.id] } });
+    await runFor(clock, 1_000);
+    expect((await storage.checkSessions.get(account.id, session!.checkSessionId))?.status).toBe('FAILED');
+    expect(await storage.outbox.pending(account.id)).toEqual([]);
+    first.kill();
+    const transport = new FakeTransport('WEBHOOK');
+    const runner = new FakeRunner('TCP');
+    const b = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], transports: [transport], engine: { leaseMs: LEASE_MS } });
+    await start(b);
+    await runFor(clock, LEASE_MS + 5_000, 250);
+    expect(runner.jobs).toHaveLength(0);
+    expect(transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE']);
+    expect((await storage.checkResults.listByCheck(account.id, check.id, { limit: 10, offset: 0, resultType: 'FINAL' })).total).toBe(1);
+    expect((await storage.schedule.list(account.id, check.id)).filter((e) => e.kind === 'session')).toEqual([]);
   });
 
   it('cancelled while it waits for its group: it never runs and its entry goes at once', async () => {

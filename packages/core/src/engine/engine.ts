@@ -62,6 +62,7 @@ interface ReadyJob {
     projectId: string | null;
     environment: string | null;
     startedAt: string;
+    ended: boolean;
     group?: GroupSlot;
   };
 }
@@ -330,7 +331,7 @@ export class Engine implements SessionLauncher {
       const ref = claim.session!;
       const session = await storage.checkSessions.get(claim.accountId, ref.checkSessionId);
       const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
-      if (!session || !sequence || isFinalSessionStatus(sequence.status)) {
+      if (!session || !sequence || sequence.status === 'CANCELLED') {
         await storage.schedule.complete(claim, null);
         continue;
       }
@@ -343,6 +344,9 @@ export class Engine implements SessionLauncher {
         seq: ++this.serial,
         session: {
           runSource: session.runSource, projectId: session.projectId ?? null, environment: session.environment ?? null, startedAt: session.startedAt,
+          // Ended by a process that died before it removed the entry: what it may have left
+          // undone (the alert step) is finished from the stored result; nothing runs again.
+          ended: isFinalSessionStatus(sequence.status),
           ...(group ? { group } : {}),
         },
       });
@@ -543,11 +547,16 @@ export class Engine implements SessionLauncher {
     const { claim } = job;
     const ref = claim.session!;
     const s = job.session!;
-    const outcome = await this.pipeline.run({
+    const spec = {
       accountId: claim.accountId, checkId: claim.checkId, location: claim.location, runSource: s.runSource,
       dueAt: new Date(job.due), mustEndBy: ctx.mustEndBy, onRunnerWait: ctx.onRunnerWait,
       session: { ...ref, projectId: s.projectId, environment: s.environment },
-    }, ctx.signal);
+    };
+    if (s.ended) {
+      await this.pipeline.finishEndedSessionRun(spec);
+      return null;
+    }
+    const outcome = await this.pipeline.run(spec, ctx.signal);
     if (outcome.kind === 'ran') return null;
     switch (outcome.reason) {
       case 'cancelled':

@@ -379,6 +379,18 @@ export class RunPipeline {
   }
 
   /**
+   * A session's sequence that ended, whose entry a process that died left behind: the alert step
+   * of its stored result (taken in once), which that process may not have reached. Nothing runs.
+   */
+  async finishEndedSessionRun(spec: RunSpec): Promise<void> {
+    const forRun = await this.forRunOrNull(spec.accountId, spec.checkId);
+    if (!forRun) return;
+    const check = forRun.check;
+    const effect = await this.services.maintenanceWindows.activeEffect(spec.accountId, { tags: check.tags, groupTags: forRun.group?.tags ?? [] }, this.deps.clock.now());
+    await this.finishStoredSessionRun(spec, forRun, effect.silenced);
+  }
+
+  /**
    * Ends a session's sequence from its stored final result, if there is one: the check's status,
    * the sequence and the alert step, each of which the process that stored it may not have reached
    * (each takes it in once). Answers whether there was one.
