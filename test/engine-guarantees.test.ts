@@ -7,7 +7,8 @@
  *   session ends, the slot's results and the check status are stored, no job fails);
  * - groupOrder: with a group concurrency of 1, triggered checks start in ascending groupOrder;
  * - retries and locations: sameRegion false (and doubleCheck) retries in the next selected
- *   location this process serves, sameRegion true where the attempt failed.
+ *   location this process serves, sameRegion true (and any retry under runParallel) where the
+ *   attempt failed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Vigil, VigilOptions } from '@vigil/core';
@@ -215,6 +216,20 @@ describe.each(STORES)('engine guarantees through the HTTP API, on %s', (kind) =>
       ]);
       const { body: status } = await s.api('get', `/v1/check-statuses/${check.id}`).expect(200);
       expect(status).toMatchObject({ hasFailures: true, lastRunLocation: retriedIn });
+      expect(s.lines.flatMap(engineTrouble)).toEqual([]);
+    });
+
+    it('runParallel with sameRegion false: every location runs the slot already, so each retries where it failed', async () => {
+      const s = await stack();
+      const check = await failingCheck(s, { runParallel: true, retryStrategy: fixed(false) });
+      const { body: triggered } = await s.api('post', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } }).expect(201);
+      const done = await completion(s, triggered.sessions[0].checkSessionId);
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.status).toBe('FAILED');
+      const bySequence = new Map<unknown, Row[]>();
+      for (const r of await results(s, check.id)) bySequence.set(r.sequenceId, [...(bySequence.get(r.sequenceId) ?? []), r]);
+      const places = [...bySequence.values()].map((rows) => rows.sort((a, b) => a.attempts - b.attempts).map((r) => `${r.resultType} ${r.runLocation}`));
+      expect(places.sort()).toEqual([['ATTEMPT eu-west-1', 'FINAL eu-west-1'], ['ATTEMPT us-east-1', 'FINAL us-east-1']]);
       expect(s.lines.flatMap(engineTrouble)).toEqual([]);
     });
 
