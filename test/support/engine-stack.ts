@@ -50,10 +50,10 @@ const storeCallsOf = new WeakMap<Vigil, () => number>();
 /** The store as one process sees it, counting the repository calls it has under way. */
 function counted<T extends object>(storage: T): { storage: T; pending: () => number } {
   let pending = 0;
-  const out: Record<string, unknown> = { ...storage };
+  const out: Record<string, unknown> = { ...(storage as Record<string, unknown>) };
   for (const [name, repo] of Object.entries(storage)) {
     if (typeof repo !== 'object' || repo === null || name === 'capabilities') continue;
-    const proxied: Record<string, unknown> = { ...repo };
+    const proxied: Record<string, unknown> = { ...(repo as Record<string, unknown>) };
     for (const [method, fn] of Object.entries(repo as Record<string, unknown>)) {
       if (typeof fn !== 'function') continue;
       proxied[method] = (...args: unknown[]) => {
