@@ -7,8 +7,20 @@ const SECRET = 'e'.repeat(64);
 const T0 = '2026-05-01T12:00:00.000Z';
 
 const started: Vigil[] = [];
+let clock: FakeClock;
 afterEach(async () => {
-  for (const vigil of started.splice(0)) await vigil.stop(0);
+  for (const vigil of started.splice(0)) {
+    // A run still under way ends on the fake clock.
+    let stopped = false;
+    const stopping = vigil.stop(0).finally(() => {
+      stopped = true;
+    });
+    for (let i = 0; i < 100 && !stopped; i++) {
+      clock.advance(1_000);
+      await settle();
+    }
+    await stopping;
+  }
 });
 
 describe('a lease and the look ahead of the processes that share it', () => {
@@ -16,7 +28,7 @@ describe('a lease and the look ahead of the processes that share it', () => {
     // Every claim looks ahead (claimDue(now + 1 s)), so it sees a lease run out a second before
     // leaseUntil. A run allowed to end at leaseUntil less a second ended just as the next claim (of
     // either process) took its slot over: the slot ran twice and its run was taken in twice.
-    const clock = new FakeClock(T0);
+    clock = new FakeClock(T0);
     const storage = memoryStorage();
     const hang = () => new Promise<never>(() => {});
     const runners = [new FakeRunner('TCP', [hang]), new FakeRunner('TCP', [hang])];

@@ -365,17 +365,20 @@ export class RunPipeline {
   /** The alert step of a slot's stored run, unless the check's alert state took that run in already. */
   private async finishStoredRun(spec: RunSpec, forRun: CheckForRun, silenced: boolean): Promise<void> {
     if (spec.session) return;
-    let stored: CheckResult | null;
-    for (let attempt = 1; ; attempt++) {
-      stored = await this.deps.storage.checkResults.get(spec.accountId, slotResultId(forRun.check.id, spec.location, spec.dueAt, attempt));
-      if (!stored || stored.resultType === 'FINAL') break;
-    }
-    if (!stored) return;
-    const final = stored;
+    const final = await this.storedSlotResult(spec.accountId, forRun.check.id, spec.location, spec.dueAt);
+    if (!final) return;
     await this.withCheckLock(forRun.check.id, async () => {
       const round = await this.round(spec, forRun, final, null);
       if (round) await this.alert(spec.accountId, forRun, round, silenced, roundId(spec, forRun.check.id, round, final.id));
     });
+  }
+
+  /** The final result of a slot in one location, found by its ids (null while it has none). */
+  private async storedSlotResult(accountId: string, checkId: string, location: string, dueAt: Date): Promise<CheckResult | null> {
+    for (let attempt = 1; ; attempt++) {
+      const stored = await this.deps.storage.checkResults.get(accountId, slotResultId(checkId, location, dueAt, attempt));
+      if (!stored || stored.resultType === 'FINAL') return stored;
+    }
   }
 
   /**
@@ -592,11 +595,12 @@ export class RunPipeline {
     if (spec.session || !check.runParallel || check.checkType === 'HEARTBEAT') return [result];
     const locations = runLocations(check, forRun.group, this.deps.defaultLocation);
     if (locations.length < 2) return [result];
-    const period = nextDueIn(check, [spec.location], spec.location, spec.dueAt)!.getTime() - spec.dueAt.getTime();
-    const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
-      limit: 100, offset: 0, resultType: 'FINAL', from: spec.dueAt, to: new Date(spec.dueAt.getTime() + period),
-    });
-    const ofSlot = latestPerLocation(page.items.filter((r) => r.runSource === 'SCHEDULER' && locations.includes(r.runLocation)));
+    // The slot's results by their ids: a run taken over late or retried may start after the period.
+    const ofSlot: CheckResult[] = [];
+    for (const location of locations) {
+      const final = location === spec.location ? result : await this.storedSlotResult(spec.accountId, check.id, location, spec.dueAt);
+      if (final) ofSlot.push(final);
+    }
     // The location that completes the round evaluates it; earlier ones wait for it.
     if (ofSlot.length < locations.length || !ofSlot.some((r) => r.id === result.id)) return null;
     return ofSlot;
