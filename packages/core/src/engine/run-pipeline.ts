@@ -29,6 +29,12 @@ import { scrubSecrets } from './scrub.js';
 const SSL_EVERY_MS = 24 * 3_600_000;
 /** How often a race-free write of a check's state reads again when another run changed it meanwhile. */
 const STATE_TRIES = 20;
+/**
+ * How many runs a check's alert state remembers having taken in. A stored run is finished again
+ * (by the process that takes its entry over) within about a lease of being taken in; 32 covers a
+ * two-minute lease of a check run every 10 s, with room for its sessions.
+ */
+const RECENT_RUNS = 32;
 /** A certificate that could not be read is looked at again after this, not tomorrow. */
 export const FAILED_CERTIFICATE_RETRY_MS = 3_600_000;
 
@@ -613,7 +619,7 @@ export class RunPipeline {
     await this.stepAlertState(accountId, check.id, async (stored) => {
       const now = this.deps.clock.now();
       const previous = stored ?? INITIAL_ALERT_STATE;
-      if (previous.lastRunId === runId) return null;
+      if (previous.lastRunId === runId || previous.recentRunIds?.includes(runId)) return null;
       const step = evaluateRun(previous, round.length === 1 ? round[0]! : round, {
         settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced, now,
       });
@@ -624,7 +630,7 @@ export class RunPipeline {
         state = ssl.state;
         alerts.push('ALERT_SSL');
       }
-      state = { ...state, lastRunId: runId };
+      state = { ...state, lastRunId: runId, recentRunIds: [...(previous.recentRunIds ?? []), runId].slice(-RECENT_RUNS) };
       await this.planTick(accountId, check.id, previous.status, state.status, now);
       return { next: state, messages: await this.alertMessages(accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId) };
     });

@@ -47,6 +47,11 @@ export interface AlertState {
    * process died (see the run pipeline) takes it in once (absent in states stored before).
    */
   lastRunId?: string | null;
+  /**
+   * The runs this state took in lately, newest last: a stored run finished again by a second
+   * process is taken in once even when other runs were taken in meanwhile (absent in states stored before).
+   */
+  recentRunIds?: string[];
 }
 
 export const INITIAL_ALERT_STATE: AlertState = Object.freeze({
