@@ -596,7 +596,10 @@ export class RunPipeline {
       const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
         limit: 100, offset: 0, checkSessionId: session.checkSessionId, resultType: 'FINAL',
       });
-      return latestPerLocation(page.items);
+      // A cancelled sequence's run tells nothing of the check: the round is its other sequences'.
+      const kept = new Set(session.sequences.filter((s) => s.status !== 'CANCELLED').map((s) => s.sequenceId));
+      const round = latestPerLocation(page.items.filter((r) => r.sequenceId !== null && kept.has(r.sequenceId)));
+      return round.length > 0 ? round : null;
     }
     if (spec.session || !check.runParallel || check.checkType === 'HEARTBEAT') return [result];
     const locations = runLocations(check, forRun.group, this.deps.defaultLocation);
