@@ -69,7 +69,8 @@ interface ReadyJob {
 
 /** A session run's group: at most `limit` of its runs at once, lower `order` (groupOrder) first. */
 interface GroupSlot {
-  id: number;
+  /** The group, as account and group id. */
+  id: string;
   order: number;
   limit: number;
 }
@@ -88,6 +89,9 @@ type JobHandler = (job: ReadyJob, ctx: JobContext) => Promise<Next>;
 
 export type EngineState = 'stopped' | 'running' | 'stopping';
 
+/** An entry's identity in the schedule: kind, check, location and (for a session's run) sequence. */
+const entryKey = (e: ScheduledJob) => `${e.kind}|${e.checkId}|${e.location}|${e.session?.sequenceId ?? ''}`;
+
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -104,16 +108,25 @@ export class Engine implements SessionLauncher {
   private readonly queue = new MinHeap<ReadyJob>((a, b) => a.due - b.due);
   /** Claimed session runs, ordered by groupOrder, until their group (and the engine) has room. */
   private sessionQueue: ReadyJob[] = [];
-  private readonly groupRunning = new Map<number, number>();
+  private readonly groupRunning = new Map<string, number>();
   private readonly running = new Map<string, { controller: AbortController; promise: Promise<void>; session?: string; sequence?: string }>();
   private dispatchTimer: Cancel | null = null;
   private dispatchAt = Infinity;
   private pollTimer: Cancel | null = null;
   private polling = false;
   private pollAgain = false;
+  /**
+   * The entries this process holds (queued or running), by identity. A claim of an entry held
+   * already (its lease ran out while it waited, and this process claimed it again) takes the
+   * queued one's place, or is left to the running one: an entry is run once at a time here.
+   */
+  private readonly held = new Map<string, { job: ReadyJob; running: boolean }>();
+  /** The claim in flight, if any (stop() waits for it). */
+  private claiming: Promise<void> = Promise.resolve();
   private current: EngineState = 'stopped';
   private readonly o: Required<Omit<EngineOptions, 'owner' | 'retention' | 'kinds'>>;
   private readonly kinds: JobKind[];
+  private readonly startMarginMs: number;
   /** Retention of check results, run from its own entry of the shared schedule. */
   readonly retention: RetentionJob;
   private serial = 0;
@@ -139,6 +152,9 @@ export class Engine implements SessionLauncher {
 
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${services.deps.ids.uuid().slice(0, 8)}`;
     this.pipeline = new RunPipeline(services, { runTimeoutMs: this.o.runTimeoutMs });
+    // A job starts only with the time for its longest attempt left (see hasTimeFor).
+    const longestAttempt = Math.max(this.o.runTimeoutMs, ...[...services.deps.runners.values()].map((r) => r.timeoutMs ?? 0));
+    this.startMarginMs = Math.min(longestAttempt + 2_000, this.o.leaseMs - this.o.lookaheadMs - 1_500);
     this.retention = new RetentionJob(services.deps, options.retention);
     const able = (kind: JobKind) => (kind !== 'retention' || this.retention.enabled) && (kind !== 'certificate' || services.deps.certificateProbe != null);
     this.kinds = (options.kinds ?? JOB_KINDS).filter(able);
@@ -194,6 +210,9 @@ export class Engine implements SessionLauncher {
     this.pollTimer = null;
     this.dispatchTimer?.();
     this.dispatchTimer = null;
+    // A claim in flight lands first, so what it claims is released below, not held for a lease.
+    await this.claiming;
+    for (const [key, h] of this.held) if (!h.running) this.held.delete(key);
     this.queue.clear();
     this.sessionQueue = [];
     this.unfinished = [];
@@ -206,7 +225,13 @@ export class Engine implements SessionLauncher {
       await Promise.race([all(), deadline]);
       cancel();
       for (const r of this.running.values()) r.controller.abort(STOPPING);
-      await all();
+      // A job that does not answer its abort (a store call that never returns) keeps no lease:
+      // after as long again, the leases go back all the same.
+      const again = new Promise<void>((resolve) => {
+        cancel = this.deps.clock.setTimer(new Date(this.now() + Math.max(deadlineMs, 1_000)), resolve);
+      });
+      await Promise.race([all(), again]);
+      cancel();
     }
     await this.deps.storage.schedule.release(this.owner).catch((err: unknown) => {
       this.deps.logger.warn('engine: could not release leases', { error: errorText(err) });
@@ -229,8 +254,8 @@ export class Engine implements SessionLauncher {
     const hit = (sid: string | undefined, seq: string | undefined) =>
       sid === session.checkSessionId && (chosen === null || (seq !== undefined && chosen.has(seq)));
     const dropped = this.sessionQueue.filter((j) => hit(j.claim.session?.checkSessionId, j.claim.session?.sequenceId));
-    this.sessionQueue = this.sessionQueue.filter((j) => !dropped.includes(j));
     for (const job of dropped) {
+      this.forget(job);
       void this.deps.storage.schedule.complete(job.claim, null).catch((err: unknown) => {
         // Its lease runs out; the next claim finds the sequence ended and completes it.
         this.deps.logger.warn('engine: could not remove a cancelled session run', { checkId: job.claim.checkId, error: errorText(err) });
@@ -277,6 +302,8 @@ export class Engine implements SessionLauncher {
     this.polling = true;
     this.pollAgain = false;
     let more = false;
+    let claimed: () => void = () => {};
+    this.claiming = new Promise<void>((resolve) => (claimed = resolve));
     try {
       await this.giveBack();
       const claimed = await this.deps.storage.schedule.claimDue(
@@ -297,8 +324,11 @@ export class Engine implements SessionLauncher {
             checkSessionId: job.session?.checkSessionId ?? null,
           });
         }
+        const mine = this.held.get(entryKey(job));
+        if (mine?.running) continue;
+        if (mine) this.forget(mine.job);
         if (job.kind === 'session') sessions.push(job);
-        else this.queue.push({ due: Date.parse(job.dueAt), claim: job, seq: ++this.serial });
+        else this.hold(this.queue, { due: Date.parse(job.dueAt), claim: job, seq: ++this.serial });
       }
       if (sessions.length > 0) await this.admitSessions(sessions);
       // A full batch means more is due: claim again at once.
@@ -309,6 +339,7 @@ export class Engine implements SessionLauncher {
       this.deps.logger.warn('engine: claiming due entries failed', { error: errorText(err) });
     } finally {
       this.polling = false;
+      claimed();
     }
     if (this.current !== 'running') return;
     this.dispatch();
@@ -325,34 +356,44 @@ export class Engine implements SessionLauncher {
    * groupOrder; a run whose session is gone or whose sequence ended already (cancelled) is done.
    */
   private async admitSessions(claims: ScheduledJob[]): Promise<void> {
-    const { storage } = this.deps;
     const groups = new Map<string, GroupSlot | undefined>();
     for (const claim of claims) {
-      const ref = claim.session!;
-      const session = await storage.checkSessions.get(claim.accountId, ref.checkSessionId);
-      const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
-      if (!session || !sequence || sequence.status === 'CANCELLED') {
-        await storage.schedule.complete(claim, null);
-        continue;
+      try {
+        await this.admitSession(claim, groups);
+      } catch (err) {
+        // This one goes back as it was; the others of the claim are admitted all the same.
+        this.deps.logger.warn('engine: could not read what a session run needs', { checkId: claim.checkId, checkSessionId: claim.session?.checkSessionId ?? null, error: errorText(err) });
+        this.giveBackClaim(claim);
       }
-      const key = `${claim.accountId}:${claim.checkId}`;
-      if (!groups.has(key)) groups.set(key, await this.groupSlot(claim.accountId, claim.checkId));
-      const group = groups.get(key);
-      this.sessionQueue.push({
-        due: Date.parse(claim.dueAt),
-        claim,
-        seq: ++this.serial,
-        session: {
-          runSource: session.runSource, projectId: session.projectId ?? null, environment: session.environment ?? null, startedAt: session.startedAt,
-          // Ended by a process that died before it removed the entry: what it may have left
-          // undone (the alert step) is finished from the stored result; nothing runs again.
-          ended: isFinalSessionStatus(sequence.status),
-          ...(group ? { group } : {}),
-        },
-      });
     }
     const order = (j: ReadyJob) => j.session?.group?.order ?? Number.MAX_SAFE_INTEGER;
     this.sessionQueue.sort((a, b) => order(a) - order(b) || a.session!.startedAt.localeCompare(b.session!.startedAt) || a.seq - b.seq);
+  }
+
+  private async admitSession(claim: ScheduledJob, groups: Map<string, GroupSlot | undefined>): Promise<void> {
+    const { storage } = this.deps;
+    const ref = claim.session!;
+    const session = await storage.checkSessions.get(claim.accountId, ref.checkSessionId);
+    const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
+    if (!session || !sequence || sequence.status === 'CANCELLED') {
+      await storage.schedule.complete(claim, null);
+      return;
+    }
+    const key = `${claim.accountId}:${claim.checkId}`;
+    if (!groups.has(key)) groups.set(key, await this.groupSlot(claim.accountId, claim.checkId));
+    const group = groups.get(key);
+    this.hold(this.sessionQueue, {
+      due: Date.parse(claim.dueAt),
+      claim,
+      seq: ++this.serial,
+      session: {
+        runSource: session.runSource, projectId: session.projectId ?? null, environment: session.environment ?? null, startedAt: session.startedAt,
+        // Ended by a process that died before it removed the entry: what it may have left
+        // undone (the alert step) is finished from the stored result; nothing runs again.
+        ended: isFinalSessionStatus(sequence.status),
+        ...(group ? { group } : {}),
+      },
+    });
   }
 
   private async groupSlot(accountId: string, checkId: string): Promise<GroupSlot | undefined> {
@@ -360,25 +401,56 @@ export class Engine implements SessionLauncher {
     if (!check || check.groupId === null) return undefined;
     const group = await this.deps.storage.checkGroups.get(accountId, check.groupId);
     if (!group) return undefined;
-    return { id: group.id, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, limit: Math.max(1, group.concurrency) };
+    return { id: `${accountId}:${group.id}`, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, limit: Math.max(1, group.concurrency) };
   }
 
   /**
-   * Session runs still waiting for room once half their lease is gone go back to the schedule, due
-   * as they were, so no lease runs out while they wait; a later poll claims them again, and the
-   * queue keeps them in groupOrder whenever they were claimed.
+   * Session runs still waiting for room when too little of their lease is left to start go back to
+   * the schedule, due as they were, so no lease runs out while they wait; a later poll claims them
+   * again, and the queue keeps them in groupOrder whenever they were claimed.
    */
   private async giveBackWaitingSessions(): Promise<void> {
-    const now = this.now();
-    const late = (j: ReadyJob) => Date.parse(j.claim.leaseUntil) - now < this.o.leaseMs / 2;
-    const waiting = this.sessionQueue.filter(late);
-    if (waiting.length === 0) return;
-    this.sessionQueue = this.sessionQueue.filter((j) => !late(j));
-    for (const job of waiting) {
-      await this.deps.storage.schedule.complete(job.claim, new Date(job.claim.dueAt)).catch((err: unknown) => {
-        this.deps.logger.warn('engine: could not give a waiting session run back', { checkId: job.claim.checkId, error: errorText(err) });
-      });
-    }
+    const late = this.sessionQueue.filter((j) => !this.hasTimeFor(j));
+    if (late.length === 0) return;
+    this.sessionQueue = this.sessionQueue.filter((j) => !late.includes(j));
+    for (const job of late) this.giveBackClaim(job.claim);
+  }
+
+  /**
+   * Whether a claimed job still has the time to run before another process may take its entry
+   * over (claims look `lookaheadMs` ahead): its longest attempt and two seconds, or, with a lease
+   * shorter than that, nearly the whole lease. A job without it is given back rather than started.
+   */
+  private hasTimeFor(job: ReadyJob): boolean {
+    return this.takeoverAt(job.claim) - this.now() >= this.startMarginMs;
+  }
+
+  /** When another process's claim may take the entry over. */
+  private takeoverAt(claim: ScheduledJob): number {
+    return Date.parse(claim.leaseUntil) - this.o.lookaheadMs;
+  }
+
+  /** Queues a claimed job and notes that this process holds its entry. */
+  private hold(queue: MinHeap<ReadyJob> | ReadyJob[], job: ReadyJob): void {
+    this.held.set(entryKey(job.claim), { job, running: false });
+    queue.push(job);
+  }
+
+  /** Drops a queued job (its entry was claimed again, or goes back). */
+  private forget(job: ReadyJob): void {
+    this.queue.removeWhere((j) => j === job);
+    this.sessionQueue = this.sessionQueue.filter((j) => j !== job);
+    if (this.held.get(entryKey(job.claim))?.job === job) this.held.delete(entryKey(job.claim));
+  }
+
+  /** Puts a claimed entry back as it was, due at its own time, for the next claim. */
+  private giveBackClaim(claim: ScheduledJob): void {
+    const mine = this.held.get(entryKey(claim));
+    if (mine && mine.job.claim === claim) this.held.delete(entryKey(claim));
+    void this.deps.storage.schedule.complete(claim, new Date(claim.dueAt)).catch((err: unknown) => {
+      // Its lease runs out instead.
+      this.deps.logger.warn('engine: could not give a claimed entry back', { kind: claim.kind, checkId: claim.checkId, error: errorText(err) });
+    });
   }
 
   /**
@@ -402,7 +474,8 @@ export class Engine implements SessionLauncher {
       const top = this.queue.peek();
       if (!top || top.due > now) break;
       this.queue.pop();
-      this.start1(top);
+      if (this.hasTimeFor(top)) this.start1(top);
+      else this.giveBackClaim(top.claim);
     }
     for (let i = 0; i < this.sessionQueue.length && this.occupied < this.o.concurrency;) {
       const job = this.sessionQueue[i]!;
@@ -412,7 +485,8 @@ export class Engine implements SessionLauncher {
         continue;
       }
       this.sessionQueue.splice(i, 1);
-      this.start1(job);
+      if (this.hasTimeFor(job)) this.start1(job);
+      else this.giveBackClaim(job.claim);
     }
     const next = this.queue.peek();
     if (!next || this.occupied >= this.o.concurrency) {
@@ -435,9 +509,10 @@ export class Engine implements SessionLauncher {
     const key = `${++this.serial}`;
     const controller = new AbortController();
     const { claim } = job;
+    const entry = entryKey(claim);
+    this.held.set(entry, { job, running: true });
     const groupId = job.session?.group?.id;
     if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 0) + 1);
-    const leaseEnd = Date.parse(claim.leaseUntil);
     // A run waiting for its runner's turn (a browser pool) leaves its engine slot to runs of other types.
     let waiting = false;
     const onRunnerWait = (now: boolean) => {
@@ -447,20 +522,22 @@ export class Engine implements SessionLauncher {
       if (now) this.dispatch();
     };
     if (claim.kind === 'run') this.meter.schedulerLag.observe({}, Math.max(0, this.now() - job.due) / 1000);
-    // Every job ends within a lease of its start (attempts have time limits and retries stop
-    // before the lease does): one still going a whole lease after it started hangs (a plugin or
-    // the store never answered). It is given up, so its entry completes and re-arms all the same.
+    // Every process claims with its look ahead (claimDue(now + lookaheadMs)), so another one may
+    // take the entry over lookaheadMs before leaseUntil: the job ends a second before that (its
+    // attempts have time limits, it started with the time for one, and retries stop in time).
+    const takeover = this.takeoverAt(claim);
+    const mustEndBy = new Date(takeover - 1_000);
+    // One still going half a second before the takeover hangs (a plugin or the store never
+    // answered): it is given up while this process still holds its entry, which completes and
+    // re-arms (a session's sequence ends), rather than being run by two processes at once.
     let cancelWatch: Cancel = () => {};
     const watch = new Promise<never>((_, reject) => {
-      cancelWatch = this.deps.clock.setTimer(new Date(this.now() + this.o.leaseMs), () => {
-        const err = new Error(`it did not finish within ${Math.round(this.o.leaseMs / 1000)} s (a lease) of its start`);
+      cancelWatch = this.deps.clock.setTimer(new Date(takeover - 500), () => {
+        const err = new Error(`it did not finish within its lease of ${Math.round(this.o.leaseMs / 1000)} s`);
         controller.abort(err);
         reject(err);
       });
     });
-    // Every process claims with its look ahead (claimDue(now + lookaheadMs)), so another one takes
-    // the entry over lookaheadMs before leaseUntil: the job ends a second before that.
-    const mustEndBy = new Date(leaseEnd - this.o.lookaheadMs - 1_000);
     const work = this.handlers[claim.kind](job, { signal: controller.signal, mustEndBy, onRunnerWait });
     const promise = Promise.race([work, watch])
       .then((next) => (next === 'leave' ? undefined : this.deps.storage.schedule.complete(claim, next).then(() => undefined)))
@@ -469,6 +546,7 @@ export class Engine implements SessionLauncher {
         cancelWatch();
         onRunnerWait(false);
         this.running.delete(key);
+        if (this.held.get(entry)?.job === job) this.held.delete(entry);
         if (groupId !== undefined) this.groupRunning.set(groupId, (this.groupRunning.get(groupId) ?? 1) - 1);
         this.dispatch();
       });
