@@ -122,11 +122,14 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
       }),
     complete: (job, nextDueAt) =>
       run(async () => {
-        const q = ctx.knex(table).where({ ...keyOf(job), lease_owner: job.leaseOwner });
+        const held = () => ctx.knex(table).where({ ...keyOf(job), lease_owner: job.leaseOwner });
+        const asClaimed = held().where('due_ms', Date.parse(job.dueAt));
         const n = nextDueAt === null
-          ? await q.delete()
-          : await q.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null });
-        return Number(n) > 0;
+          ? await asClaimed.delete()
+          : await asClaimed.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null });
+        if (Number(n) > 0) return true;
+        // Moved while it ran (a failing check's next alert tick, a changed check): the move stands.
+        return Number(await held().update({ lease_owner: null, lease_until_ms: null })) > 0;
       }),
     release: (owner) => run(async () => Number(await ctx.knex(table).where('lease_owner', owner).update({ lease_owner: null, lease_until_ms: null }))),
     list: (accountId, checkId) =>

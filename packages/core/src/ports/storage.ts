@@ -408,7 +408,11 @@ export interface ScheduleStore {
    * every other kind; only entries of `kinds` when it is given.
    */
   claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string, kinds?: readonly JobKind[]): Promise<ScheduledJob[]>;
-  /** Moves a claimed entry on to its next time (null removes it) and drops the lease (only for the lease holder). */
+  /**
+   * Moves a claimed entry on to its next time (null removes it) and drops the lease, only for the
+   * lease holder. An entry moved since it was claimed (upsert) keeps the time it was moved to and
+   * only loses its lease.
+   */
   complete(job: ScheduledJob, nextDueAt: Date | null): Promise<boolean>;
   /** Drops every lease an owner holds, leaving the entries due. */
   release(owner: string): Promise<number>;

@@ -138,6 +138,13 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
       const row = table.peek(key);
       if (!row || row.leaseOwner !== job.leaseOwner) return false;
       leased.delete(key);
+      // Moved while it ran (a failing check's next alert tick, a changed check): the move stands.
+      if (row.dueAt !== job.dueAt) {
+        row.leaseOwner = null;
+        row.leaseUntil = null;
+        index(key, row);
+        return true;
+      }
       if (nextDueAt === null) {
         table.remove(key);
       } else {

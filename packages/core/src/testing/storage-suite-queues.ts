@@ -117,6 +117,25 @@ export function scheduleCases(c: StorageCase) {
     check((await rawMatching(f.raw, 'schedule', j2.checkId)).length === 0, 'the raw table no longer holds it');
   });
 
+  c('schedule: an entry moved while it was held keeps its new time when its holder completes it', async (f) => {
+    const s = f.storage.schedule;
+    const tick: ScheduleEntry = { ...entry('check-1', ''), kind: 'alert-tick' };
+    await s.upsert(tick);
+    const [job] = await s.claimDue(at(0), {}, 1, LEASE, 'owner-1');
+    // Another run plans the next tick while this one still holds it.
+    await s.upsert({ ...tick, dueAt: isoAt(T0, 60_000) });
+    check(job !== undefined && (await s.complete(job, null)), 'the holder completes it');
+    checkSame(await s.list(ACCOUNT_A, 'check-1'), [{ ...tick, dueAt: isoAt(T0, 60_000) }], 'the moved entry stays, at its new time');
+    check((await s.claimDue(at(60_000), {}, 1, LEASE, 'owner-2')).length === 1, 'and it is free to claim when due');
+    const [run] = await (async () => {
+      await s.upsert(entry('check-2', 'us-east-1', 0));
+      return s.claimDue(at(0), {}, 1, LEASE, 'owner-3');
+    })();
+    await s.upsert(entry('check-2', 'us-east-1', 5_000));
+    check(run !== undefined && (await s.complete(run, at(10_000))), 'a moved run entry completes');
+    checkSame(await s.list(ACCOUNT_A, 'check-2'), [entry('check-2', 'us-east-1', 5_000)], 'its move stands over the holder\'s next time');
+  });
+
   c('schedule: release drops one owner\'s leases and leaves the entries due', async (f) => {
     const s = f.storage.schedule;
     for (const id of ['a', 'b', 'c', 'd']) await s.upsert(entry(id));
