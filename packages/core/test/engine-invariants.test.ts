@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capture, type Line } from './capture-logger.js';
 import { mortalClock, runFor, settle } from './fake-time.js';
-import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
+import { createVigil, LOCATIONS, type Vigil, type VigilOptions } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage } from '../src/testing/index.js';
 
 type MemoryStorage = ReturnType<typeof memoryStorage>;
@@ -120,6 +120,25 @@ describe('engine invariants: a claimed slot runs in one process at a time', () =
     const slots = runner.jobs.map((j) => `${j.check.id}@${j.dueAt}`);
     expect(slots.length).toBeGreaterThan(10);
     expect(slots.length - new Set(slots).size).toBe(0);
+  });
+});
+
+describe('engine invariants: runs of one check finishing at the same instant all count', () => {
+  it('a runParallel session in every data center ends with every sequence, none lost to the others', async () => {
+    // Every run answers at the same instant of the fake clock.
+    const runner = new FakeRunner('TCP', [() => new Promise((resolve) => {
+      sharedClock!.setTimer(new Date(sharedClock!.now().getTime() + 2_000), () => resolve({}));
+    })]);
+    const s = await setup({}, runner);
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null, locations: [...LOCATIONS], runParallel: true }));
+    await start(s.vigil);
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    expect(session!.sequences).toHaveLength(LOCATIONS.length);
+    await runFor(s.clock, 5_000);
+    const done = await s.storage.checkSessions.get(s.accountId, session!.checkSessionId);
+    expect(done?.sequences.map((q) => q.status)).toEqual(LOCATIONS.map(() => 'PASSED'));
+    expect(done?.status).toBe('PASSED');
+    expect(failures(s.lines)).toEqual([]);
   });
 });
 

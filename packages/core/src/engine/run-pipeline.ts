@@ -27,8 +27,12 @@ import { engineInstruments, runOutcomeLabel, type EngineInstruments } from './in
 import { scrubSecrets } from './scrub.js';
 
 const SSL_EVERY_MS = 24 * 3_600_000;
-/** How often a race-free write of a check's state reads again when another run changed it meanwhile. */
-const STATE_TRIES = 20;
+/**
+ * How often a race-free write of a check's state reads again when another run changed it
+ * meanwhile: each round one writer wins, so N runs finishing at once (a runParallel check in every
+ * location, in several processes) need up to N.
+ */
+const STATE_TRIES = 200;
 /**
  * How many runs a check's alert state remembers having taken in. A stored run is finished again
  * (by the process that takes its entry over) within about a lease of being taken in; 32 covers a

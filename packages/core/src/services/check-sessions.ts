@@ -28,8 +28,11 @@ export interface SessionLauncher {
 }
 
 const POLL_MS = 250;
-/** How often a race-free change of a session reads again when another writer changed it meanwhile. */
-const SESSION_TRIES = 20;
+/**
+ * How often a race-free change of a session reads again when another writer changed it meanwhile:
+ * each round one writer wins, so a session of N sequences ending at once needs up to N.
+ */
+const SESSION_TRIES = 200;
 
 /**
  * Changes a stored session race-free: `change` is applied to the session as stored and written
