@@ -146,7 +146,7 @@ describe('engine invariants: a session always ends', () => {
   it('when its run cannot be recorded, the sequence ends FAILED with a result naming the cause', async () => {
     const s = await setup();
     const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
-    breakOnce(s.storage.checkStatuses, 'replace', 'throw');
+    breakOnce(s.storage.checkResults, 'insertMany', 'throw');
     await start(s.vigil);
     const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
     await runFor(s.clock, 2_000);
@@ -155,9 +155,22 @@ describe('engine invariants: a session always ends', () => {
     expect(done.session.status).toBe('FAILED');
     expect(done.session.stoppedAt).not.toBeNull();
     const errored = done.session.results.find((r) => r.hasErrors);
-    expect(errored?.errorMessage).toBe('The run could not be completed: store refused replace');
+    expect(errored?.errorMessage).toBe('The run could not be completed: store refused insertMany');
     expect(failures(s.lines).map((l) => l.meta.checkSessionId)).toEqual([session!.checkSessionId]);
     expect(await s.storage.schedule.list(s.accountId, check.id)).not.toContainEqual(expect.objectContaining({ kind: 'session' }));
+  });
+
+  it('when its run was recorded but its check status could not be: the sequence ends as the run did', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 1440, frequencyOffset: null }));
+    breakOnce(s.storage.checkStatuses, 'replace', 'throw');
+    await start(s.vigil);
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await runFor(s.clock, 2_000);
+    const done = await s.vigil.checkSessions.completion(s.accountId, session!.checkSessionId, { maxWaitSeconds: '1' });
+    expect(done).toMatchObject({ done: true, session: { status: 'PASSED' } });
+    expect(done.session.results.map((r) => [r.resultType, r.hasErrors])).toEqual([['FINAL', false]]);
+    expect(failures(s.lines)).toHaveLength(1);
   });
 
   it('of a check deleted before its run: the sequence ends FAILED, saying so', async () => {
@@ -231,6 +244,30 @@ describe('engine invariants: a session always ends', () => {
     expect(transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE']);
     expect((await storage.checkResults.listByCheck(account.id, check.id, { limit: 10, offset: 0, resultType: 'FINAL' })).total).toBe(1);
     expect((await storage.schedule.list(account.id, check.id)).filter((e) => e.kind === 'session')).toEqual([]);
+  });
+
+  it('cancelled through another process while it runs here: its result is kept, no status, no alert', async () => {
+    const failing = new FakeRunner('TCP', [() => new Promise((resolve) => {
+      sharedClock!.setTimer(new Date(sharedClock!.now().getTime() + 3_000), () => resolve(failResult('connect ECONNREFUSED')));
+    })]);
+    const s = await setup({}, failing);
+    const channel = await s.vigil.alertChannels.create(s.accountId, { type: 'WEBHOOK', config: { name: 'ops', url: 'https://hooks.example.com/in' } });
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({
+      frequency: 1440, frequencyOffset: null, retryStrategy: null, doubleCheck: false, alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+    }));
+    await start(s.vigil);
+    const { sessions: [session] } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
+    await runFor(s.clock, 1_000);
+    expect(failing.jobs).toHaveLength(1);
+    // The API process that takes the cancel runs no engine: the run here does not hear of it.
+    const api = createVigil({ storage: s.storage, secretKey: SECRET, clock: s.clock });
+    await api.checkSessions.cancel(s.accountId, session!.checkSessionId, {});
+    await runFor(s.clock, 5_000);
+    expect((await s.storage.checkSessions.get(s.accountId, session!.checkSessionId))?.status).toBe('CANCELLED');
+    expect((await s.vigil.checkResults.list(s.accountId, check.id, {})).total).toBe(1);
+    expect(await s.storage.checkStatuses.get(s.accountId, check.id)).toBeNull();
+    expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
+    expect(await s.storage.errorGroups.listByCheck(s.accountId, check.id, { limit: 10, offset: 0 })).toMatchObject({ total: 0 });
   });
 
   it('cancelled while it waits for its group: it never runs and its entry goes at once', async () => {

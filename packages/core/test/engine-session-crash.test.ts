@@ -34,11 +34,11 @@ describe('a session run stored by a process that died before it ended the sequen
     const a = createVigil({ storage, secretKey: SECRET, clock: first.clock, runners: [ranInA], engine: { leaseMs: LEASE_MS, runTimeoutMs: 5_000 } });
     const account = await a.accounts.ensure('acct');
     const check = await a.checks.create(account.id, 'TCP', { name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 1440 });
-    // A stores its run's result, then its write of the check's status never answers: it dies there.
-    const replace = storage.checkStatuses.replace.bind(storage.checkStatuses);
+    // A stores its run's result, then its write that ends the sequence never answers: it dies there.
+    const replace = storage.checkSessions.replace.bind(storage.checkSessions);
     let hung = false;
-    storage.checkStatuses.replace = (...args) => {
-      if (hung) return replace(...args);
+    storage.checkSessions.replace = (accountId, expected, next) => {
+      if (hung || !next.sequences.some((q) => q.status === 'PASSED' || q.status === 'FAILED')) return replace(accountId, expected, next);
       hung = true;
       return new Promise(() => {});
     };

@@ -219,11 +219,14 @@ export class Engine implements SessionLauncher {
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.promise));
     if (this.running.size > 0) {
       let cancel: Cancel = () => {};
-      const deadline = new Promise<void>((resolve) => {
-        cancel = this.deps.clock.setTimer(new Date(this.now() + deadlineMs), resolve);
-      });
-      await Promise.race([all(), deadline]);
-      cancel();
+      // A deadline of 0 aborts at once (not at the clock's next timer).
+      if (deadlineMs > 0) {
+        const deadline = new Promise<void>((resolve) => {
+          cancel = this.deps.clock.setTimer(new Date(this.now() + deadlineMs), resolve);
+        });
+        await Promise.race([all(), deadline]);
+        cancel();
+      }
       for (const r of this.running.values()) r.controller.abort(STOPPING);
       // A job that does not answer its abort (a store call that never returns) keeps no lease:
       // after as long again, the leases go back all the same.
@@ -648,9 +651,11 @@ export class Engine implements SessionLauncher {
       case 'busy':
         return this.deps.clock.now();
       case 'gone':
+        this.deps.logger.warn('engine: a session run ended without running: its check is gone', { accountId: claim.accountId, checkId: claim.checkId, checkSessionId: ref.checkSessionId });
         await this.pipeline.failSequence(claim.accountId, ref, claim.location, 'The check was deleted before its run');
         return null;
       default:
+        this.deps.logger.warn('engine: a session run ended without running', { accountId: claim.accountId, checkId: claim.checkId, checkSessionId: ref.checkSessionId, reason: outcome.reason });
         await this.pipeline.failSequence(claim.accountId, ref, claim.location, `The run was skipped (${outcome.reason})`);
         return null;
     }

@@ -153,6 +153,14 @@ function wait(deps: ServiceDeps, ms: number, signal: AbortSignal): Promise<void>
  * Runs one check once (with its retries) and records everything a run changes: the result, the
  * check status, the error group, the session's progress, the alert state and the outbox.
  */
+/** The detail that marks the errored result the engine stores for a session run it could not complete. */
+const ENDED_BY_ENGINE = 'endedByEngine';
+
+/** A session's sequence, if the session and the sequence are there. */
+function sequenceOf(session: CheckSession | null, sequenceId: string) {
+  return session?.sequences.find((s) => s.sequenceId === sequenceId);
+}
+
 /** How a sequence ends with its run's final result. */
 function sequenceOutcome(result: CheckResult, run: RunResult): 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT' {
   if (result.hasFailures || result.hasErrors) return run.failureKind === 'TIMEOUT' ? 'TIMED_OUT' : 'FAILED';
@@ -227,16 +235,29 @@ export class RunPipeline {
     const session = await storage.checkSessions.get(accountId, ref.checkSessionId);
     const sequence = session?.sequences.find((s) => s.sequenceId === ref.sequenceId);
     if (!session || !sequence || isFinalSessionStatus(sequence.status)) return;
+    // Its run was stored before what failed: the sequence ends as that run did.
+    const stored = await this.storedSequenceResult(accountId, session.checkId, ref);
+    if (stored) {
+      await this.completeSequence(accountId, ref, stored.hasFailures || stored.hasErrors ? 'FAILED' : stored.isDegraded ? 'DEGRADED' : 'PASSED');
+      return;
+    }
     const now = clock.now().toISOString();
     await storage.checkResults.insertMany(accountId, [{
       id: ids.uuid(), checkId: session.checkId, checkType: session.checkType, name: session.name, runLocation: location,
       startedAt: now, stoppedAt: now, created_at: now, responseTime: 0,
       hasFailures: false, hasErrors: true, isDegraded: false, overMaxResponseTime: false, attempts: 1, resultType: 'FINAL',
       runSource: session.runSource, checkSessionId: session.checkSessionId, sequenceId: ref.sequenceId,
-      errorMessage: message, phases: {}, statusCode: null, sslDaysRemaining: null, details: null,
+      errorMessage: message, phases: {}, statusCode: null, sslDaysRemaining: null, details: { [ENDED_BY_ENGINE]: true },
     }]);
     await this.completeSequence(accountId, ref, 'FAILED');
-    this.deps.logger.warn('run: a session sequence ended without its run', { accountId, checkId: session.checkId, checkSessionId: ref.checkSessionId, sequenceId: ref.sequenceId, error: message });
+  }
+
+  /** The final result stored for a session's sequence, if any. */
+  private async storedSequenceResult(accountId: string, checkId: string, ref: { checkSessionId: string; sequenceId: string }): Promise<CheckResult | null> {
+    const page = await this.deps.storage.checkResults.listByCheck(accountId, checkId, {
+      limit: 100, offset: 0, checkSessionId: ref.checkSessionId, resultType: 'FINAL',
+    });
+    return page.items.find((r) => r.sequenceId === ref.sequenceId) ?? null;
   }
 
   async run(spec: RunSpec, signal: AbortSignal): Promise<RunOutcome> {
@@ -268,7 +289,11 @@ export class RunPipeline {
     // A process that stored this sequence's run and died before it ended the sequence: the run is
     // ended from what it stored, not run (and stored) a second time.
     if (spec.session && (await this.finishStoredSessionRun(spec, forRun, effect.silenced))) return { kind: 'skipped', reason: 'duplicate', forRun };
-    if (spec.session) await this.markSequenceStarted(spec.accountId, spec.session);
+    if (spec.session) {
+      const started = await this.markSequenceStarted(spec.accountId, spec.session);
+      // Cancelled meanwhile (the cancel reached another process): nothing runs.
+      if (sequenceOf(started, spec.session.sequenceId)?.status === 'CANCELLED') return { kind: 'skipped', reason: 'cancelled', forRun };
+    }
 
     const startedAt = deps.clock.now();
     const strategy = effectiveRetryStrategy(check, forRun.group);
@@ -280,7 +305,10 @@ export class RunPipeline {
     for (let attempt = 1; ; attempt++) {
       // Where the runner has a concurrency of its own, the attempt starts once it is admitted.
       let attemptStart = deps.clock.now();
-      const runId = scheduled ? slotResultId(check.id, spec.location, spec.dueAt, attempt) : deps.ids.uuid();
+      // A slot's or a session sequence's attempt has one id in every process, so a run made again
+      // after its process died is stored once (the second insert conflicts).
+      const runId = scheduled ? slotResultId(check.id, spec.location, spec.dueAt, attempt)
+        : spec.session ? hashedUuid(`session|${spec.session.sequenceId}|${attempt}`) : deps.ids.uuid();
       const result = runner
         ? await this.attempt(runner, {
           runId, accountId: spec.accountId, check, group: forRun.group, location, attempt,
@@ -332,9 +360,14 @@ export class RunPipeline {
       await deps.storage.checkResults.insertMany(spec.accountId, rows);
     } catch (err) {
       if ((err as { code?: string }).code !== 'CONFLICT') throw err;
-      // Another process (or this one, before the store went away) stored this slot first. If it
-      // died before it raised the run's alerts, that is done now, from the stored result.
-      await this.finishStoredRun(spec, forRun, effect.silenced);
+      // Another process (or this one, before the store went away) stored this slot or sequence
+      // first (a batch is stored whole, so its final result is there). If it died before it took
+      // the run in, that is done now, from the stored result.
+      if (spec.session) {
+        if (!(await this.finishStoredSessionRun(spec, forRun, effect.silenced))) throw err;
+      } else {
+        await this.finishStoredRun(spec, forRun, effect.silenced);
+      }
       return { kind: 'skipped', reason: 'duplicate', forRun };
     }
     const final = rows[rows.length - 1]!;
@@ -344,6 +377,12 @@ export class RunPipeline {
       // A cancelled run is kept as a result but changes no status and raises no alert.
       return { kind: 'skipped', reason: 'cancelled', forRun };
     }
+    // A session's sequence ends first: one cancelled while its run went on elsewhere keeps the
+    // result but changes no status and raises no alert.
+    const session = spec.session
+      ? await this.completeSequence(spec.accountId, spec.session, sequenceOutcome(stored, attempts[attempts.length - 1]!.result))
+      : null;
+    if (spec.session && sequenceOf(session, spec.session.sequenceId)?.status === 'CANCELLED') return { kind: 'skipped', reason: 'cancelled', forRun };
     await this.updateStatus(spec.accountId, check, stored);
     if (final.errorMessage && isFailed(attempts[attempts.length - 1]!.result)) {
       await this.services.errorGroups.recordOccurrence(spec.accountId, check.id, final.errorMessage, final.stoppedAt);
@@ -362,9 +401,6 @@ export class RunPipeline {
         });
       }
     }
-    const session = spec.session
-      ? await this.completeSequence(spec.accountId, spec.session, sequenceOutcome(stored, attempts[attempts.length - 1]!.result))
-      : null;
     await this.withCheckLock(check.id, async () => {
       const round = await this.round(spec, forRun, stored, session);
       if (round) await this.alert(spec.accountId, forRun, round, effect.silenced, roundId(spec, check.id, round, stored.id));
@@ -411,11 +447,10 @@ export class RunPipeline {
   private async finishStoredSessionRun(spec: RunSpec, forRun: CheckForRun, silenced: boolean): Promise<boolean> {
     const ref = spec.session!;
     const check = forRun.check;
-    const page = await this.deps.storage.checkResults.listByCheck(spec.accountId, check.id, {
-      limit: 100, offset: 0, checkSessionId: ref.checkSessionId, resultType: 'FINAL',
-    });
-    const stored = page.items.find((r) => r.sequenceId === ref.sequenceId);
+    const stored = await this.storedSequenceResult(spec.accountId, check.id, ref);
     if (!stored) return false;
+    // The engine's own record of a run that could not be completed tells nothing of the check.
+    if (stored.details?.[ENDED_BY_ENGINE]) return true;
     await this.updateStatus(spec.accountId, check, stored);
     // A stored result no longer says what kind of failure it was: a timeout ends FAILED here.
     const outcome = stored.hasFailures || stored.hasErrors ? 'FAILED' : stored.isDegraded ? 'DEGRADED' : 'PASSED';
