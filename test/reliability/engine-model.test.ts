@@ -57,6 +57,8 @@ function covered(store: string, stats: ModelStats, runs: number): void {
   expect(stats.cancelled).toBeGreaterThan(0);
   expect(stats.hung).toBeGreaterThan(0);
   expect(stats.reminders).toBeGreaterThan(0);
+  expect(stats.waitedForGroup).toBeGreaterThan(0);
+  expect(stats.rounds).toBeGreaterThan(0);
 }
 
 describe('engine model: the memory store', () => {

@@ -101,10 +101,13 @@ export interface ModelStats {
   alerts: number;
   reminders: number;
   sentAgain: number;
+  /** Session runs of a group that had to wait for room (the ones whose order is checked). */
+  waitedForGroup: number;
+  rounds: number;
 }
 
 export const emptyStats = (): ModelStats => ({
-  cases: 0, withCrash: 0, crashes: 0, takenOver: 0, scheduledRuns: 0, retriesElsewhere: 0, sessions: 0, cancelled: 0, hung: 0, alerts: 0, reminders: 0, sentAgain: 0,
+  cases: 0, withCrash: 0, crashes: 0, takenOver: 0, scheduledRuns: 0, retriesElsewhere: 0, sessions: 0, cancelled: 0, hung: 0, alerts: 0, reminders: 0, sentAgain: 0, waitedForGroup: 0, rounds: 0,
 });
 
 class Violations {
@@ -355,6 +358,8 @@ export async function checkModel(world: ModelWorld, stats: ModelStats = emptySta
     lines.set(key, [...(lines.get(key) ?? []), { order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, checkId: check.id }]);
   }
   for (const [key, line] of lines) {
+    const limit = world.groups.find((g) => key.endsWith(`group ${g.id}`))?.concurrency ?? Infinity;
+    stats.waitedForGroup += Math.max(0, line.length - limit);
     const orders = line.map((x) => x.order);
     if (orders.some((o, k) => k > 0 && o < orders[k - 1]!)) v.add(`${key}: session runs started in groupOrder ${orders.join(', ')}`);
   }
@@ -410,6 +415,7 @@ export async function checkModel(world: ModelWorld, stats: ModelStats = emptySta
       if (runId !== (step.expected?.lastRunId ?? null)) {
         takenIn.set(runId!, (takenIn.get(runId!) ?? 0) + 1);
         const single = resultById.get(runId!);
+        if (!single) stats.rounds++;
         const round = single ? [single] : roundsById.get(runId!) ?? sessionRounds.get(runId!);
         if (!round) {
           v.add(`${label}: took in ${runId}, which is no stored run or complete round`);
