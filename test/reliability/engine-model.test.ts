@@ -25,6 +25,11 @@ import { freshDatabase, PG_URL, type FreshDatabase } from './support/postgres.js
  */
 const MEMORY_RUNS = Number(process.env.VIGIL_MODEL_RUNS ?? 200);
 const PG_RUNS = Number(process.env.VIGIL_MODEL_PG_RUNS ?? 20);
+/**
+ * fast-check stops (and reports the seed, and the counterexample shrunk so far) before vitest's
+ * own timeout would hide them; a run that had not finished its cases by then fails as well.
+ */
+const TIME_LIMIT = { interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true };
 
 function replay(): Partial<fc.Parameters<[Plan]>> {
   const seed = process.env.VIGIL_MODEL_SEED;
@@ -66,10 +71,10 @@ describe('engine model: the memory store', () => {
     const stats = emptyStats();
     await fc.assert(
       fc.asyncProperty(planArbitrary, (plan) => holds(plan, stats, async () => ({ storage: memoryStorage(), close: async () => {} }))),
-      { numRuns: MEMORY_RUNS, ...replay() },
+      { numRuns: MEMORY_RUNS, ...TIME_LIMIT, ...replay() },
     );
     covered('memory', stats, MEMORY_RUNS);
-  }, 240_000);
+  }, 260_000);
 });
 
 describe.runIf(PG_URL)('engine model: PostgreSQL', () => {
@@ -88,8 +93,8 @@ describe.runIf(PG_URL)('engine model: PostgreSQL', () => {
         const storage = knexStorage({ client: 'pg', connection: db.url, tablePrefix: `m${++n}_`, pool: { min: 0, max: 4 } });
         return { storage, close: () => storage.close() };
       })),
-      { numRuns: PG_RUNS, endOnFailure: true, ...replay() },
+      { numRuns: PG_RUNS, endOnFailure: true, ...TIME_LIMIT, ...replay() },
     );
     covered('PostgreSQL', stats, PG_RUNS);
-  }, 240_000);
+  }, 260_000);
 });
