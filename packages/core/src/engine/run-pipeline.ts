@@ -408,11 +408,13 @@ export class RunPipeline {
     return { kind: 'ran', result: stored, forRun };
   }
 
-  /** The alert step of a slot's stored run, unless the check's alert state took that run in already. */
+  /** The status and alert step of a slot's stored run (each takes it in once), which its process may not have reached. */
   private async finishStoredRun(spec: RunSpec, forRun: CheckForRun, silenced: boolean): Promise<void> {
     if (spec.session) return;
     const final = await this.storedSlotResult(spec.accountId, forRun.check.id, spec.location, spec.dueAt);
     if (!final) return;
+    // Its process may have died before it wrote the check's status too (written again, it stays).
+    await this.updateStatus(spec.accountId, forRun.check, final);
     await this.withCheckLock(forRun.check.id, async () => {
       const round = await this.round(spec, forRun, final, null);
       if (round) await this.alert(spec.accountId, forRun, round, silenced, roundId(spec, forRun.check.id, round, final.id));
