@@ -414,9 +414,24 @@ export class Engine implements SessionLauncher {
    */
   private async giveBackWaitingSessions(): Promise<void> {
     const late = this.sessionQueue.filter((j) => !this.hasTimeFor(j));
-    if (late.length === 0) return;
-    this.sessionQueue = this.sessionQueue.filter((j) => !late.includes(j));
-    for (const job of late) this.giveBackClaim(job.claim);
+    if (late.length > 0) this.giveBackSessions(late);
+  }
+
+  /**
+   * Gives back queued session runs, each with the runs of its group queued behind it: claimed
+   * later, those would still have the time to start, and must not start before it (groupOrder).
+   * They come back together at the next claim and are queued in order again.
+   */
+  private giveBackSessions(late: ReadyJob[]): void {
+    const from = new Map<string, number>();
+    for (const job of late) {
+      const id = job.session?.group?.id;
+      const at = this.sessionQueue.indexOf(job);
+      if (id !== undefined && at >= 0 && at < (from.get(id) ?? Infinity)) from.set(id, at);
+    }
+    const back = this.sessionQueue.filter((j, k) => late.includes(j) || (j.session?.group !== undefined && k >= (from.get(j.session.group.id) ?? Infinity)));
+    this.sessionQueue = this.sessionQueue.filter((j) => !back.includes(j));
+    for (const job of back) this.giveBackClaim(job.claim);
   }
 
   /**
@@ -487,9 +502,12 @@ export class Engine implements SessionLauncher {
         i++;
         continue;
       }
+      if (!this.hasTimeFor(job)) {
+        this.giveBackSessions([job]);
+        continue;
+      }
       this.sessionQueue.splice(i, 1);
-      if (this.hasTimeFor(job)) this.start1(job);
-      else this.giveBackClaim(job.claim);
+      this.start1(job);
     }
     const next = this.queue.peek();
     if (!next || this.occupied >= this.o.concurrency) {

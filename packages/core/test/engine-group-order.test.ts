@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runFor, settle } from './fake-time.js';
+import { createVigil, type Vigil } from '../src/index.js';
+import { FakeClock, FakeRunner, memoryStorage, passResult } from '../src/testing/index.js';
+
+const SECRET = 'd'.repeat(64);
+
+let live: { vigil: Vigil; clock: FakeClock } | null = null;
+afterEach(async () => {
+  if (!live) return;
+  const { vigil, clock } = live;
+  live = null;
+  let stopped = false;
+  const stopping = vigil.stop(0).finally(() => {
+    stopped = true;
+  });
+  for (let i = 0; i < 100 && !stopped; i++) {
+    clock.advance(1_000);
+    await settle();
+  }
+  await stopping;
+});
+
+describe('session runs of a group that wait so long they go back to the schedule', () => {
+  it('still start before the runs of a higher groupOrder claimed after them', async () => {
+    // One at a time, 0.9 s each. Ten runs of groupOrder 0 are claimed at once; one of groupOrder 5
+    // two seconds later. The last of the ten run out of time to start (their claim is older) and
+    // go back to be claimed again; the later claim of groupOrder 5 had time left and overtook them.
+    const clock = new FakeClock('2026-05-01T12:00:00.000Z');
+    const runner = new FakeRunner('TCP', [() => new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 900), () => resolve(passResult())))]);
+    const vigil = createVigil({ storage: memoryStorage(), secretKey: SECRET, clock, runners: [runner], engine: { leaseMs: 10_000, runTimeoutMs: 1_000 } });
+    live = { vigil, clock };
+    const account = await vigil.accounts.ensure('acct');
+    const group = await vigil.checkGroups.create(account.id, { name: 'checkout', concurrency: 1 });
+    const body = (name: string, groupOrder: number) => ({
+      name, request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: null, groupId: group.id, groupOrder, doubleCheck: false,
+    });
+    const first: string[] = [];
+    for (let i = 1; i <= 10; i++) first.push((await vigil.checks.create(account.id, 'TCP', body(`a${i}`, 0))).id);
+    const last = await vigil.checks.create(account.id, 'TCP', body('z', 5));
+    await vigil.start();
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: first } });
+    await runFor(clock, 2_000);
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [last.id] } });
+    await runFor(clock, 15_000);
+    const order = runner.jobs.map((j) => j.check.name);
+    expect(order).toHaveLength(11);
+    expect(order.at(-1)).toBe('z');
+  });
+});
