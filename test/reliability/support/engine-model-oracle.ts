@@ -343,25 +343,90 @@ export async function checkModel(world: ModelWorld, stats: ModelStats = emptySta
     }
   }
 
+  // Check statuses: written compare-and-set by every run that counts, the newest run winning.
+  for (const c of world.checks) {
+    const { results } = stored.get(c.id)!;
+    const ended = new Map<string, string>();
+    for (const { sessions } of world.triggers) {
+      for (const s of sessions.filter((x) => x.checkId === c.id)) {
+        const session = await storage.checkSessions.get(accountId, s.checkSessionId);
+        for (const q of session?.sequences ?? []) ended.set(q.sequenceId, q.status);
+      }
+    }
+    // A cancelled sequence's run changes no status.
+    const counted = results.filter((r) => r.resultType === 'FINAL' && (r.runSource === 'SCHEDULER' || ended.get(r.sequenceId ?? '') !== 'CANCELLED'));
+    const status = await storage.checkStatuses.get(accountId, c.id);
+    if (counted.length === 0) {
+      if (status) v.add(`check ${c.index}: a status, though no run counts`);
+      continue;
+    }
+    const newest = Math.max(...counted.map((r) => Date.parse(r.stoppedAt)));
+    const latest = counted.filter((r) => Date.parse(r.stoppedAt) === newest);
+    const shown = latest.find((r) => r.id === status?.lastCheckRunId);
+    if (!status || !shown) {
+      v.add(`check ${c.index}: its status shows run ${status?.lastCheckRunId ?? 'none'}, not its newest (${latest.map((r) => `${r.runLocation} ${r.stoppedAt}`).join(', ')})`);
+    } else if (status.hasFailures !== shown.hasFailures || status.hasErrors !== shown.hasErrors) {
+      v.add(`check ${c.index}: its status says failures ${status.hasFailures}, errors ${status.hasErrors}, its newest run ${shown.hasFailures}, ${shown.hasErrors}`);
+    }
+    const times = counted.map((r) => r.responseTime);
+    if (status && (status.longestRun !== Math.max(...times) || status.shortestRun !== Math.min(...times))) {
+      v.add(`check ${c.index}: its status says runs took ${status.shortestRun}..${status.longestRun} ms, they took ${Math.min(...times)}..${Math.max(...times)} ms`);
+    }
+  }
+
   // Group limits and order of session runs (per process, as the engine keeps them).
   for (const [key, peak] of world.groupPeaks) if (peak.most > peak.limit) v.add(`group ${key}: ${peak.most} session runs at once, its concurrency is ${peak.limit}`);
-  const started = new Set<string>();
-  const lines = new Map<string, { order: number; checkId: string }[]>();
-  for (const s of world.sessionStarts) {
-    if (started.has(s.sequenceId)) continue;
-    started.add(s.sequenceId);
-    const t = world.triggers.findIndex((x) => x.sessions.some((r) => r.checkSessionId === s.checkSessionId));
-    const response = world.triggers[t]?.sessions.find((r) => r.checkSessionId === s.checkSessionId);
-    const check = response && stored.get(response.checkId)!.check;
-    if (!check || check.groupId === null) continue;
-    const key = `trigger ${t}, ${s.process}, group ${check.groupId}`;
-    lines.set(key, [...(lines.get(key) ?? []), { order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, checkId: check.id }]);
+  // When a process starts a session run, no run of its group that comes first (a lower groupOrder,
+  // or the same from an older session) waits in that process's queue: claimed there, and neither
+  // started nor given back since.
+  const runOf = new Map<string, { groupId: number; order: number; startedAt: string; label: string }>();
+  for (const [t, trigger] of world.triggers.entries()) {
+    for (const response of trigger.sessions) {
+      const check = stored.get(response.checkId)!.check;
+      if (check.groupId === null) continue;
+      for (const q of response.sequences) {
+        runOf.set(q.sequenceId, {
+          groupId: check.groupId, order: check.groupOrder ?? Number.MAX_SAFE_INTEGER, startedAt: response.startedAt,
+          label: `trigger ${t} check ${world.checks.find((c) => c.id === check.id)!.index} in ${q.runLocation}`,
+        });
+      }
+    }
   }
-  for (const [key, line] of lines) {
-    const limit = world.groups.find((g) => key.endsWith(`group ${g.id}`))?.concurrency ?? Infinity;
-    stats.waitedForGroup += Math.max(0, line.length - limit);
-    const orders = line.map((x) => x.order);
-    if (orders.some((o, k) => k > 0 && o < orders[k - 1]!)) v.add(`${key}: session runs started in groupOrder ${orders.join(', ')}`);
+  // Whom each session run waits for, over time: the process whose claim of it answered last, until
+  // it starts or leaves the schedule (a run given back to be claimed again still waits), on the
+  // order of events of the store traffic.
+  const events = new Map<string, { seq: number; process: string | null }[]>();
+  const note = (sequenceId: string | undefined, seq: number, process: string | null) => {
+    if (sequenceId && runOf.has(sequenceId)) events.set(sequenceId, [...(events.get(sequenceId) ?? []), { seq, process }]);
+  };
+  for (const call of world.traffic.calls) {
+    if (call.method === 'claimDue') for (const j of call.result as ScheduledJob[]) note(j.session?.sequenceId, call.answered, call.process);
+    if (call.method === 'complete' && call.args[1] === null) note((call.args[0] as ScheduledJob).session?.sequenceId, call.issued, null);
+  }
+  for (const s of world.sessionStarts) note(s.sequenceId, s.seq, null);
+  for (const list of events.values()) list.sort((a, b) => a.seq - b.seq);
+  const waitingIn = (process: string, sequenceId: string, at: number): boolean => {
+    let owner: string | null = null;
+    let over = false;
+    for (const e of events.get(sequenceId) ?? []) {
+      if (e.seq >= at) break;
+      if (e.process === null) over = true;
+      else if (!over) owner = e.process;
+    }
+    return !over && owner === process;
+  };
+  for (const x of world.sessionStarts) {
+    const mine = runOf.get(x.sequenceId);
+    if (!mine) continue;
+    let waited = false;
+    for (const [sequenceId, other] of runOf) {
+      if (sequenceId === x.sequenceId || other.groupId !== mine.groupId || !waitingIn(x.process, sequenceId, x.seq)) continue;
+      waited = true;
+      const first = other.order < mine.order || (other.order === mine.order && other.startedAt < mine.startedAt);
+      if (first) v.add(`${x.process} started ${mine.label} (groupOrder ${mine.order}) while ${other.label} (groupOrder ${other.order}) waited in its queue`);
+    }
+    // Another run of its group waited beside it: the order between them was up to the engine.
+    if (waited) stats.waitedForGroup++;
   }
 
   // Alert states: one chain of steps per check, each the rule's answer for what it took in.

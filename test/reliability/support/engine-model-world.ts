@@ -91,7 +91,7 @@ export interface ModelWorld {
   cancels: { at: number; checkSessionId: string; sequenceIds: string[] | null }[];
   invocations: Invocation[];
   /** Session runs in the order each process's engine started them (before any of their work). */
-  sessionStarts: { process: string; checkSessionId: string; sequenceId: string }[];
+  sessionStarts: { process: string; checkSessionId: string; sequenceId: string; seq: number }[];
   deliveries: Delivery[];
   /** Most session runs of one group running at once in one process, against the group's limit. */
   groupPeaks: Map<string, { most: number; limit: number }>;
@@ -213,7 +213,7 @@ function watchStarts(world: ModelWorld, process: string, vigil: Vigil): void {
   if (!(running instanceof Map)) throw new Error('the engine no longer keeps its running jobs in `running`: update watchStarts');
   const set = running.set.bind(running);
   running.set = (key, value) => {
-    if (value.session && value.sequence) world.sessionStarts.push({ process, checkSessionId: value.session, sequenceId: value.sequence });
+    if (value.session && value.sequence) world.sessionStarts.push({ process, checkSessionId: value.session, sequenceId: value.sequence, seq: world.traffic.next() });
     return set(key, value);
   };
 }

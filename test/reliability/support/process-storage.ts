@@ -10,6 +10,9 @@ export interface StoreCall {
   result: unknown;
   /** Fake time when the store answered. */
   at: number;
+  /** When the call was made and answered, on the order of events shared with `StoreTraffic.next()`. */
+  issued: number;
+  answered: number;
 }
 
 const never = <T>() => new Promise<T>(() => {});
@@ -23,11 +26,17 @@ export class StoreTraffic {
   /** Moves on every call started or answered: the driver settles once it stops moving. */
   activity = 0;
   readonly calls: StoreCall[] = [];
+  private seq = 0;
 
   constructor(
     private readonly now: () => number,
     private readonly watched: (repo: string, method: string) => boolean,
   ) {}
+
+  /** The next number in the order of events (store calls made and answered, and what the model records). */
+  next(): number {
+    return ++this.seq;
+  }
 
   /** One process's storage: the shared store, until the process dies. */
   view(base: VigilStorage, process: ProcessLife): VigilStorage {
@@ -57,6 +66,7 @@ export class StoreTraffic {
     if (crash === 'before') return never();
     this.pending++;
     this.activity++;
+    const issued = this.next();
     const done = () => {
       this.pending--;
       this.activity++;
@@ -66,7 +76,7 @@ export class StoreTraffic {
       .then(
         (result) => {
           done();
-          if (this.watched(repo, method)) this.calls.push({ process: process.name, repo, method, args, result, at: this.now() });
+          if (this.watched(repo, method)) this.calls.push({ process: process.name, repo, method, args, result, at: this.now(), issued, answered: this.next() });
           if (repo === 'schedule' && method === 'claimDue' && Array.isArray(result) && result.length > 0) process.claimed();
           // Died while the store answered (or this call was the last it made): the answer is lost.
           return process.dead ? never() : result;
