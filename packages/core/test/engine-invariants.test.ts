@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { capture, type Line } from './capture-logger.js';
-import { mortalClock, runFor, settle } from './fake-time.js';
+import { mortalClock, runFor, settle, stopOnClock } from './fake-time.js';
 import { createVigil, LOCATIONS, type Vigil, type VigilOptions } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage } from '../src/testing/index.js';
 
@@ -17,17 +17,7 @@ const tcp = (overrides: Record<string, unknown> = {}) => ({
 const started: Vigil[] = [];
 let sharedClock: FakeClock | null = null;
 afterEach(async () => {
-  for (const vigil of started.splice(0)) {
-    let stopped = false;
-    const stopping = vigil.stop(0).finally(() => {
-      stopped = true;
-    });
-    for (let i = 0; i < 200 && !stopped && sharedClock; i++) {
-      sharedClock.advance(1_000);
-      await settle();
-    }
-    await stopping;
-  }
+  for (const vigil of started.splice(0)) await stopOnClock(vigil, sharedClock!, 200);
   sharedClock = null;
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFor, settle } from './fake-time.js';
+import { runFor, settle, stopOnClock } from './fake-time.js';
 import { createVigil, type Vigil } from '../src/index.js';
 import { FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
 
@@ -9,18 +9,7 @@ const T0 = '2026-05-01T12:00:00.000Z';
 const started: Vigil[] = [];
 let clock: FakeClock;
 afterEach(async () => {
-  for (const vigil of started.splice(0)) {
-    // A run still under way ends on the fake clock.
-    let stopped = false;
-    const stopping = vigil.stop(0).finally(() => {
-      stopped = true;
-    });
-    for (let i = 0; i < 100 && !stopped; i++) {
-      clock.advance(1_000);
-      await settle();
-    }
-    await stopping;
-  }
+  for (const vigil of started.splice(0)) await stopOnClock(vigil, clock);
 });
 
 describe('a lease and the look ahead of the processes that share it', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFor, settle } from './fake-time.js';
+import { runFor, settle, stopOnClock } from './fake-time.js';
 import { createVigil, type Vigil } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
 
@@ -8,17 +8,7 @@ const SECRET = 'f'.repeat(64);
 let vigil: Vigil | null = null;
 let clock: FakeClock;
 afterEach(async () => {
-  if (!vigil) return;
-  // A run still under way ends on the fake clock.
-  let stopped = false;
-  const stopping = vigil.stop(0).finally(() => {
-    stopped = true;
-  });
-  for (let i = 0; i < 100 && !stopped; i++) {
-    clock.advance(1_000);
-    await settle();
-  }
-  await stopping;
+  if (vigil) await stopOnClock(vigil, clock);
   vigil = null;
 });
 

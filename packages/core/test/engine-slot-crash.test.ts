@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mortalClock, runFor, settle } from './fake-time.js';
+import { mortalClock, runFor, stopOnClock } from './fake-time.js';
 import { createVigil, slotResultId, type Vigil } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
 
@@ -7,18 +7,8 @@ const SECRET = 'c'.repeat(64);
 
 let live: { vigil: Vigil; clock: FakeClock } | null = null;
 afterEach(async () => {
-  if (!live) return;
-  const { vigil, clock } = live;
+  if (live) await stopOnClock(live.vigil, live.clock);
   live = null;
-  let stopped = false;
-  const stopping = vigil.stop(0).finally(() => {
-    stopped = true;
-  });
-  for (let i = 0; i < 100 && !stopped; i++) {
-    clock.advance(1_000);
-    await settle();
-  }
-  await stopping;
 });
 
 describe('a slot\'s run stored by a process that died before it wrote the check\'s status', () => {

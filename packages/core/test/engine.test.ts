@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFor, settle } from './fake-time.js';
+import { runFor, settle, stopOnClock } from './fake-time.js';
 import { createVigil, type Vigil, type VigilOptions } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, memoryStorage, passResult } from '../src/testing/index.js';
 
@@ -19,18 +19,7 @@ interface Setup {
 
 const started: { vigil: Vigil; clock: FakeClock }[] = [];
 afterEach(async () => {
-  for (const { vigil, clock } of started.splice(0)) {
-    let stopped = false;
-    const stopping = vigil.stop(0).finally(() => {
-      stopped = true;
-    });
-    // A run still going (a check's own schedule may start one late in a test) ends on the fake clock.
-    for (let i = 0; i < 600 && !stopped; i++) {
-      clock.advance(1_000);
-      await settle();
-    }
-    await stopping;
-  }
+  for (const { vigil, clock } of started.splice(0)) await stopOnClock(vigil, clock);
 });
 
 async function setup(options: Partial<VigilOptions> = {}, runner = new FakeRunner('TCP')): Promise<Setup> {

@@ -27,3 +27,19 @@ export function mortalClock(clock: FakeClock): { clock: Clock; kill: () => void 
     },
   };
 }
+
+/**
+ * Stops a Vigil whose runs may still be under way on the fake clock: the clock moves on, a second
+ * at a time, until they have ended (a test's last runs, or a check's own schedule starting one late).
+ */
+export async function stopOnClock(vigil: { stop(deadlineMs?: number): Promise<void> }, clock: FakeClock, seconds = 600): Promise<void> {
+  let stopped = false;
+  const stopping = vigil.stop(0).finally(() => {
+    stopped = true;
+  });
+  for (let i = 0; i < seconds && !stopped; i++) {
+    clock.advance(1_000);
+    await settle();
+  }
+  await stopping;
+}
