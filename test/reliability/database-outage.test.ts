@@ -1,7 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startExampleHost, type Answer } from './support/example-host.js';
 import { freshDatabase, PG_URL } from './support/postgres.js';
-import { killAll, until } from './support/processes.js';
+import { cleanupsAfterEach, sleep, until } from './support/processes.js';
 import { echoTcpServer, slowTcpServer } from './support/servers.js';
 import { tcpProxy } from './support/tcp-proxy.js';
 
@@ -10,14 +10,7 @@ const OUTAGE_MS = 30_000;
 const ANSWER_WITHIN_MS = 5_000;
 const CHECKS = 5;
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  killAll();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(killAll);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cleanups = cleanupsAfterEach();
 
 describe.runIf(PG_URL)('PostgreSQL unreachable for 30 s under a running host', () => {
   it('the API answers 503 in the error shape, the engine keeps going and resumes, nothing stored is lost', async () => {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVigil, slotResultId } from '@vigil/core';
 import { webhookTransport } from '@vigil/alert-channels';
 import { knexStorage } from '@vigil/storage-knex';
 import { freshDatabase, PG_URL } from './support/postgres.js';
-import { killAll, startNode, until, type Child } from './support/processes.js';
+import { type Child, cleanupsAfterEach, sleep, startNode, until } from './support/processes.js';
 import { webhookReceiver, type WebhookCall } from './support/servers.js';
 
 const CHECKS = 150;
@@ -17,14 +17,7 @@ const SLACK_MS = 5_000;
 const WARM_UP_MS = 15_000;
 const ENGINE = fileURLToPath(new URL('./support/engine-process.mjs', import.meta.url));
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  killAll();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(killAll);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cleanups = cleanupsAfterEach();
 
 interface OutboxRow {
   id: string;

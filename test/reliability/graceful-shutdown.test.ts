@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVigil } from '@vigil/core';
 import { knexStorage } from '@vigil/storage-knex';
 import { startExampleHost } from './support/example-host.js';
 import { freshDatabase, PG_URL, type FreshDatabase } from './support/postgres.js';
-import { killAll, startNode, until } from './support/processes.js';
+import { cleanupsAfterEach, startNode, until } from './support/processes.js';
 import { slowTcpServer } from './support/servers.js';
 
 /** How long the checked service holds each connection before it answers: the run in progress at SIGTERM. */
@@ -13,12 +13,7 @@ const HOLD_MS = 4_000;
 const DEADLINE_MS = 10_000;
 const AGENT = fileURLToPath(new URL('../../examples/private-location-agent/src/agent.mjs', import.meta.url));
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  killAll();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(killAll);
+const cleanups = cleanupsAfterEach();
 
 interface StoredResult {
   run_location: string;

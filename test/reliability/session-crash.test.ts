@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createVigil, type CheckSession, type Vigil } from '@vigil/core';
 import { knexStorage } from '@vigil/storage-knex';
 import { freshDatabase, PG_URL, type FreshDatabase } from './support/postgres.js';
-import { killAll, startNode, until, type Child } from './support/processes.js';
+import { type Child, cleanupsAfterEach, sleep, startNode, until } from './support/processes.js';
 
 const ENGINE = fileURLToPath(new URL('./support/engine-process.mjs', import.meta.url));
 /** At most this many sessions: they are triggered one by one until engine a is killed (after 3 s or so). */
@@ -18,14 +18,7 @@ const RUN_MS = '1500-2500';
 const SLACK_MS = 5_000;
 const FINAL = ['PASSED', 'FAILED', 'DEGRADED', 'TIMED_OUT', 'CANCELLED'];
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  killAll();
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(killAll);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cleanups = cleanupsAfterEach();
 
 /** A run as an engine process reported it: its sequence, and when it started or handed its outcome back. */
 interface Reported {

@@ -1,6 +1,6 @@
 import type { AlertMessage } from '@vigil/core';
 
-/** The variables of a webhook template (DECISIONS.md "webhook body"), in the order they are documented. */
+/** The variables of a webhook template (docs/decisions.md, "webhook body"), in the order they are documented. */
 export const TEMPLATE_VARIABLES = [
   'ALERT_TITLE',
   'ALERT_TYPE',
@@ -22,7 +22,7 @@ export const TEMPLATE_VARIABLES = [
 
 export type AlertFields = Record<(typeof TEMPLATE_VARIABLES)[number], string | number | boolean | string[] | null>;
 
-/** An alert as the flat fields of DECISIONS.md: what a template sees and what the default webhook body holds. */
+/** An alert as the flat fields docs/decisions.md lists: what a template sees and what the default webhook body holds. */
 export function alertFields(alert: AlertMessage): AlertFields {
   return {
     ALERT_TITLE: alert.title,

@@ -64,7 +64,7 @@ function escapedForJson(value: unknown): unknown {
 }
 
 /**
- * The template's context: the alert's fields of DECISIONS.md and the check's (non-secret)
+ * The template's context: the alert's fields (docs/decisions.md) and the check's (non-secret)
  * environment variables. Where a variable has the name of a field, the field wins.
  */
 export function templateContext(alert: AlertMessage): Record<string, unknown> {

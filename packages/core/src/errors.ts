@@ -54,7 +54,7 @@ export class VigilError extends Error {
   }
 }
 
-/** Where an invalid value came from, as DECISIONS.md names it in a 400's `validation.source`. */
+/** Where an invalid value came from, as docs/decisions.md names it in a 400's `validation.source`. */
 export type ValidationSource = 'payload' | 'query' | 'params';
 
 export interface ValidationIssue {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, afterEach } from 'vitest';
 
 export interface Child {
   readonly process: ChildProcess;
@@ -86,3 +87,19 @@ export async function until<T>(fn: () => Promise<T | undefined | null | false>, 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * The clean-ups of a test file's cases: after each case its processes are killed and what the case
+ * pushed is undone, last first (and every process is killed after the file).
+ */
+export function cleanupsAfterEach(): (() => Promise<void> | void)[] {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    killAll();
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(killAll);
+  return cleanups;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

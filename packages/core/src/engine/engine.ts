@@ -1,3 +1,8 @@
+/*
+ * The engine of one process: claims, the queues of claimed jobs, the handler of each job kind, and
+ * what a job that fails or hangs leaves behind. One file, because these share the claimed jobs'
+ * bookkeeping (held entries, group slots, leases); what a run does is in run-pipeline.ts.
+ */
 import { hostname } from 'node:os';
 import type { CheckGroup } from '../model/check-group.js';
 import type { CheckSession } from '../model/check-session.js';

@@ -1,3 +1,9 @@
+/*
+ * The run pipeline: one check run with its attempts, then what it changes (result, status, error
+ * group, session, alert state and outbox), and the engine's alert ticks and certificate looks that
+ * write the same alert state. Still one file; its stages (attempts, result sink, alert step,
+ * certificate look) are the seams along which it is to be split.
+ */
 import { createHash } from 'node:crypto';
 import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
@@ -317,7 +323,7 @@ export class RunPipeline {
           environment: {
             ...forRun.environment,
             VIGIL_RUN_SOURCE: spec.runSource,
-            // CI=true only for the runs of a test session (DECISIONS.md).
+            // CI=true only for the runs of a test session (docs/decisions.md, scripts).
             ...(spec.session?.projectId ? { CI: 'true' } : {}),
           },
           secrets: forRun.secrets, timeoutMs,

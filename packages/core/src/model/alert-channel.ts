@@ -6,7 +6,7 @@ export const ALERT_CHANNEL_TYPES = ['EMAIL', 'WEBHOOK', 'SMS', 'CALL', 'CHAT', '
 export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
 export const AlertChannelTypeSchema = oneOf(ALERT_CHANNEL_TYPES);
 
-/** The alert messages a channel may receive (DECISIONS.md "alert types"). */
+/** The alert messages a channel may receive (docs/decisions.md "alert types"). */
 export const ALERT_TYPES = [
   'ALERT_FAILURE',
   'ALERT_RECOVERY',
@@ -64,7 +64,7 @@ export const PagingBConfigSchema = modelObject({
 });
 export type WebhookConfig = v.InferOutput<typeof WebhookConfigSchema>;
 
-/** The config schema of each built-in channel type (DECISIONS.md "channel config"). */
+/** The config schema of each built-in channel type (docs/decisions.md "channel config"). */
 export const ALERT_CHANNEL_CONFIG_SCHEMAS = {
   EMAIL: EmailConfigSchema,
   WEBHOOK: WebhookConfigSchema,

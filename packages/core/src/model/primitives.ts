@@ -94,7 +94,7 @@ export function queryInteger(min: number, max: number, fallback: number) {
   );
 }
 
-/** `limit` (1..100, default 10) and `page` (>= 1, default 1) of the page lists of DECISIONS.md. */
+/** `limit` (1..100, default 10) and `page` (>= 1, default 1) of the page lists of docs/decisions.md. */
 export const PageQuerySchema = v.object({
   limit: queryInteger(1, 100, 10),
   page: queryInteger(1, Number.MAX_SAFE_INTEGER, 1),

@@ -122,7 +122,7 @@ export const AlertChannelSubscriptionSchema = modelObject({
 });
 export type AlertChannelSubscription = v.InferOutput<typeof AlertChannelSubscriptionSchema>;
 
-/** Keys starting with this are secret even when `secret` is false (DECISIONS.md "script environment"). */
+/** Keys starting with this are secret even when `secret` is false (docs/decisions.md "script environment"). */
 export const SECRET_ENV_PREFIX = 'SERVICE_SECRET_';
 export const MAX_ENVIRONMENT_VARIABLES = 100;
 

@@ -99,7 +99,7 @@ export type StatusPageResponse = v.InferOutput<typeof StatusPageResponseSchema>;
 export const StatusPageIncidentUpdateCreateSchema = modelObject({
   description: NonEmptyStringSchema,
   /**
-   * Where the incident stands (DECISIONS.md's incident-update statuses). Absent: INVESTIGATING on
+   * Where the incident stands (docs/decisions.md's incident-update statuses). Absent: INVESTIGATING on
    * the first update, the incident's current status on a later one. RESOLVED closes the incident.
    */
   status: v.optional(oneOf(INCIDENT_UPDATE_STATUSES)),

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ValidationError } from '../errors.js';
 import { isIsoDateOrDateTime } from './primitives.js';
 
-/** from/to of analytics and reporting: ISO 8601, or unix seconds (DECISIONS.md "dates"). */
+/** from/to of analytics and reporting: ISO 8601, or unix seconds (docs/decisions.md "dates"). */
 export const WindowBoundSchema = v.pipe(
   v.union([v.string(), v.number()], 'must be an ISO 8601 date or unix seconds'),
   v.check(

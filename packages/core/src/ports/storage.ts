@@ -1,3 +1,7 @@
+/*
+ * Every repository a store implements, in one file: a storage plugin reads its whole contract in
+ * one place, and the conformance suite covers it repository by repository.
+ */
 import type { Account, ApiKey } from '../model/account.js';
 import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
 import type { CheckGroup } from '../model/check-group.js';

@@ -90,7 +90,7 @@ const failed = (r: RunOutcomeInput) => r.hasFailures || r.hasErrors;
 
 /**
  * The health of one run or of a round of parallel runs (one per location). The percentage threshold
- * counts only for a runParallel check (DECISIONS.md); otherwise any failed location fails the round.
+ * counts only for a runParallel check (docs/decisions.md); otherwise any failed location fails the round.
  */
 export function classifyRound(
   run: RunOutcomeInput | RunOutcomeInput[],

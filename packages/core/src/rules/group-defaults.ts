@@ -70,8 +70,8 @@ export function mergeSubscriptions(groupSubs: SubscriptionInput[], checkSubs: Su
 }
 
 /**
- * The settings a member check runs and alerts with (DECISIONS.md "group defaults"). Alert settings,
- * literally as DECISIONS.md puts it: a check with useGlobalAlertSettings false keeps its own; any
+ * The settings a member check runs and alerts with (docs/decisions.md "group defaults"). Alert settings,
+ * literally as docs/decisions.md puts it: a check with useGlobalAlertSettings false keeps its own; any
  * other member takes the group's, unless the group itself defers to the account
  * (its useGlobalAlertSettings true), in which case the account's apply. Outside a group,
  * useGlobalAlertSettings true means the account's.
