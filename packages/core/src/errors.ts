@@ -163,3 +163,11 @@ export function isVigilError(err: unknown): err is VigilError {
 export function isValidationError(err: unknown): err is ValidationError {
   return isVigilError(err) && err.code === 'VALIDATION' && Array.isArray((err as ValidationError).issues);
 }
+
+/**
+ * True when `err` carries the error code `code`: a VigilError of that code, or any error object
+ * (a storage driver's, one from another copy of this package) whose `code` is that string.
+ */
+export function hasCode(err: unknown, code: VigilErrorCode): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+}

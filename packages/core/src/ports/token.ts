@@ -10,6 +10,15 @@ export function createToken<T>(name: string): Token<T> {
   return Symbol.for(name) as Token<T>;
 }
 
+/**
+ * What a plugin registers on: the one method of a DI container (tsyringe's
+ * `DependencyContainer` has it) that a plugin's register function calls. A plugin takes this
+ * rather than the container, so it needs no DI library of its own.
+ */
+export interface PluginRegistry {
+  register<T>(token: Token<T>, provider: { useValue: T }): unknown;
+}
+
 export function resolve<T>(container: DependencyContainer, token: Token<T>): T {
   return container.resolve<T>(token);
 }
