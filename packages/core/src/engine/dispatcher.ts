@@ -8,6 +8,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from './scrub.js';
+import { withTimeLimit } from './time-limit.js';
 
 export interface DispatcherOptions {
   /** How often the outbox is read. Default 1 s. */
@@ -319,13 +320,10 @@ export class AlertDispatcher {
     if (!send) {
       error = unsendable;
     } else {
-      const controller = new AbortController();
-      const cancel = clock.setTimer(new Date(clock.now().getTime() + this.o.sendTimeoutMs), () => controller.abort(new Error('time limit')));
       try {
-        const timedOut = new Promise<never>((_, reject) => {
-          controller.signal.addEventListener('abort', () => reject(new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`)), { once: true });
+        const receipt = await withTimeLimit(clock, this.o.sendTimeoutMs, send, () => {
+          throw new Error(`No answer within ${Math.round(this.o.sendTimeoutMs / 1000)} s`);
         });
-        const receipt = await Promise.race([send(controller.signal), timedOut]);
         const dropped = receipt?.dropped === true;
         measure(dropped ? 'dropped' : 'delivered');
         await storage.outbox.markDelivered(m.id, this.owner, clock.now());
@@ -333,8 +331,6 @@ export class AlertDispatcher {
         return;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
-      } finally {
-        cancel();
       }
     }
     const now = clock.now().getTime();

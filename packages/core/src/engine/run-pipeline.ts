@@ -31,6 +31,7 @@ import { heartbeatRunner } from './heartbeat-runner.js';
 import { RunGate } from './run-gate.js';
 import { engineInstruments, runOutcomeLabel, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from './scrub.js';
+import { withTimeLimit } from './time-limit.js';
 
 const SSL_EVERY_MS = 24 * 3_600_000;
 /**
@@ -517,24 +518,13 @@ export class RunPipeline {
   }
 
   private async timedAttempt(runner: Runner, job: RunJob, outer: AbortSignal): Promise<RunResult> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(outer.reason);
-    outer.addEventListener('abort', onAbort, { once: true });
-    const cancelTimer = this.deps.clock.setTimer(new Date(this.deps.clock.now().getTime() + job.timeoutMs), () => {
-      controller.abort(new Error('time limit'));
-    });
     try {
-      const timedOut = new Promise<RunResult>((resolve) => {
-        controller.signal.addEventListener('abort', () => {
-          resolve(errorResult(
-            outer.aborted ? 'The run was cancelled' : `The run did not finish within its time limit of ${Math.round(job.timeoutMs / 1000)} s`,
-            'TIMEOUT',
-            false,
-          ));
-        }, { once: true });
-      });
       // A runner that ignores the signal still loses the race against its time limit.
-      return await Promise.race([runner.run(job, controller.signal), timedOut]);
+      return await withTimeLimit(this.deps.clock, job.timeoutMs, (signal) => runner.run(job, signal), (cancelled) => errorResult(
+        cancelled ? 'The run was cancelled' : `The run did not finish within its time limit of ${Math.round(job.timeoutMs / 1000)} s`,
+        'TIMEOUT',
+        false,
+      ), outer);
     } catch (err) {
       // A runner's own error may quote what it was given, secrets included.
       this.deps.logger.warn('runner threw', {
@@ -542,9 +532,6 @@ export class RunPipeline {
         error: scrubSecrets(err instanceof Error ? err.message : String(err), job.secrets),
       });
       return errorResult(`The runner failed: ${err instanceof Error ? err.message : String(err)}`);
-    } finally {
-      cancelTimer();
-      outer.removeEventListener('abort', onAbort);
     }
   }
 
