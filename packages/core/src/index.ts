@@ -40,6 +40,7 @@ export * from './rules/result-aggregates.js';
 export * from './rules/schedule-plan.js';
 export * from './rules/incident-trigger.js';
 export * from './rules/uptime.js';
+export { isDegradedRun, isOverMaxResponseTime, type ResponseTimeLimits } from './rules/response-time.js';
 export * from './runner-kit/index.js';
 
 export * from './ports/token.js';
