@@ -21,22 +21,21 @@ export interface TableContext {
   database: string;
 }
 
-/**
- * A table of JSON documents with the columns queries filter by. Every account-scoped read and
- * write carries `account_id` in its WHERE clause.
- */
-/**
- * Whether a lookup value can match a stored row at all. PostgreSQL refuses a NUL character in
- * text and an integer past int4 outright (an error, not "no rows"); no stored key holds either,
- * so such a lookup finds nothing without asking.
- */
+// PostgreSQL refuses a NUL character in text and an integer past int4 outright (an error, not
+// "no rows"); no stored key holds either, so a lookup by such a value finds nothing without asking.
+
+/** Whether a lookup text can match a stored row at all: it holds no NUL character. */
 function storable(value: unknown): boolean {
   return typeof value !== 'string' || !value.includes('\0');
 }
 
-/** Numeric ids are int4 (`increments`). */
+/** Whether a lookup id can match a stored numeric id at all: numeric ids are int4 (`increments`). */
 const idInRange = (id: unknown) => typeof id !== 'number' || (Number.isSafeInteger(id) && Math.abs(id) <= 2_147_483_647);
 
+/**
+ * A table of JSON documents with the columns queries filter by. Every account-scoped read and
+ * write carries `account_id` in its WHERE clause.
+ */
 export class DocTable<T extends { id: string | number }> {
   readonly table: string;
 
