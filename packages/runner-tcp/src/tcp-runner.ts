@@ -1,4 +1,4 @@
-import { applyShouldFail, fillVariables, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { applyShouldFail, fillVariables, isDegradedRun, isOverMaxResponseTime, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { Sweeper } from './sweeper.js';
@@ -80,7 +80,6 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
     const data = request.data ? fillVariables(request.data, env) : null;
     const assertions = (request.assertions ?? []).map((a) => withTarget(a, env));
     const maxMs = check.maxResponseTime ?? null;
-    const degradedMs = check.degradedResponseTime ?? null;
     const runLimit = job.timeoutMs > 0 ? job.timeoutMs : settings.defaultTimeoutMs;
     // Past maxResponseTime the run fails whatever comes later, so there is no point waiting longer.
     const cutAtMax = maxMs !== null && maxMs > 0 && maxMs < runLimit;
@@ -107,8 +106,11 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
     const details = describeExchange(outcome, request.ipFamily, responseData);
     const failure = outcome.failure;
 
+    // The response time's verdict on the final result, after shouldFail: a failing run is not also degraded.
+    const judged = (result: RunResult): RunResult => ({ ...result, isDegraded: isDegradedRun(result, check) });
+
     if (failure) {
-      const overMax = (cutAtMax && failure.timedOut) || (maxMs !== null && responseTime > maxMs);
+      const overMax = (cutAtMax && failure.timedOut) || isOverMaxResponseTime(responseTime, maxMs);
       const result = emptyResult({
         hasFailures: true,
         overMaxResponseTime: overMax,
@@ -120,7 +122,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
       });
       // A refused target was never tried, and a check whose address contradicts its ipFamily is
       // wrong itself: neither says the target is down, so shouldFail does not make them pass.
-      return NOT_THE_TARGET.has(failure.code) ? result : applyShouldFail(result, check.shouldFail, signal);
+      return NOT_THE_TARGET.has(failure.code) ? result : judged(applyShouldFail(result, check.shouldFail, signal));
     }
 
     const subject = { responseData, responseTime };
@@ -132,12 +134,12 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
       if (evaluated.failure) problems.push(evaluated.failure);
     }
     const assertionFailed = problems.length > 0;
-    const overMax = maxMs !== null && responseTime > maxMs;
+    const overMax = isOverMaxResponseTime(responseTime, maxMs);
     if (overMax) problems.push(`The response took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
-    return applyShouldFail({
+    return judged(applyShouldFail({
       hasFailures: problems.length > 0,
       hasErrors: false,
-      isDegraded: !overMax && degradedMs !== null && responseTime > degradedMs,
+      isDegraded: false,
       overMaxResponseTime: overMax,
       responseTime,
       phases,
@@ -145,7 +147,7 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
       failureKind: assertionFailed ? 'ASSERTION' : overMax ? 'TIMEOUT' : null,
       assertions: outcomes,
       details,
-    }, check.shouldFail, signal);
+    }, check.shouldFail, signal));
   }
 
   const runner: TcpRunner = {

@@ -153,6 +153,20 @@ describe('tcpRunner', () => {
       expect(result.responseTime).toBeGreaterThan(50);
     });
 
+    it('a slow answer that fails an assertion is a failure, not also degraded', async () => {
+      const server = await serve(answer('ERR', { delayMs: 150 }));
+      const assertions = [assertion('RESPONSE_DATA', 'EQUALS', 'OK')];
+      const result = await run({ request: { port: server.port, data: 'status', assertions }, check: { degradedResponseTime: 50, maxResponseTime: 5_000 } });
+      expect(result).toMatchObject({ hasFailures: true, isDegraded: false, overMaxResponseTime: false, failureKind: 'ASSERTION' });
+      expect(result.responseTime).toBeGreaterThan(50);
+    });
+
+    it('with shouldFail, a slow answer that passes fails, and is not also degraded', async () => {
+      const server = await serve(answer('OK', { delayMs: 150 }));
+      const result = await run({ request: { port: server.port, data: 'status' }, check: { degradedResponseTime: 50, maxResponseTime: 5_000, shouldFail: true } });
+      expect(result).toMatchObject({ hasFailures: true, isDegraded: false, failureKind: 'ASSERTION' });
+    });
+
     it('a slow answer over maxResponseTime fails', async () => {
       const server = await serve(answer('OK', { delayMs: 150 }));
       const result = await run({ request: { port: server.port, data: 'status' }, check: { degradedResponseTime: 20, maxResponseTime: 60 } });
