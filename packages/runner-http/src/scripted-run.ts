@@ -146,6 +146,8 @@ export function withFailure(result: RunResult, failure: PhaseFailure): RunResult
     ...result,
     hasFailures: result.hasFailures || !failure.ours,
     hasErrors: result.hasErrors || failure.ours,
+    // A failing run is a failure, not also degraded (core's isDegradedRun).
+    isDegraded: false,
     errorMessage: result.errorMessage ? `${result.errorMessage}; ${failure.message}` : failure.message,
     failureKind: failing ? result.failureKind : failure.kind,
     details: failure.details ? { ...(result.details ?? {}), ...failure.details } : result.details,

@@ -1,4 +1,4 @@
-import type { ApiAssertion, AssertionOutcome, FailureKind, RegexSandbox } from '@vigil/core';
+import { isDegradedRun, isOverMaxResponseTime, type ApiAssertion, type AssertionOutcome, type FailureKind, type RegexSandbox } from '@vigil/core';
 import { evaluateAssertions, type ResponseSubject } from './assertions.js';
 
 export interface Verdict {
@@ -18,8 +18,8 @@ export const isErrorStatus = (status: number) => status >= 400;
  * fails the run, and with shouldFail it is the other way round: only an error status passes (the
  * spec: shouldFail "inverts what counts as failure (for validating error statuses)"). A
  * STATUS_CODE assertion says itself which statuses pass, so then the status rule stands aside.
- * Every assertion must pass. Slower than maxResponseTime fails; slower than degradedResponseTime
- * (and not failing for time) is degraded.
+ * Every assertion must pass. Slower than maxResponseTime fails; a response that passes and is
+ * slower than degradedResponseTime is degraded (core's isDegradedRun: a failing one is not).
  */
 export function judgeResponse(input: {
   assertions: readonly ApiAssertion[];
@@ -49,13 +49,16 @@ export function judgeResponse(input: {
       assertionFailed = true;
     }
   }
-  const overMax = maxMs !== null && subject.responseTime > maxMs;
+  const overMax = isOverMaxResponseTime(subject.responseTime, maxMs);
   if (overMax) problems.push(`The response took ${subject.responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
   return {
     outcomes: evaluated.map((e) => e.outcome),
     problems,
     failureKind: assertionFailed ? 'ASSERTION' : overMax ? 'TIMEOUT' : null,
-    degraded: !overMax && degradedMs !== null && subject.responseTime > degradedMs,
+    degraded: isDegradedRun(
+      { hasFailures: problems.length > 0, hasErrors: false, responseTime: subject.responseTime },
+      { degradedResponseTime: degradedMs, maxResponseTime: maxMs },
+    ),
     overMax,
   };
 }

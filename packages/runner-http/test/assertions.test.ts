@@ -100,6 +100,12 @@ describe('the verdict on a response', () => {
     expect(judge({ degradedMs: 120, maxMs: 120 })).toMatchObject({ degraded: false, overMax: false });
   });
 
+  it('a failing response over degradedResponseTime is a failure, not also degraded', () => {
+    expect(judge({ degradedMs: 100, maxMs: 1000, assertions: [assertion('STATUS_CODE', 'EQUALS', '500')] })).toMatchObject({
+      degraded: false, overMax: false, failureKind: 'ASSERTION',
+    });
+  });
+
   it('an assertion failure is an ASSERTION even when the answer was also too slow', () => {
     const v = judge({ maxMs: 50, assertions: [assertion('STATUS_CODE', 'EQUALS', '500')] });
     expect(v.failureKind).toBe('ASSERTION');

@@ -80,6 +80,13 @@ describe('response times', () => {
     expect(result.responseTime).toBeGreaterThan(50);
   });
 
+  it('a slow answer that fails (an error status) is a failure, not also degraded', async () => {
+    const server = await serve(later(120, json(503, {})));
+    const result = await run({ request: { url: `${server.origin}/` }, check: { degradedResponseTime: 50, maxResponseTime: 5000 } });
+    expect(result).toMatchObject({ hasFailures: true, isDegraded: false, overMaxResponseTime: false, failureKind: 'ASSERTION', statusCode: 503 });
+    expect(result.responseTime).toBeGreaterThan(50);
+  });
+
   it('an answer that would come after maxResponseTime fails at maxResponseTime, without waiting for it', async () => {
     const server = await serve(later(1500, json(200, {})));
     const started = Date.now();

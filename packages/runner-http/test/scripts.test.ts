@@ -139,6 +139,13 @@ describe('setup and teardown scripts', () => {
       expect(result.details).toMatchObject({ response: { statusCode: 200 }, scripts: [{ phase: 'teardown', passed: false }] });
     });
 
+    it('that fails a slow answer makes the run a failure, not also degraded', async () => {
+      const server = await serve((req, res, body) => setTimeout(() => json(200, { ok: true })(req, res, body), 120));
+      const result = await run({ request: { url: `${server.origin}/` }, check: { degradedResponseTime: 50, maxResponseTime: 5000 }, teardown: "assert.fail('not today')" });
+      expect(result).toMatchObject({ hasFailures: true, isDegraded: false, failureKind: 'ASSERTION', statusCode: 200 });
+      expect(result.responseTime).toBeGreaterThan(50);
+    });
+
     it('runs after a request that got no answer (response is null), and its failure follows the run\'s own', async () => {
       const server = await serve(json(200, {}));
       await server.close();
