@@ -2,6 +2,8 @@ import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
+  isDegradedRun,
+  isOverMaxResponseTime,
   positiveOption,
   runChecked,
   runResult,
@@ -143,29 +145,31 @@ export function dnsRunner(options: DnsRunnerOptions = {}): Runner {
       }
     }
 
+    // Core's rule for response times: a run that passes and is slower than degradedResponseTime is
+    // degraded; a failing run is a failure, not also degraded.
+    const judged = (result: RunResult): RunResult => ({ ...result, isDegraded: isDegradedRun(result, check) });
+
     // shouldFail: a lookup that fails (or answers otherwise) is the expected outcome.
     if (check.shouldFail) {
-      if (problems.length > 0) return runResult({ responseTime, phases, details: { ...details, expectedFailure: problems[0] } });
+      if (problems.length > 0) return judged(runResult({ responseTime, phases, details: { ...details, expectedFailure: problems[0] } }));
       return runResult({ hasFailures: true, responseTime, phases, errorMessage: `The lookup of ${hostname} ${recordType} succeeded, but the check expects it to fail`, failureKind: 'ASSERTION', details });
     }
 
     const maxMs = check.maxResponseTime;
-    const overMax = maxMs !== null && responseTime > maxMs;
+    const overMax = isOverMaxResponseTime(responseTime, maxMs);
     if (overMax) {
       problems.push(`The answer took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
       kind ??= 'TIMEOUT';
     }
-    const degradedMs = check.degradedResponseTime;
-    return runResult({
+    return judged(runResult({
       hasFailures: problems.length > 0,
-      isDegraded: problems.length === 0 && degradedMs !== null && responseTime > degradedMs,
       overMaxResponseTime: overMax,
       responseTime,
       phases,
       errorMessage: problems.length > 0 ? problems.join('; ') : null,
       failureKind: problems.length > 0 ? kind : null,
       details,
-    });
+    }));
   }
 
   return {

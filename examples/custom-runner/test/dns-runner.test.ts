@@ -109,6 +109,16 @@ describe('dnsRunner', () => {
     expect(tooSlow.errorMessage).toMatch(/^The answer took \d+ ms, over the check's maxResponseTime of 50 ms$/);
   });
 
+  it('a slow answer that fails is a failure, not also degraded; with shouldFail, a slow expected failure passes degraded', async () => {
+    const { runner } = await serve({ delayMs: 120 });
+    const limits = { degradedResponseTime: 50, maxResponseTime: 5000 };
+    const wrong = await run(runner, job({ hostname: 'shop.example.test', expectedValues: ['10.9.9.9'] }, limits));
+    expect(wrong).toMatchObject({ hasFailures: true, isDegraded: false, overMaxResponseTime: false, failureKind: 'ASSERTION' });
+    expect(wrong.responseTime).toBeGreaterThanOrEqual(100);
+    const expected = await run(runner, job({ hostname: 'gone.example.test' }, { ...limits, shouldFail: true }));
+    expect(expected).toMatchObject({ hasFailures: false, isDegraded: true, details: { expectedFailure: expect.stringContaining('NXDOMAIN') } });
+  });
+
   it('gives up on a silent name server after its query time limit', async () => {
     const server = await startDnsServer(ZONE, { silent: ['shop.example.test'] });
     servers.push(server);
