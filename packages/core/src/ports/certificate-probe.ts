@@ -1,5 +1,3 @@
-import { lookupChecked } from '../runner-kit/target-lookup.js';
-import type { TargetPolicy, TargetRefusal } from '../runner-kit/target-policy.js';
 import { createToken } from './token.js';
 
 export interface CertificateProbeOptions {
@@ -22,21 +20,5 @@ export interface CertificateProbe {
 /** Optional: without a probe, certificates are only looked at by runs that report sslDaysRemaining. */
 export const CERTIFICATE_PROBE = createToken<CertificateProbe>('vigil.certificateProbe');
 
-/**
- * Reads a certificate's expiry under the host's target policy. When the policy refuses internal
- * addresses, the domain is looked up once and every address checked; a refusal opens no
- * connection, and otherwise the probe connects to the address checked. Rejects as the lookup or
- * the probe does.
- */
-export async function probeCertificate(
-  probe: CertificateProbe,
-  policy: TargetPolicy | null | undefined,
-  host: string,
-  port: number,
-  signal: AbortSignal,
-): Promise<{ expiresAt: Date; refusal: null } | { expiresAt: null; refusal: TargetRefusal }> {
-  if (!policy?.refuseInternalAddresses) return { expiresAt: await probe.expiresAt(host, port, signal), refusal: null };
-  const checked = await lookupChecked(policy, host);
-  if (checked.refusal) return { expiresAt: null, refusal: checked.refusal };
-  return { expiresAt: await probe.expiresAt(host, port, signal, { address: checked.addresses[0].address }), refusal: null };
-}
+// moved: import from ../runner-kit/probe-certificate.js (the engine's run pipeline still imports it from here)
+export { probeCertificate } from '../runner-kit/probe-certificate.js';

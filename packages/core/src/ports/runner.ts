@@ -1,7 +1,6 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { Check } from '../model/check.js';
-import type { CheckOf, CheckTypeDefinition } from '../model/check-type.js';
-import { scrubDeep } from '../engine/scrub.js';
+import type { CheckTypeDefinition } from '../model/check-type.js';
 import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import type { ClientCertificateLookup } from './client-certificates.js';
 import { createToken } from './token.js';
@@ -121,61 +120,5 @@ export const RUNNERS = createToken<Runner>('vigil.runners');
  */
 export const CHECK_TYPE_DEFINITIONS = createToken<CheckTypeDefinition>('vigil.checkTypes');
 
-/** A result with nothing to report (passing, no time spent), for a runner to fill in. */
-export function runResult(overrides: Partial<RunResult> = {}): RunResult {
-  return {
-    hasFailures: false,
-    hasErrors: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: 0,
-    phases: {},
-    errorMessage: null,
-    failureKind: null,
-    ...overrides,
-  };
-}
-
-/** A runner factory's numeric option: the fallback when not given, else a positive number or a TypeError naming it. */
-export function positiveOption(factory: string, name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${factory}: ${name} must be a positive number, got ${value}`);
-  return value;
-}
-
-/**
- * The frame of a runner's `run`: a job of another check type, or anything `fn` throws, becomes an
- * error result naming the runner (it never rejects), and the job's secrets are scrubbed from
- * whatever comes back. A runner of a plugin's check type passes its definition instead of the
- * type's name, and `fn` gets the check typed by it.
- */
-export async function runChecked<T extends string>(
-  runnerName: string,
-  checkType: T,
-  job: RunJob,
-  fn: (check: Extract<Check, { checkType: T }>) => Promise<RunResult>,
-): Promise<RunResult>;
-export async function runChecked<D extends CheckTypeDefinition>(
-  runnerName: string,
-  definition: D,
-  job: RunJob,
-  fn: (check: CheckOf<D>) => Promise<RunResult>,
-): Promise<RunResult>;
-export async function runChecked(
-  runnerName: string,
-  kind: string | CheckTypeDefinition,
-  job: RunJob,
-  fn: (check: never) => Promise<RunResult>,
-): Promise<RunResult> {
-  const checkType = typeof kind === 'string' ? kind : kind.checkType;
-  let result: RunResult;
-  try {
-    const check = job.check;
-    result = check.checkType === checkType
-      ? await fn(check as never)
-      : runResult({ hasErrors: true, errorMessage: `The ${runnerName} cannot run a ${check.checkType} check`, failureKind: 'OTHER' });
-  } catch (err) {
-    result = runResult({ hasErrors: true, errorMessage: `The ${runnerName} failed: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
-  }
-  return scrubDeep(result, job.secrets ?? []);
-}
+// moved: import from ../runner-kit/run-result.js (the engine's run pipeline and testing's fake runner still import it from here)
+export { runResult } from '../runner-kit/run-result.js';

@@ -1,4 +1,4 @@
-import { MIN_SCRUBBED_LENGTH } from '../engine/scrub.js';
+import { MIN_SCRUBBED_LENGTH } from './scrub.js';
 
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 

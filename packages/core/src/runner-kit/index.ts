@@ -1,7 +1,10 @@
-// Helpers that runners share (a plugin may not import another plugin): a time-limited regex, a
-// JSON-path reader, `{{KEY}}` placeholders, the fences of a process that runs a check's code, the
-// target policy (which addresses a check may connect to), shouldFail's inverted verdict, and what
-// a credential header holds that a run scrubs.
+// Helpers that runners share (a plugin may not import another plugin): a run's result and the
+// frame of its `run`, a time-limited regex, a JSON-path reader, `{{KEY}}` placeholders, the fences
+// of a process that runs a check's code, the target policy (which addresses a check may connect
+// to), shouldFail's inverted verdict, what a credential header holds that a run scrubs, and the
+// certificate reading the engine does under the target policy.
+export { positiveOption, runChecked, runResult } from './run-result.js';
+export { probeCertificate } from './probe-certificate.js';
 export { RegexSandbox, type RegexExtraction } from './regex-sandbox.js';
 export { isJsonPath, readJsonPath } from './json-path.js';
 export { fillVariables } from './variables.js';
