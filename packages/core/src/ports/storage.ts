@@ -15,6 +15,7 @@ import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js'
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
 import type { MaintenanceWindow } from '../model/maintenance-window.js';
 import type { ManagedResource, ResourceKind } from '../model/managed-resource.js';
+import type { OutboxPayload } from '../model/outbox-payload.js';
 import type { Snippet } from '../model/snippet.js';
 import type { CursorPage, Page } from '../model/primitives.js';
 import type {
@@ -430,7 +431,8 @@ export interface OutboxMessage {
   checkId: string | null;
   alertChannelId: number;
   alertType: string;
-  payload: Record<string, unknown>;
+  /** An alert or a subscriber's email (model/outbox-payload.ts); a store keeps it as given. */
+  payload: OutboxPayload;
   created_at: string;
   attempts: number;
   nextAttemptAt: string;
