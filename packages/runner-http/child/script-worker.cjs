@@ -6,27 +6,14 @@
  * or workers), a heap limit, and kills it with SIGKILL when the phase is over or its time is up.
  * It waits for one `run` message, runs the phase's scripts in order on the `request` (and
  * `response`) it was handed, and reports through the IPC channel. It loads nothing but Node's
- * own modules and target-fence.cjs beside it, so the same files serve the sources and the built
- * package.
+ * own modules, target-fence.cjs beside it and core's child/fence.cjs (plain CommonJS, never
+ * built; the host hands over its path), so the same files serve the sources and the built package.
  */
 
-/*
- * It ends with its host: at once when the IPC channel closes (the host exited or was killed), and
- * within a second when its parent is no longer the host (a channel held open elsewhere), without
- * running any exit handler a script left behind. Code stuck in a synchronous loop notices
- * neither: the host's watcher (endWithHost of @vigil/core) kills it then. The same lines are in
- * runner-browser's child/load-worker.cjs, since each child file loads no other package.
- */
-// Node's own exit, taken before any script runs: process.exit and process.kill look up
-// process.reallyExit and process._kill when called, and both may be replaced or taken away.
-const reallyExit = process.reallyExit;
-const endProcess = () => reallyExit.call(process, 1);
-const host = process.ppid;
-if (!process.connected) endProcess();
-process.on('disconnect', endProcess);
-setInterval(() => {
-  if (process.ppid !== host) endProcess();
-}, 1_000).unref();
+// Core's child/fence.cjs (@vigil/core/child/fence.cjs), at the path the host found it at and
+// lets this process read (argv[2]). The process ends with its host, from before any script runs.
+const coreFence = require(process.argv[2]);
+coreFence.exitWithHost();
 
 const Module = require('node:module');
 const vm = require('node:vm');
@@ -137,7 +124,7 @@ async function run(job) {
   const fenceKey = typeof job.fenceKey === 'string' ? Buffer.from(job.fenceKey, 'hex') : null;
   delete job.fenceKey;
   // Without its key the fence takes no answer at all: every connection fails.
-  if (job.fenceTargets === true) installTargetFence(fenceKey);
+  if (job.fenceTargets === true) installTargetFence(fenceKey, coreFence);
   if (typeof process.getBuiltinModule === 'function') {
     Object.defineProperty(process, 'getBuiltinModule', { value: (id) => load(id), writable: false, configurable: false });
   }

@@ -1,6 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { endWithHost, scriptProcessFlags, WITHHELD_SCRIPT_MODULES } from '@vigil/core';
@@ -65,13 +67,20 @@ export interface PhaseLimits {
   targets?: PhaseTargets | null;
 }
 
+/**
+ * Core's child/fence.cjs, where the worker's package finds it. The worker is handed its real path
+ * and requires that: resolving the name itself would read the folders on the way (a workspace's
+ * or pnpm's symlinks), which its permissions do not cover.
+ */
+const coreFenceOf = (workerFile: string) => realpathSync(createRequire(workerFile).resolve('@vigil/core/child/fence.cjs'));
+
 const TAIL_BYTES = 4096;
 /** Longest a killed process may take to be reaped before its folder goes anyway. */
 const REAP_MS = 2_000;
 
 /**
  * Runs one phase in a process of its own: an empty environment (the check's variables come over
- * IPC), Node's permission model reading only the worker and a fresh folder and writing only that
+ * IPC), Node's permission model reading only the worker (with its fences) and a fresh folder and writing only that
  * folder, a heap limit, killed with SIGKILL when the phase ends, its time is up or the run is
  * aborted, and its folder removed. Nothing a script does reaches the host's process.
  */
@@ -84,10 +93,15 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
     return { kind: 'not-started', message: `its run folder could not be made: ${err instanceof Error ? err.message : String(err)}` };
   }
   try {
-    child = fork(limits.workerFile, [], {
+    const coreFence = coreFenceOf(limits.workerFile);
+    child = fork(limits.workerFile, [coreFence], {
       cwd: dir,
       env: {},
-      execArgv: scriptProcessFlags({ readPaths: [limits.workerFile, join(dirname(limits.workerFile), 'target-fence.cjs')], writeDir: dir, memoryLimitMb: limits.memoryLimitMb }),
+      execArgv: scriptProcessFlags({
+        readPaths: [limits.workerFile, join(dirname(limits.workerFile), 'target-fence.cjs'), coreFence],
+        writeDir: dir,
+        memoryLimitMb: limits.memoryLimitMb,
+      }),
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     // A host killed mid-phase takes the process with it, also one stuck in a loop.
