@@ -244,8 +244,10 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const code = new ApplyService(deps, { checks, checkGroups, alertChannels, maintenanceWindows, dashboards });
   const alerts = new AlertDispatcher({ deps, alertChannels, statusPageSubscribers }, options.alerts);
   wakeAlerts = () => alerts.wake();
+  const clientCertificates = new ClientCertificateService(deps);
+  const snippets = new SnippetService(deps);
   const engine = new Engine(
-    { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, serves, onAlertsQueued: () => alerts.wake() },
+    { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, clientCertificates, snippets, serves, onAlertsQueued: () => alerts.wake() },
     options.engine,
   );
   const dispatching = () => options.alerts?.enabled ?? (deps.transports.size > 0 || statusPageSubscribers.enabled);
@@ -266,13 +268,13 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
     checks,
     checkGroups,
     alertChannels,
-    clientCertificates: new ClientCertificateService(deps),
+    clientCertificates,
     checkResults: new CheckResultService(deps),
     checkStatuses: new CheckStatusService(deps),
     errorGroups,
     dashboards,
     maintenanceWindows,
-    snippets: new SnippetService(deps),
+    snippets,
     incidents: new IncidentService(deps),
     statusPages: new StatusPageService(deps, statusPageSubscribers),
     statusPageSubscribers,

@@ -15,7 +15,9 @@ import type { SessionLauncher } from '../services/check-sessions.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { MinHeap } from './min-heap.js';
 import { RetentionJob, type RetentionOptions } from './retention-job.js';
-import { CANCELLED, FAILED_CERTIFICATE_RETRY_MS, RunPipeline, STOPPING, type PipelineServices } from './run-pipeline.js';
+import { FAILED_CERTIFICATE_RETRY_MS } from './certificate-look.js';
+import { RunPipeline, type PipelineServices } from './run-pipeline.js';
+import { CANCELLED, STOPPING } from './run-spec.js';
 
 export interface EngineOptions {
   /**

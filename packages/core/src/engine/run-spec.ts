@@ -1,0 +1,64 @@
+/*
+ * What the stages of the run pipeline share: the run to make (RunSpec), what came of it
+ * (RunOutcome), the abort reasons, and the ids that let a run made twice (its process died and
+ * another made it again) be stored and alerted once.
+ */
+import { createHash } from 'node:crypto';
+import type { CheckResult } from '../model/check-result.js';
+import type { RunSource } from '../ports/runner.js';
+import type { CheckForRun } from '../services/checks.js';
+import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+
+/** The abort reason of a run whose session sequence the user cancelled: its result is kept. */
+export const CANCELLED = 'cancelled';
+/** The abort reason of a run cut short because its process stops: nothing is kept, another process runs it. */
+export const STOPPING = 'engine stopping';
+
+/**
+ * How often a race-free write of a check's state reads again when another run changed it
+ * meanwhile: each round one writer wins, so N runs finishing at once (a runParallel check in every
+ * location, in several processes) need up to N.
+ */
+export const STATE_TRIES = 200;
+
+/** One run to make: a scheduled slot or a session's sequence. */
+export interface RunSpec {
+  accountId: string;
+  checkId: string;
+  location: string;
+  dueAt: Date;
+  runSource: RunSource;
+  session?: { checkSessionId: string; sequenceId: string; projectId?: string | null; environment?: string | null } | undefined;
+  /** When the run must be over, retries included (the lease of a scheduled slot). */
+  mustEndBy?: Date | undefined;
+  /** Told when the run starts and stops waiting for its runner's turn (the engine does not count it as running meanwhile). */
+  onRunnerWait?: ((waiting: boolean) => void) | undefined;
+}
+
+export type RunOutcome =
+  | { kind: 'ran'; result: CheckResult; forRun: CheckForRun }
+  | { kind: 'skipped'; reason: 'gone' | 'inactive' | 'paused' | 'cancelled' | 'duplicate' | 'stopped' | 'busy'; forRun?: CheckForRun };
+
+/**
+ * The id of a scheduled slot's result: the same in every process, so a slot that a second process
+ * runs again (the first died before it moved the schedule on) is stored once.
+ */
+export function slotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
+  return hashedUuid(`${checkId}|${location}|${dueAt.toISOString()}|${attempt}`);
+}
+
+/** The id of a session sequence's result: the same in every process, like a slot's. */
+export function sequenceResultId(sequenceId: string, attempt: number): string {
+  return hashedUuid(`session|${sequenceId}|${attempt}`);
+}
+
+/** A UUID (version 5 layout) made from `text`: the same text gives the same id in every process. */
+export function hashedUuid(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** What the maintenance windows in force at `at` do to a check's runs (pause them, silence their alerts). */
+export function maintenanceEffect(windows: Pick<MaintenanceWindowService, 'activeEffect'>, accountId: string, forRun: CheckForRun, at: Date) {
+  return windows.activeEffect(accountId, { tags: forRun.check.tags, groupTags: forRun.group?.tags ?? [] }, at);
+}
