@@ -1,13 +1,12 @@
 /*
- * Every repository a store implements, in one file: a storage plugin reads its whole contract in
- * one place, and the conformance suite covers it repository by repository.
+ * The storage contract: every repository a store implements (VigilStorage). The repositories of
+ * what runs produce and of the schedule are written in storage-results.ts and storage-schedule.ts
+ * and re-exported here with the shared record types, so a storage plugin imports the whole
+ * contract from this one file; the conformance suite covers it repository by repository.
  */
 import type { Account, ApiKey } from '../model/account.js';
 import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
 import type { CheckGroup } from '../model/check-group.js';
-import type { CheckResult } from '../model/check-result.js';
-import type { CheckSession } from '../model/check-session.js';
-import type { CheckStatus } from '../model/check-status.js';
 import type { Check } from '../model/check.js';
 import type { ClientCertificate } from '../model/client-certificate.js';
 import type { Dashboard } from '../model/dashboard.js';
@@ -26,32 +25,32 @@ import type {
   StatusPageSubscriber,
 } from '../model/status-page.js';
 import type { AlertState } from '../rules/alerting.js';
+import type { ListOptions, NewRecord, Repository, StoredRecord } from './repository.js';
+import type { CheckResultRepository, CheckSessionRepository, CheckStatusRepository, HeartbeatRepository } from './storage-results.js';
+import type { ScheduleStore } from './storage-schedule.js';
 import { createToken } from './token.js';
 
-/** What a store is given for a new row: no account id (the call carries it), no store-assigned id. */
-export type NewRecord<T> = T extends { id: number } ? Omit<T, 'id' | 'accountId'> : Omit<T, 'accountId'>;
-/** What a store is given to replace a row: the whole row but its account (per member of a union). */
-export type StoredRecord<T> = T extends unknown ? Omit<T, 'accountId'> : never;
-
-export interface ListOptions {
-  limit: number;
-  offset: number;
-}
-
-/**
- * The shape every resource repository shares. Every call is scoped to an account: a row of
- * another account is never read, changed or deleted, and reads as absent (null / false).
- */
-export interface Repository<T extends { id: TId; accountId: string }, TId extends string | number> {
-  /** Stores a new row. Numeric ids are assigned by the store; string ids come with the row. */
-  insert(accountId: string, record: NewRecord<T>): Promise<T>;
-  get(accountId: string, id: TId): Promise<T | null>;
-  /** Rows in creation order (oldest first). */
-  list(accountId: string, options?: ListOptions): Promise<Page<T>>;
-  /** Replaces the row; null when it does not exist in this account. */
-  update(accountId: string, id: TId, record: StoredRecord<T>): Promise<T | null>;
-  delete(accountId: string, id: TId): Promise<boolean>;
-}
+export type { ListOptions, NewRecord, Repository, StoredRecord } from './repository.js';
+export type {
+  CheckResultRepository,
+  CheckSessionRepository,
+  CheckStatusRepository,
+  HeartbeatPing,
+  HeartbeatRepository,
+  PruneOutcome,
+  ResultListQuery,
+} from './storage-results.js';
+export type { ScheduledJob, ScheduleStore, ServedLocations } from './storage-schedule.js';
+export type {
+  AggregateFunction,
+  AggregateMeasure,
+  ResultAggregateQuery,
+  ResultAggregateRow,
+  ResultStatusFilter,
+} from '../model/result-aggregate.js';
+export type { JobKind, ScheduleEntry } from '../model/schedule-entry.js';
+// moved: import from ../model/schedule-entry.js (the engine and testing's memory queues still import them from here)
+export { JOB_KINDS, LOCATED_JOB_KINDS } from '../model/schedule-entry.js';
 
 export interface AccountRepository {
   insert(account: Account): Promise<Account>;
@@ -223,100 +222,6 @@ export interface TestSessionErrorGroupRepository extends Repository<TestSessionE
   listByProject(accountId: string, projectId: string): Promise<TestSessionErrorGroup[]>;
 }
 
-export interface CheckSessionRepository {
-  insert(accountId: string, session: NewRecord<CheckSession>): Promise<CheckSession>;
-  get(accountId: string, checkSessionId: string): Promise<CheckSession | null>;
-  update(accountId: string, session: StoredRecord<CheckSession>): Promise<CheckSession | null>;
-  /** Writes `next` only while the stored session is still `expected`. Answers whether it wrote. */
-  replace(accountId: string, expected: CheckSession, next: StoredRecord<CheckSession>): Promise<boolean>;
-}
-
-export interface CheckStatusRepository {
-  /** Stores the status of its check in one step: writers racing to store the first one never conflict. */
-  upsert(accountId: string, status: StoredRecord<CheckStatus>): Promise<CheckStatus>;
-  /** Writes `next` only while the stored status is still `expected` (null: there is none yet). Answers whether it wrote. */
-  replace(accountId: string, expected: CheckStatus | null, next: StoredRecord<CheckStatus>): Promise<boolean>;
-  get(accountId: string, checkId: string): Promise<CheckStatus | null>;
-  list(accountId: string): Promise<CheckStatus[]>;
-  delete(accountId: string, checkId: string): Promise<boolean>;
-}
-
-export type ResultStatusFilter = 'success' | 'failure';
-export type AggregateFunction =
-  | 'avg' | 'max' | 'median' | 'min' | 'p50' | 'p90' | 'p95' | 'p99' | 'stddev' | 'sum' | 'count';
-
-/** One number to compute over results: a function of a phase (`responseTime` is the result's own). */
-export interface AggregateMeasure {
-  /** Key of the value in the answer, e.g. `total_p95`. */
-  name: string;
-  /** `responseTime`, `attempts`, or a key of `phases`. */
-  field: string;
-  fn: AggregateFunction;
-}
-
-export interface ResultAggregateQuery {
-  checkIds: string[];
-  /** Results with from <= startedAt < to. */
-  from: Date;
-  to: Date;
-  /** Bucket width; buckets start at from + k * bucketMs. Null or absent: one bucket for the window. */
-  bucketMs?: number | null;
-  groupBy?: 'runLocation' | 'statusCode' | null;
-  filterByStatus?: ResultStatusFilter[];
-  /** A measure over no values is null, except `count` (0); stddev of one value is null. */
-  measures: AggregateMeasure[];
-  /** Only FINAL results count unless asked otherwise. */
-  includeAttempts?: boolean;
-}
-
-/** One row per check, bucket and group that holds results (empty buckets give no row), ordered by checkId, then bucketStart. */
-export interface ResultAggregateRow {
-  checkId: string;
-  /** Start of the bucket (ISO), or the window's start without buckets. */
-  bucketStart: string;
-  /** The runLocation, or the statusCode as text (null for none), under groupBy; else null. */
-  group: string | null;
-  count: number;
-  /** Results with hasFailures or hasErrors. */
-  failures: number;
-  values: Record<string, number | null>;
-}
-
-export interface ResultListQuery extends ListOptions {
-  /** Results with from <= startedAt < to. */
-  from?: Date;
-  to?: Date;
-  resultType?: 'FINAL' | 'ATTEMPT';
-  checkSessionId?: string;
-}
-
-export interface CheckResultRepository {
-  /** Stores a batch in one transaction. */
-  insertMany(accountId: string, results: NewRecord<CheckResult>[]): Promise<void>;
-  get(accountId: string, id: string): Promise<CheckResult | null>;
-  /** Newest first (by startedAt). */
-  listByCheck(accountId: string, checkId: string, query: ResultListQuery): Promise<Page<CheckResult>>;
-  aggregate(accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]>;
-  /** Deletes raw results that started before `before`; answers how many went. */
-  deleteOlderThan(before: Date): Promise<number>;
-  /**
-   * Retention of one account: its raw results (FINAL and ATTEMPT) that started before `before`,
-   * rounded down to a whole hour (UTC), go; a store that keeps hourly roll-ups first rolls the
-   * FINAL ones into them. A call takes about `limit` results at most, whole hours at a time (an
-   * hour that holds more goes whole), oldest first; `done` is false while more remain before `before`.
-   */
-  prune(accountId: string, before: Date, limit: number): Promise<PruneOutcome>;
-}
-
-export interface PruneOutcome {
-  /** Raw results deleted. */
-  deleted: number;
-  /** Hourly roll-up rows written or merged (0 for a store that keeps none). */
-  rolledUp: number;
-  /** Nothing of the account remains before the (rounded) `before`. */
-  done: boolean;
-}
-
 export interface AlertStateRepository {
   get(accountId: string, checkId: string): Promise<AlertState | null>;
   /** Stores the state in one step: writers racing to store the first one never conflict. */
@@ -328,101 +233,6 @@ export interface AlertStateRepository {
    */
   transition(accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[]): Promise<boolean>;
   delete(accountId: string, checkId: string): Promise<void>;
-}
-
-/** A ping of a heartbeat check. */
-export interface HeartbeatPing {
-  checkId: string;
-  at: string;
-  source: string | null;
-}
-
-export interface HeartbeatRepository {
-  recordPing(accountId: string, ping: HeartbeatPing): Promise<void>;
-  lastPing(accountId: string, checkId: string): Promise<HeartbeatPing | null>;
-  /** Pings with from <= at < to, oldest first. */
-  listPings(accountId: string, checkId: string, from: Date, to: Date): Promise<HeartbeatPing[]>;
-}
-
-/**
- * What a schedule entry makes the engine do: `run`, a check's slot in one location; `session`, one
- * sequence of a check session (an on-demand run); the engine's own jobs `alert-tick` (a failing
- * check looked at between runs), `certificate` (the daily certificate look) and `retention`.
- * A process's `serves` filters `run` and `session` entries by their location; every process takes
- * its share of the engine's own jobs whatever it serves (a process may still take only some kinds:
- * the engine's `kinds` option).
- */
-export type JobKind = 'run' | 'session' | 'alert-tick' | 'certificate' | 'retention';
-
-/** Every kind of schedule entry. */
-export const JOB_KINDS: readonly JobKind[] = ['run', 'session', 'alert-tick', 'certificate', 'retention'];
-
-/** The kinds that run a check in a location, and so are filtered by the locations a process serves. */
-export const LOCATED_JOB_KINDS: readonly JobKind[] = ['run', 'session'];
-
-export interface ScheduleEntry {
-  kind: JobKind;
-  /** The check's account; empty for an engine job of no account (retention). */
-  accountId: string;
-  /** The check; empty for an engine job of no check (retention). */
-  checkId: string;
-  /** Where a `run` or `session` entry runs; empty for the engine's own jobs. */
-  location: string;
-  /** The sequence a `session` entry runs; absent for every other kind. */
-  session?: { checkSessionId: string; sequenceId: string };
-  dueAt: string;
-}
-
-/** A claimed schedule entry. */
-export interface ScheduledJob extends ScheduleEntry {
-  /** Who holds the lease and until when. */
-  leaseOwner: string;
-  leaseUntil: string;
-  /**
-   * True when the entry was claimed after another holder's lease ran out before it completed or
-   * released it (that process died or hung); counted as a lease expiry.
-   */
-  reclaimed?: boolean;
-}
-
-export interface ServedLocations {
-  /** Data-center locations this process runs; 'all' or absent: every one. */
-  locations?: string[] | 'all';
-  /** Private locations this process runs; 'all' or absent: every one. */
-  privateLocations?: string[] | 'all';
-}
-
-/**
- * The schedule of due work, shared by every process on one database. claimDue leases each due
- * entry to exactly one caller; an entry whose lease expired may be claimed again.
- */
-export interface ScheduleStore {
-  /** Sets (or moves) an entry: its identity is (kind, checkId, location, session). */
-  upsert(entry: ScheduleEntry): Promise<void>;
-  /** Adds the entries that do not exist yet; existing ones (and their leases) stay as they are. Answers how many were added. */
-  ensure(entries: ScheduleEntry[]): Promise<number>;
-  /**
-   * Removes every entry of a check (deleted or deactivated) except its `session` entries: a
-   * session's sequence always runs to its end (a run of a deleted check ends errored).
-   */
-  remove(accountId: string, checkId: string): Promise<void>;
-  /**
-   * Leases to `owner`, until now + leaseMs, up to `limit` entries with dueAt <= now whose lease is
-   * absent or ended (leaseUntil <= now), earliest dueAt first: `run` and `session` entries in
-   * locations `serves` covers (a location not in LOCATIONS is a private location), and entries of
-   * every other kind; only entries of `kinds` when it is given.
-   */
-  claimDue(now: Date, serves: ServedLocations, limit: number, leaseMs: number, owner: string, kinds?: readonly JobKind[]): Promise<ScheduledJob[]>;
-  /**
-   * Moves a claimed entry on to its next time (null removes it) and drops the lease, only for the
-   * lease holder. An entry moved since it was claimed (upsert) keeps the time it was moved to and
-   * only loses its lease.
-   */
-  complete(job: ScheduledJob, nextDueAt: Date | null): Promise<boolean>;
-  /** Drops every lease an owner holds, leaving the entries due. */
-  release(owner: string): Promise<number>;
-  /** Every entry of a check, sessions' included, by kind then location. */
-  list(accountId: string, checkId: string): Promise<ScheduleEntry[]>;
 }
 
 export interface OutboxMessage {

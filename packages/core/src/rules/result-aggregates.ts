@@ -1,5 +1,5 @@
 import type { CheckResult } from '../model/check-result.js';
-import type { AggregateFunction, AggregateMeasure, ResultAggregateQuery, ResultAggregateRow } from '../ports/storage.js';
+import type { AggregateFunction, AggregateMeasure, ResultAggregateQuery, ResultAggregateRow } from '../model/result-aggregate.js';
 
 const time = (iso: string) => Date.parse(iso);
 

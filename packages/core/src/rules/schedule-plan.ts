@@ -1,8 +1,8 @@
 import type { CheckGroup } from '../model/check-group.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { Check } from '../model/check.js';
+import type { ScheduleEntry } from '../model/schedule-entry.js';
 import { isAbsoluteHttpUrl, isTemplatedUrl } from '../model/urls.js';
-import type { ScheduleEntry } from '../ports/storage.js';
 import { effectiveCheckSettings } from './group-defaults.js';
 import { candidateLocations, checkPeriodMs, checkPhaseMs, type ScheduledCheckInput } from './schedule.js';
 import { isCheckActive } from './transitions.js';

@@ -1,0 +1,75 @@
+// The repositories of what runs produce: check sessions, check statuses, results and heartbeat
+// pings. Part of the storage contract that ports/storage.ts gathers.
+import type { CheckResult } from '../model/check-result.js';
+import type { CheckSession } from '../model/check-session.js';
+import type { CheckStatus } from '../model/check-status.js';
+import type { Page } from '../model/primitives.js';
+import type { ResultAggregateQuery, ResultAggregateRow } from '../model/result-aggregate.js';
+import type { ListOptions, NewRecord, StoredRecord } from './repository.js';
+
+export interface CheckSessionRepository {
+  insert(accountId: string, session: NewRecord<CheckSession>): Promise<CheckSession>;
+  get(accountId: string, checkSessionId: string): Promise<CheckSession | null>;
+  update(accountId: string, session: StoredRecord<CheckSession>): Promise<CheckSession | null>;
+  /** Writes `next` only while the stored session is still `expected`. Answers whether it wrote. */
+  replace(accountId: string, expected: CheckSession, next: StoredRecord<CheckSession>): Promise<boolean>;
+}
+
+export interface CheckStatusRepository {
+  /** Stores the status of its check in one step: writers racing to store the first one never conflict. */
+  upsert(accountId: string, status: StoredRecord<CheckStatus>): Promise<CheckStatus>;
+  /** Writes `next` only while the stored status is still `expected` (null: there is none yet). Answers whether it wrote. */
+  replace(accountId: string, expected: CheckStatus | null, next: StoredRecord<CheckStatus>): Promise<boolean>;
+  get(accountId: string, checkId: string): Promise<CheckStatus | null>;
+  list(accountId: string): Promise<CheckStatus[]>;
+  delete(accountId: string, checkId: string): Promise<boolean>;
+}
+
+export interface ResultListQuery extends ListOptions {
+  /** Results with from <= startedAt < to. */
+  from?: Date;
+  to?: Date;
+  resultType?: 'FINAL' | 'ATTEMPT';
+  checkSessionId?: string;
+}
+
+export interface CheckResultRepository {
+  /** Stores a batch in one transaction. */
+  insertMany(accountId: string, results: NewRecord<CheckResult>[]): Promise<void>;
+  get(accountId: string, id: string): Promise<CheckResult | null>;
+  /** Newest first (by startedAt). */
+  listByCheck(accountId: string, checkId: string, query: ResultListQuery): Promise<Page<CheckResult>>;
+  aggregate(accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]>;
+  /** Deletes raw results that started before `before`; answers how many went. */
+  deleteOlderThan(before: Date): Promise<number>;
+  /**
+   * Retention of one account: its raw results (FINAL and ATTEMPT) that started before `before`,
+   * rounded down to a whole hour (UTC), go; a store that keeps hourly roll-ups first rolls the
+   * FINAL ones into them. A call takes about `limit` results at most, whole hours at a time (an
+   * hour that holds more goes whole), oldest first; `done` is false while more remain before `before`.
+   */
+  prune(accountId: string, before: Date, limit: number): Promise<PruneOutcome>;
+}
+
+export interface PruneOutcome {
+  /** Raw results deleted. */
+  deleted: number;
+  /** Hourly roll-up rows written or merged (0 for a store that keeps none). */
+  rolledUp: number;
+  /** Nothing of the account remains before the (rounded) `before`. */
+  done: boolean;
+}
+
+/** A ping of a heartbeat check. */
+export interface HeartbeatPing {
+  checkId: string;
+  at: string;
+  source: string | null;
+}
+
+export interface HeartbeatRepository {
+  recordPing(accountId: string, ping: HeartbeatPing): Promise<void>;
+  lastPing(accountId: string, checkId: string): Promise<HeartbeatPing | null>;
+  /** Pings with from <= at < to, oldest first. */
+  listPings(accountId: string, checkId: string, from: Date, to: Date): Promise<HeartbeatPing[]>;
+}
