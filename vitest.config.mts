@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@vigil\/core\/testing$/, replacement: src('core/src/testing/index.ts') },
       { find: /^@vigil\/core\/constructs$/, replacement: src('core/src/constructs/index.ts') },
+      { find: /^@vigil\/core\/internals$/, replacement: src('core/src/internals.ts') },
       { find: /^@vigil\/core$/, replacement: src('core/src/index.ts') },
       { find: /^@vigil\/storage-knex$/, replacement: src('storage-knex/src/index.ts') },
       { find: /^@vigil\/http-express-adapter$/, replacement: src('http-express-adapter/src/index.ts') },

@@ -1,6 +1,7 @@
 // Core rules on the hot paths of later work: validating check bodies (every API write) and
 // computing next run times (the scheduler). Each figure stands beside a baseline measured here.
-import { parse, TcpCheckCreateSchema, nextRunAt } from '@vigil/core';
+import { parse, TcpCheckCreateSchema } from '@vigil/core';
+import { nextRunAt } from '@vigil/core/internals';
 
 function time(fn, rounds = 5) {
   let best = Infinity;

@@ -1,65 +1,223 @@
 import 'reflect-metadata';
 
-export * from './errors.js';
+// The public surface of @vigil/core: every runtime name is listed here on purpose, and
+// test/public-surface.test.ts holds the same list, so a new export is a deliberate act. The engine,
+// the application services and the rules they apply are reached through `createVigil` (or
+// `@vigil/core/internals`, for Vigil's own tests and tools), not imported from here.
 
-export * from './model/parse.js';
-export * from './model/primitives.js';
-export * from './model/shared.js';
-export * from './model/api-request.js';
-export * from './model/check.js';
-export * from './model/check-type.js';
-export * from './model/check-group.js';
-export * from './model/alert-channel.js';
-export * from './model/check-result.js';
-export * from './model/check-status.js';
-export * from './model/check-session.js';
-export * from './model/account.js';
-export * from './model/maintenance-window.js';
-export * from './model/dashboard.js';
-export * from './model/incident.js';
-export * from './model/status-page.js';
-export * from './model/client-certificate.js';
-export * from './model/snippet.js';
-export * from './model/error-group.js';
-export * from './model/analytics.js';
-export * from './model/reporting.js';
-export * from './model/heartbeat-availability.js';
-export * from './model/managed-resource.js';
+// ---- For a host: build a Vigil, configure it, run it from the command line -------------------
 
-export * from './rules/frequency-offset.js';
-export * from './rules/schedule.js';
-export * from './rules/maintenance.js';
-export * from './rules/retry.js';
-export * from './rules/alerting.js';
-export * from './rules/group-defaults.js';
-export * from './rules/api-check-defaults.js';
-export * from './rules/error-message.js';
-export * from './rules/transitions.js';
-export * from './rules/session-targets.js';
-export * from './rules/result-aggregates.js';
-export * from './rules/schedule-plan.js';
-export * from './rules/incident-trigger.js';
-export * from './rules/uptime.js';
-export { isDegradedRun, isOverMaxResponseTime, type ResponseTimeLimits } from './rules/response-time.js';
-export * from './runner-kit/index.js';
-
-export * from './ports/token.js';
-export * from './ports/clock.js';
-export * from './ports/logger.js';
-export * from './ports/metrics.js';
-export * from './ports/id-generator.js';
-export * from './ports/secret-box.js';
-export * from './ports/authenticator.js';
-export * from './ports/runner.js';
-export * from './ports/alert-transport.js';
-export * from './ports/certificate-probe.js';
-export * from './ports/subscriber-mailer.js';
-export * from './ports/client-certificates.js';
-export * from './ports/storage.js';
-
-export * from './services/index.js';
-export * from './engine/index.js';
-export * from './container.js';
-export { isConstruct, type Construct } from './constructs/construct.js';
-export * from './cli/run-cli.js';
+export { createVigil, registerVigil, type Vigil, VIGIL, VIGIL_OPTIONS, type VigilOptions } from './container.js';
+export { type CliConfig, type CliOptions, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from './cli/run-cli.js';
 export { formatPlan, type FormatPlanOptions } from './cli/format-plan.js';
+export { isConstruct, type Construct } from './constructs/construct.js';
+// The options and answers of what `Vigil` exposes (the classes stay behind `Vigil`).
+export { type DispatcherOptions, type EngineOptions } from './engine/index.js';
+export { type AssignOptions, type CheckCreateInput, type CheckUpdateInput } from './services/checks.js';
+export { type ServiceDeps } from './services/deps.js';
+export {
+  type BadgeView, type DashboardView, type PublicCheck, type PublicCheckHour, type PublicCheckState, type PublicDashboard,
+  type PublicIncident, type PublicIncidentUpdate, type PublicPageOptions, type PublicService, type PublicStatusPage,
+  type ServiceState, type StatusPageView,
+} from './services/public-pages.js';
+export { type StatusPageSubscriptionOptions } from './services/status-page-subscribers.js';
+export {
+  ApplyError, type ApplyOptions, type ApplyPlan, type ApplyProgress, type PlanAction, type PlanChange, type PlanEntry,
+} from './services/apply.js';
+export { type ConstructIssue, ConstructValidationError } from './services/apply-constructs.js';
+
+// ---- Errors: what services throw and the HTTP adapter answers --------------------------------
+export {
+  ConflictError, ForbiddenError, hasCode, InvalidTransitionError, isValidationError, isVigilError, NotFoundError,
+  PayloadTooLargeError, RateLimitedError, reasonPhrase, UnauthorizedError, UnavailableError, ValidationError,
+  type ValidationIssue, type ValidationSource, VigilError, type VigilErrorCode,
+} from './errors.js';
+
+// ---- Ports: the interfaces a host or plugin implements, their tokens and default implementations
+// (a plugin registers on the token; `resolve`/`resolveAll` read them from the container).
+export { createToken, type PluginRegistry, resolve, resolveAll, type Token } from './ports/token.js';
+export { type Cancel, type Clock, CLOCK, systemClock } from './ports/clock.js';
+export { consoleLogger, type Logger, LOGGER, type LogMeta, redactingLogger, silentLogger } from './ports/logger.js';
+export {
+  type CounterMetric, DURATION_BUCKETS_SECONDS, type GaugeMetric, type GaugeSpec, type HistogramMetric, type HistogramSpec,
+  type MetricLabels, type Metrics, METRICS, type MetricSpec, noopMetrics,
+} from './ports/metrics.js';
+export { ID_GENERATOR, type IdGenerator, randomIdGenerator } from './ports/id-generator.js';
+export { aesGcmSecretBox, parseSecretKey, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
+export { type AuthContext, type Authenticator, AUTHENTICATOR, type AuthRequest } from './ports/authenticator.js';
+export {
+  type AssertionOutcome, CHECK_TYPE_DEFINITIONS, type FailureKind, type RunJob, type Runner, RUNNERS, type RunResult,
+  type RunSnippet, type RunSource, type SnippetLookup,
+} from './ports/runner.js';
+export {
+  ALERT_TRANSPORTS, type AlertMessage, type AlertTransport, type DeliveryContext, type DeliveryReceipt,
+} from './ports/alert-transport.js';
+export { CERTIFICATE_PROBE, type CertificateProbe, type CertificateProbeOptions } from './ports/certificate-probe.js';
+export { SUBSCRIBER_MAILER, type SubscriberMail, type SubscriberMailer } from './ports/subscriber-mailer.js';
+export { type ClientCertificateLookup, type OpenedCertificate } from './ports/client-certificates.js';
+export {
+  type AccountRepository, type AggregateFunction, type AggregateMeasure, type AlertChannelRepository, type AlertStateRepository,
+  type AlertSubscriptionRepository, type ApiKeyRepository, type CheckGroupRepository, type CheckRepository,
+  type CheckResultRepository, type CheckSessionRepository, type CheckStatusRepository, type CheckSummary,
+  type ClientCertificateRepository, type DashboardRepository, type DeliveryAttempt, type ErrorGroupRepository,
+  type HeartbeatPing, type HeartbeatRepository, type IncidentRepository, JOB_KINDS, type JobKind, type ListOptions,
+  LOCATED_JOB_KINDS, type MaintenanceWindowRepository, type ManagedResourceRepository, type NewOutboxMessage, type NewRecord,
+  type Outbox, type OutboxMessage, type PruneOutcome, type Repository, type ResultAggregateQuery, type ResultAggregateRow,
+  type ResultListQuery, type ResultStatusFilter, type ScheduledJob, type ScheduleEntry, type ScheduleStore,
+  type ServedLocations, type ServiceRepository, type SnippetRepository, type StatusPageIncidentRepository,
+  type StatusPageRepository, type StatusPageSubscriberRepository, STORAGE, type StorageCapabilities, type StoredRecord,
+  type TestSessionErrorGroupRepository, type VigilStorage,
+} from './ports/storage.js';
+
+// ---- The model: request, response and record schemas (valibot) and their types, the values a
+// field may take, and the schema helpers a plugin builds its own bodies with.
+export { parse, toValidationIssues } from './model/parse.js';
+export {
+  CHECK_TYPES, type CheckType, CheckTypeSchema, type CursorPage, type CursorQuery, CursorQuerySchema, DateTimeSchema,
+  DEFAULT_FREQUENCY, ErrorBodySchema, FREQUENCIES, FrequencySchema, type Location, LOCATIONS, LocationSchema,
+  NonEmptyStringSchema, NumericIdSchema, type Page, type PageQuery, PageQuerySchema, PositiveIntegerSchema, QueryBooleanSchema,
+  RUNTIME_IDS, type RuntimeId, RuntimeIdSchema, TCP_FREQUENCIES, TcpFrequencySchema, TimestampSchema, UuidSchema,
+} from './model/primitives.js';
+export {
+  type AlertChannelSubscription, AlertChannelSubscriptionSchema, type AlertSettings, AlertSettingsSchema,
+  API_ASSERTION_COMPARISONS, API_ASSERTION_SOURCES, type ApiAssertion, ApiAssertionSchema, type ApiCheckDefaults,
+  ApiCheckDefaultsSchema, ASSERTION_COMPARISONS, type BasicAuth, BasicAuthSchema, DEFAULT_ALERT_SETTINGS,
+  type EnvironmentVariable, EnvironmentVariableSchema, EnvironmentVariablesSchema, ESCALATION_TYPES, type GroupRetryStrategy,
+  GroupRetryStrategySchema, integerAtLeast, integerBetween, type KeyValue, KeyValueSchema, MAX_ENVIRONMENT_VARIABLES,
+  MINUTES_FAILING_THRESHOLDS, modelObject, oneOf, REMINDER_INTERVALS, RETRY_TYPES, type RetryStrategy, RetryStrategySchema,
+  SECRET_ENV_PREFIX, TCP_ASSERTION_SOURCES, type TcpAssertion, TcpAssertionSchema, type TriggerIncident, TriggerIncidentSchema,
+  UNLIMITED_REMINDERS, type WebhookKeyValue, WebhookKeyValueSchema,
+} from './model/shared.js';
+export {
+  API_BODY_TYPES, type ApiBodyType, type ApiRequest, ApiRequestSchema, ApiUrlSchema, HTTP_METHODS, HttpHeaderSchema,
+  type HttpMethod, MAX_API_URL_LENGTH,
+} from './model/api-request.js';
+export {
+  type AlertChannelsSummary, AlertChannelsSummarySchema, type ApiCheck, type ApiCheckCreate, ApiCheckCreateSchema,
+  type ApiCheckResponse, ApiCheckResponseSchema, ApiCheckSchema, type ApiCheckUpdate, ApiCheckUpdateSchema, type BrowserCheck,
+  type BrowserCheckCreate, BrowserCheckCreateSchema, type BrowserCheckResponse, BrowserCheckResponseSchema, BrowserCheckSchema,
+  type BrowserCheckUpdate, BrowserCheckUpdateSchema, type BrowserDependency, BrowserDependencySchema, BUILTIN_CHECK_TYPES,
+  type BuiltinCheckType, type Check, type CheckCommonCreate, CheckCommonCreateSchema, CheckCreateSchemas, type CheckResponse,
+  CheckResponseSchema, CheckSchema, CheckUpdateSchemas, HEARTBEAT_UNIT_SECONDS, HEARTBEAT_UNITS, type HeartbeatCheck,
+  type HeartbeatCheckCreate, HeartbeatCheckCreateSchema, type HeartbeatCheckResponse, HeartbeatCheckResponseSchema,
+  HeartbeatCheckSchema, type HeartbeatCheckUpdate, HeartbeatCheckUpdateSchema, type HeartbeatCreate, HeartbeatCreateSchema,
+  type HeartbeatRecord, HeartbeatRecordSchema, type HeartbeatUnit, type TcpCheck, type TcpCheckCreate, TcpCheckCreateSchema,
+  type TcpCheckResponse, TcpCheckResponseSchema, TcpCheckSchema, type TcpCheckUpdate, TcpCheckUpdateSchema, type TcpRequest,
+  TcpRequestSchema,
+} from './model/check.js';
+export {
+  type CheckOf, type CheckTypeBody, type CheckTypeDefinition, type CheckTypeEntries, type CheckTypeOptions, defineCheckType,
+  type PluginCheck, RESERVED_CHECK_SLUGS,
+} from './model/check-type.js';
+export {
+  type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
+  CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
+} from './model/check-group.js';
+export {
+  ALERT_CHANNEL_CONFIG_SCHEMAS, ALERT_CHANNEL_TYPES, ALERT_TYPES, type AlertChannel, type AlertChannelCreate,
+  AlertChannelCreateSchema, type AlertChannelFlags, AlertChannelFlagsSchema, type AlertChannelResponse,
+  AlertChannelResponseSchema, AlertChannelSchema, AlertChannelSubscriptionSummarySchema, type AlertChannelSubscriptionsUpdate,
+  AlertChannelSubscriptionsUpdateSchema, type AlertChannelType, AlertChannelTypeSchema, type AlertChannelUpdate,
+  AlertChannelUpdateSchema, type AlertSubscription, AlertSubscriptionSchema, type AlertType, AlertTypeSchema,
+  ChatAppConfigSchema, ChatConfigSchema, EmailConfigSchema, PAGING_B_PRIORITIES, PAGING_B_REGIONS, PagingAConfigSchema,
+  PagingBConfigSchema, PhoneConfigSchema, WEBHOOK_METHODS, type WebhookConfig, WebhookConfigSchema,
+} from './model/alert-channel.js';
+export {
+  type CheckResult, type CheckResultResponse, CheckResultResponseSchema, CheckResultSchema, type CheckResultsQuery,
+  CheckResultsQuerySchema, RESULT_TYPES, ResultTypeSchema, RUN_SOURCES, RunSourceSchema,
+} from './model/check-result.js';
+export {
+  type CheckStatus, type CheckStatusResponse, CheckStatusResponseSchema, CheckStatusSchema,
+} from './model/check-status.js';
+export {
+  CHECK_SESSION_STATUSES, type CheckSession, type CheckSessionCancel, CheckSessionCancelSchema, type CheckSessionResponse,
+  CheckSessionResponseSchema, CheckSessionSchema, type CheckSessionSequence, CheckSessionSequenceSchema,
+  type CheckSessionStatus, CheckSessionStatusSchema, type CheckSessionTrigger, CheckSessionTriggerSchema, type CompletionQuery,
+  CompletionQuerySchema, FINAL_SESSION_STATUSES, isFinalSessionStatus,
+} from './model/check-session.js';
+export {
+  type Account, AccountSchema, type ApiKey, type ApiKeyCreate, ApiKeyCreateSchema, type ApiKeyResponse, ApiKeyResponseSchema,
+  ApiKeySchema,
+} from './model/account.js';
+export {
+  type MaintenanceWindow, type MaintenanceWindowCreate, MaintenanceWindowCreateSchema, type MaintenanceWindowResponse,
+  MaintenanceWindowResponseSchema, MaintenanceWindowSchema, type MaintenanceWindowUpdate, MaintenanceWindowUpdateSchema,
+  REPEAT_UNITS, type RepeatUnit,
+} from './model/maintenance-window.js';
+export {
+  type Dashboard, DASHBOARD_WIDTHS, type DashboardCreate, DashboardCreateSchema, type DashboardKeyRecord,
+  DashboardKeyRecordSchema, type DashboardKeyResponse, DashboardKeyResponseSchema, type DashboardResponse,
+  DashboardResponseSchema, DashboardSchema, type DashboardUpdate, DashboardUpdateSchema, PAGINATION_RATES, REFRESH_RATES,
+} from './model/dashboard.js';
+export {
+  type Incident, INCIDENT_IMPACTS, INCIDENT_UPDATE_STATUSES, type IncidentCreate, IncidentCreateSchema, type IncidentResponse,
+  IncidentResponseSchema, IncidentSchema, type IncidentUpdate, type IncidentUpdateCreate, IncidentUpdateCreateSchema,
+  type IncidentUpdateRecord, IncidentUpdateRecordSchema, type IncidentUpdateResponse, IncidentUpdateResponseSchema,
+  IncidentUpdateSchema, type IncidentUpdateStatus,
+} from './model/incident.js';
+export {
+  DEFAULT_THEMES, type Service, type ServiceCreate, ServiceCreateSchema, type ServiceListQuery, ServiceListQuerySchema,
+  type ServiceResponse, ServiceResponseSchema, ServiceSchema, ServiceUpdateSchema, type StatusPage, type StatusPageCard,
+  StatusPageCardCreateSchema, StatusPageCardSchema, type StatusPageCreate, StatusPageCreateSchema, type StatusPageIncident,
+  type StatusPageIncidentCreate, StatusPageIncidentCreateSchema, type StatusPageIncidentEntry, StatusPageIncidentEntrySchema,
+  StatusPageIncidentListQuerySchema, StatusPageIncidentSchema, type StatusPageIncidentUpdate,
+  type StatusPageIncidentUpdateCreate, StatusPageIncidentUpdateCreateSchema, StatusPageIncidentUpdateSchema,
+  type StatusPageResponse, StatusPageResponseSchema, StatusPageSchema, type StatusPageSubscriber,
+  StatusPageSubscriberListQuerySchema, type StatusPageSubscriberResponse, StatusPageSubscriberResponseSchema,
+  StatusPageSubscriberSchema, StatusPageSubscribeSchema, type StatusPageUpdate, StatusPageUpdateSchema, SubscriberEmailSchema,
+  THEME_COLOR_FIELDS, type ThemeColors, ThemeColorsSchema,
+} from './model/status-page.js';
+export {
+  CertificatePemSchema, type ClientCertificate, type ClientCertificateCreate, ClientCertificateCreateSchema,
+  type ClientCertificateResponse, ClientCertificateResponseSchema, ClientCertificateSchema, PrivateKeyPemSchema,
+} from './model/client-certificate.js';
+export {
+  type ErrorGroup, ErrorGroupListQuerySchema, type ErrorGroupPatch, ErrorGroupPatchSchema, type ErrorGroupResponse,
+  ErrorGroupResponseSchema, ErrorGroupSchema, type PwtMetadata, PwtMetadataSchema, type TestSessionErrorGroup,
+  type TestSessionErrorGroupResponse, TestSessionErrorGroupResponseSchema, TestSessionErrorGroupSchema,
+} from './model/error-group.js';
+export {
+  type AnalyticsQuery, type AnalyticsResponse, AnalyticsResponseSchema, API_METRIC_BASES, API_METRICS, API_PLAIN_METRICS,
+  ApiAnalyticsQuerySchema, METRIC_SUFFIXES, type MetricUnit, QUICK_RANGES, TCP_METRIC_BASES, TCP_METRICS,
+  TcpAnalyticsQuerySchema,
+} from './model/analytics.js';
+export {
+  type Snippet, type SnippetCreate, SnippetCreateSchema, type SnippetResponse, SnippetResponseSchema, SnippetSchema,
+  type SnippetUpdate, SnippetUpdateSchema,
+} from './model/snippet.js';
+export {
+  type ReportEntry, ReportEntrySchema, REPORTING_QUICK_RANGES, type ReportingQuery, ReportingQuerySchema,
+} from './model/reporting.js';
+export {
+  type HeartbeatAvailability, type HeartbeatAvailabilityQuery, HeartbeatAvailabilityQuerySchema, HeartbeatAvailabilitySchema,
+} from './model/heartbeat-availability.js';
+export {
+  DEFAULT_PROJECT, LogicalIdSchema, type ManagedResource, ManagedResourceSchema, ProjectNameSchema, RESOURCE_KINDS,
+  type ResourceKind, ResourceKindSchema,
+} from './model/managed-resource.js';
+export { DeliveryLogQuerySchema } from './services/alert-channels.js';
+
+// ---- For a plugin author -----------------------------------------------------------------------
+// The runner kit (its index is itself an explicit list): run results and the frame of a `run`, the
+// target policy, regex sandbox, JSON paths, `{{KEY}}` placeholders, script isolation.
+export * from './runner-kit/index.js';
+// Scrubbing secrets out of what a runner answers, and the rules a runner applies to its verdict.
+export { SCRUBBED, scrubDeep, scrubSecrets } from './engine/index.js';
+export { isDegradedRun, isOverMaxResponseTime, type ResponseTimeLimits } from './rules/response-time.js';
+export { type RetryFailureKind, type RetryStrategyInput } from './rules/retry.js';
+export { isRelativeApiUrl } from './model/urls.js';
+// What a storage adapter computes as core does: result ids of a slot, percentiles, private locations.
+export { slotResultId } from './engine/index.js';
+export { percentileCont } from './rules/result-aggregates.js';
+export { isPrivateLocation } from './rules/schedule.js';
+export { type AlertState } from './rules/alerting.js';
+
+// ---- Kept on the root for now: tests of other packages still import them from here; they belong
+// to @vigil/core/internals, which exports them too.
+export { RetentionJob } from './engine/index.js';
+export { frequencyOffsetError } from './rules/frequency-offset.js';
+export {
+  ALERT_TICK_MS, alertTickEntry, certificateTarget, nextDueIn, plannedEntries, runLocations,
+} from './rules/schedule-plan.js';
+export { channelWantsAlert, evaluateRun, evaluateTick, INITIAL_ALERT_STATE } from './rules/alerting.js';
+export { effectiveRetryStrategy, nextRetry } from './rules/retry.js';

@@ -5,10 +5,11 @@ import {
   CheckCreateSchemas,
   CheckUpdateSchemas,
   isBuiltinCheckType,
+  type BuiltinCheckType,
   type Check,
   type CheckResponse,
 } from '../model/check.js';
-import type { GenericSchema } from 'valibot';
+import type { GenericSchema, InferInput } from 'valibot';
 import type { CheckTypeDefinition } from '../model/check-type.js';
 import { parse } from '../model/parse.js';
 import type { AlertChannelSubscription, EnvironmentVariable } from '../model/shared.js';
@@ -37,6 +38,28 @@ export interface CheckForRun {
   muted: boolean;
   activated: boolean;
 }
+
+/**
+ * A body as a caller writes it: the fields and their nesting as the schema reads them, a value of a
+ * set (`frequency: 5`, `ipFamily: 'IPv4'`) typed as its primitive and checked when the body is
+ * parsed, so a body built from variables needs no `as const`; any array may be readonly.
+ */
+export type BodyShape<T> = T extends string ? string
+  : T extends number ? number
+  : T extends boolean ? boolean
+  : T extends readonly (infer U)[] ? readonly BodyShape<U>[]
+  : T extends object ? { [K in keyof T]: BodyShape<T[K]> }
+  : T;
+
+/**
+ * The create body of a check type: a built-in type's is typed by its schema (defaults may be left
+ * out), so `checks.create(account, 'TCP', { requst })` does not compile. A plugin's type, or a
+ * type known only at run time, is checked when the body is parsed.
+ */
+export type CheckCreateInput<TType extends string> = TType extends BuiltinCheckType ? BodyShape<InferInput<(typeof CheckCreateSchemas)[TType]>> : unknown;
+
+/** The update body of a check type: every field optional (see CheckCreateInput). */
+export type CheckUpdateInput<TType extends string> = TType extends BuiltinCheckType ? BodyShape<InferInput<(typeof CheckUpdateSchemas)[TType]>> : unknown;
 
 const RECORD_ONLY = ['id', 'accountId', 'checkType', 'created_at', 'updated_at'] as const;
 
@@ -99,7 +122,12 @@ export class CheckService {
     return { create: definition.createSchema, update: definition.updateSchema };
   }
 
-  async create(accountId: string, checkType: string, body: unknown, options: AssignOptions = {}): Promise<CheckResponse> {
+  async create<const TType extends string>(
+    accountId: string,
+    checkType: TType,
+    body: CheckCreateInput<TType>,
+    options: AssignOptions = {},
+  ): Promise<CheckResponse> {
     const parsed = parse(this.schemasOf(checkType).create, body) as Record<string, unknown>;
     // The runner of the type may add rules of its own (it throws a ValidationError).
     this.deps.runners.get(checkType)?.validate?.(parsed);
@@ -130,12 +158,15 @@ export class CheckService {
     return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
   }
 
-  /** PUT: given fields replace stored ones; a typed route only reaches checks of its type. */
-  async update(
+  /**
+   * PUT: given fields replace stored ones; a typed route only reaches checks of its type. The body
+   * is typed by `options.checkType` when it names a built-in type, else checked when it is parsed.
+   */
+  async update<const TType extends string = string>(
     accountId: string,
     rawId: unknown,
-    body: unknown,
-    options: AssignOptions & { checkType?: string } = {},
+    body: CheckUpdateInput<TType>,
+    options: AssignOptions & { checkType?: TType } = {},
   ): Promise<CheckResponse> {
     const stored = await this.getRecord(accountId, rawId);
     if (options.checkType && options.checkType !== stored.checkType) found(null, 'Check');

@@ -1,0 +1,125 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as core from '../src/index.js';
+import * as internals from '../src/internals.js';
+import { createVigil, ValidationError, type CheckCreateInput, type CheckUpdateInput } from '../src/index.js';
+import { memoryStorage } from '../src/testing/index.js';
+
+/**
+ * Every runtime name of `@vigil/core`, sorted. Adding one to the root is a decision about the
+ * public API: add it here too. Engine and service internals go to `@vigil/core/internals`.
+ */
+const ROOT_EXPORTS = [
+  'ALERT_CHANNEL_CONFIG_SCHEMAS', 'ALERT_CHANNEL_TYPES', 'ALERT_TICK_MS', 'ALERT_TRANSPORTS', 'ALERT_TYPES',
+  'API_ASSERTION_COMPARISONS', 'API_ASSERTION_SOURCES', 'API_BODY_TYPES', 'API_METRICS', 'API_METRIC_BASES',
+  'API_PLAIN_METRICS', 'API_SCRIPT_PARAMETERS', 'ASSERTION_COMPARISONS', 'AUTHENTICATOR', 'AccountSchema',
+  'AlertChannelCreateSchema', 'AlertChannelFlagsSchema', 'AlertChannelResponseSchema', 'AlertChannelSchema',
+  'AlertChannelSubscriptionSchema', 'AlertChannelSubscriptionSummarySchema',
+  'AlertChannelSubscriptionsUpdateSchema', 'AlertChannelTypeSchema', 'AlertChannelUpdateSchema',
+  'AlertChannelsSummarySchema', 'AlertSettingsSchema', 'AlertSubscriptionSchema', 'AlertTypeSchema',
+  'AnalyticsResponseSchema', 'ApiAnalyticsQuerySchema', 'ApiAssertionSchema', 'ApiCheckCreateSchema',
+  'ApiCheckDefaultsSchema', 'ApiCheckResponseSchema', 'ApiCheckSchema', 'ApiCheckUpdateSchema',
+  'ApiKeyCreateSchema', 'ApiKeyResponseSchema', 'ApiKeySchema', 'ApiRequestSchema', 'ApiUrlSchema',
+  'ApplyError', 'BUILTIN_CHECK_TYPES', 'BasicAuthSchema', 'BrowserCheckCreateSchema',
+  'BrowserCheckResponseSchema', 'BrowserCheckSchema', 'BrowserCheckUpdateSchema', 'BrowserDependencySchema',
+  'CERTIFICATE_PROBE', 'CHECK_SESSION_STATUSES', 'CHECK_TYPES', 'CHECK_TYPE_DEFINITIONS', 'CLOCK',
+  'CertificatePemSchema', 'ChatAppConfigSchema', 'ChatConfigSchema', 'CheckCommonCreateSchema',
+  'CheckCreateSchemas', 'CheckGroupCreateSchema', 'CheckGroupResponseSchema', 'CheckGroupSchema',
+  'CheckGroupUpdateSchema', 'CheckResponseSchema', 'CheckResultResponseSchema', 'CheckResultSchema',
+  'CheckResultsQuerySchema', 'CheckSchema', 'CheckSessionCancelSchema', 'CheckSessionResponseSchema',
+  'CheckSessionSchema', 'CheckSessionSequenceSchema', 'CheckSessionStatusSchema', 'CheckSessionTriggerSchema',
+  'CheckStatusResponseSchema', 'CheckStatusSchema', 'CheckTypeSchema', 'CheckUpdateSchemas',
+  'ClientCertificateCreateSchema', 'ClientCertificateResponseSchema', 'ClientCertificateSchema',
+  'CompletionQuerySchema', 'ConflictError', 'ConstructValidationError', 'CursorQuerySchema', 'DASHBOARD_WIDTHS',
+  'DEFAULT_ALERT_SETTINGS', 'DEFAULT_FREQUENCY', 'DEFAULT_PROJECT', 'DEFAULT_THEMES',
+  'DURATION_BUCKETS_SECONDS', 'DashboardCreateSchema', 'DashboardKeyRecordSchema', 'DashboardKeyResponseSchema',
+  'DashboardResponseSchema', 'DashboardSchema', 'DashboardUpdateSchema', 'DateTimeSchema',
+  'DeliveryLogQuerySchema', 'ESCALATION_TYPES', 'EXIT_FAILURE', 'EXIT_OK', 'EXIT_USAGE', 'EmailConfigSchema',
+  'EnvironmentVariableSchema', 'EnvironmentVariablesSchema', 'ErrorBodySchema', 'ErrorGroupListQuerySchema',
+  'ErrorGroupPatchSchema', 'ErrorGroupResponseSchema', 'ErrorGroupSchema', 'FINAL_SESSION_STATUSES',
+  'FREQUENCIES', 'ForbiddenError', 'FrequencySchema', 'GroupRetryStrategySchema', 'HEARTBEAT_UNITS',
+  'HEARTBEAT_UNIT_SECONDS', 'HTTP_METHODS', 'HeartbeatAvailabilityQuerySchema', 'HeartbeatAvailabilitySchema',
+  'HeartbeatCheckCreateSchema', 'HeartbeatCheckResponseSchema', 'HeartbeatCheckSchema',
+  'HeartbeatCheckUpdateSchema', 'HeartbeatCreateSchema', 'HeartbeatRecordSchema', 'HttpHeaderSchema',
+  'ID_GENERATOR', 'INCIDENT_IMPACTS', 'INCIDENT_UPDATE_STATUSES', 'INITIAL_ALERT_STATE', 'IncidentCreateSchema',
+  'IncidentResponseSchema', 'IncidentSchema', 'IncidentUpdateCreateSchema', 'IncidentUpdateRecordSchema',
+  'IncidentUpdateResponseSchema', 'IncidentUpdateSchema', 'InvalidTransitionError', 'JOB_KINDS',
+  'KeyValueSchema', 'LOCATED_JOB_KINDS', 'LOCATIONS', 'LOGGER', 'LocationSchema', 'LogicalIdSchema',
+  'MAX_API_URL_LENGTH', 'MAX_ENVIRONMENT_VARIABLES', 'METRICS', 'METRIC_SUFFIXES', 'MINUTES_FAILING_THRESHOLDS',
+  'MaintenanceWindowCreateSchema', 'MaintenanceWindowResponseSchema', 'MaintenanceWindowSchema',
+  'MaintenanceWindowUpdateSchema', 'ManagedResourceSchema', 'NonEmptyStringSchema', 'NotFoundError',
+  'NumericIdSchema', 'OPEN_TARGET_POLICY', 'PAGINATION_RATES', 'PAGING_B_PRIORITIES', 'PAGING_B_REGIONS',
+  'PageQuerySchema', 'PagingAConfigSchema', 'PagingBConfigSchema', 'PayloadTooLargeError', 'PhoneConfigSchema',
+  'PositiveIntegerSchema', 'PrivateKeyPemSchema', 'ProjectNameSchema', 'PwtMetadataSchema', 'QUICK_RANGES',
+  'QueryBooleanSchema', 'REFRESH_RATES', 'REMINDER_INTERVALS', 'REPEAT_UNITS', 'REPORTING_QUICK_RANGES',
+  'RESERVED_CHECK_SLUGS', 'RESOURCE_KINDS', 'RESULT_TYPES', 'RETRY_TYPES', 'RUNNERS', 'RUNTIME_IDS',
+  'RUN_SOURCES', 'RateLimitedError', 'RegexSandbox', 'ReportEntrySchema', 'ReportingQuerySchema',
+  'ResourceKindSchema', 'ResultTypeSchema', 'RetentionJob', 'RetryStrategySchema', 'RunSourceSchema',
+  'RuntimeIdSchema', 'SCRUBBED', 'SECRET_BOX', 'SECRET_ENV_PREFIX', 'STORAGE', 'SUBSCRIBER_MAILER',
+  'ServiceCreateSchema', 'ServiceListQuerySchema', 'ServiceResponseSchema', 'ServiceSchema',
+  'ServiceUpdateSchema', 'SnippetCreateSchema', 'SnippetResponseSchema', 'SnippetSchema', 'SnippetUpdateSchema',
+  'StatusPageCardCreateSchema', 'StatusPageCardSchema', 'StatusPageCreateSchema',
+  'StatusPageIncidentCreateSchema', 'StatusPageIncidentEntrySchema', 'StatusPageIncidentListQuerySchema',
+  'StatusPageIncidentSchema', 'StatusPageIncidentUpdateCreateSchema', 'StatusPageIncidentUpdateSchema',
+  'StatusPageResponseSchema', 'StatusPageSchema', 'StatusPageSubscribeSchema',
+  'StatusPageSubscriberListQuerySchema', 'StatusPageSubscriberResponseSchema', 'StatusPageSubscriberSchema',
+  'StatusPageUpdateSchema', 'SubscriberEmailSchema', 'TCP_ASSERTION_SOURCES', 'TCP_FREQUENCIES', 'TCP_METRICS',
+  'TCP_METRIC_BASES', 'THEME_COLOR_FIELDS', 'TcpAnalyticsQuerySchema', 'TcpAssertionSchema',
+  'TcpCheckCreateSchema', 'TcpCheckResponseSchema', 'TcpCheckSchema', 'TcpCheckUpdateSchema',
+  'TcpFrequencySchema', 'TcpRequestSchema', 'TestSessionErrorGroupResponseSchema',
+  'TestSessionErrorGroupSchema', 'ThemeColorsSchema', 'TimestampSchema', 'TriggerIncidentSchema',
+  'UNLIMITED_REMINDERS', 'UnauthorizedError', 'UnavailableError', 'UuidSchema', 'VIGIL', 'VIGIL_OPTIONS',
+  'ValidationError', 'VigilError', 'WEBHOOK_METHODS', 'WITHHELD_SCRIPT_MODULES', 'WebhookConfigSchema',
+  'WebhookKeyValueSchema', 'aesGcmSecretBox', 'alertTickEntry', 'apiScriptSource', 'apiScriptSyntaxError',
+  'applyShouldFail', 'certificateTarget', 'channelWantsAlert', 'classifyAddress', 'consoleLogger',
+  'createToken', 'createVigil', 'credentialSecrets', 'defineCheckType', 'effectiveRetryStrategy',
+  'embeddedIpv4', 'endWithHost', 'evaluateRun', 'evaluateTick', 'fillVariables', 'formatIpAddress',
+  'formatPlan', 'frequencyOffsetError', 'hasCode', 'integerAtLeast', 'integerBetween', 'isConstruct',
+  'isCredentialHeader', 'isDegradedRun', 'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime',
+  'isPrivateLocation', 'isRelativeApiUrl', 'isValidationError', 'isVigilError', 'lookupChecked', 'modelObject',
+  'nextDueIn', 'nextRetry', 'noopMetrics', 'oneOf', 'parse', 'parseCidr', 'parseIpAddress', 'parseIpv4',
+  'parseIpv6', 'parseSecretKey', 'percentileCont', 'permissionFlag', 'plannedEntries', 'positiveOption',
+  'probeCertificate', 'randomIdGenerator', 'readJsonPath', 'reasonPhrase', 'redactingLogger', 'registerVigil',
+  'resolve', 'resolveAll', 'runChecked', 'runCli', 'runLocations', 'runResult', 'scriptProcessFlags',
+  'scrubDeep', 'scrubSecrets', 'silentLogger', 'slotResultId', 'systemClock', 'systemLookupAll', 'targetPolicy',
+  'targetRefusalMessage', 'toValidationIssues',
+];
+
+describe('the public surface of @vigil/core', () => {
+  it('exports exactly the listed runtime names', () => {
+    expect(Object.keys(core).sort()).toEqual(ROOT_EXPORTS);
+  });
+
+  it('keeps the engine, the services and the scheduling rules off the root, under @vigil/core/internals', () => {
+    const inside = ['MinHeap', 'RunPipeline', 'slotIndex', 'Engine', 'AlertDispatcher', 'CheckService', 'ServiceCatalog', 'nextRunAt', 'SERVICE_DEPS'];
+    for (const name of inside) {
+      expect(name in core, name).toBe(false);
+      expect(typeof (internals as Record<string, unknown>)[name], name).not.toBe('undefined');
+    }
+  });
+});
+
+describe('typed service inputs', () => {
+  const vigil = () => createVigil({ storage: memoryStorage(), secretKey: 'ab'.repeat(32) });
+
+  it('types a built-in check type\'s create body by its schema: a misspelt field does not compile, nor parse', async () => {
+    const v = vigil();
+    const account = (await v.accounts.ensure()).id;
+    const created = await v.checks.create(account, 'TCP', { name: 'db', request: { hostname: 'db.internal', port: 5432 }, frequency: 5 });
+    expect(created).toMatchObject({ checkType: 'TCP', request: { hostname: 'db.internal', port: 5432 } });
+    // @ts-expect-error `requst` is no field of a TCP check (and `request` is missing)
+    await expect(v.checks.create(account, 'TCP', { name: 'db', requst: { hostname: 'db.internal', port: 5432 } })).rejects.toThrow(ValidationError);
+    // @ts-expect-error an update typed as a TCP check's takes only its fields
+    await expect(v.checks.update(account, created.id, { name: 'db', requst: {} }, { checkType: 'TCP' })).resolves.toMatchObject({ name: 'db' });
+    await v.close();
+  });
+
+  it('leaves a plugin\'s type, or one known only at run time, to the parse', () => {
+    expectTypeOf<CheckCreateInput<'DNS'>>().toBeUnknown();
+    expectTypeOf<CheckCreateInput<string>>().toBeUnknown();
+    expectTypeOf<CheckUpdateInput<string>>().toBeUnknown();
+    expectTypeOf<CheckCreateInput<'API'>>().toHaveProperty('request');
+    // A value of a set is typed as its primitive (checked by the parse), and arrays may be readonly.
+    expectTypeOf<{ name: string; request: { hostname: string; port: number }; frequency: number; tags: readonly string[] }>()
+      .toMatchTypeOf<CheckCreateInput<'TCP'>>();
+  });
+});
