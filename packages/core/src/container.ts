@@ -16,7 +16,8 @@ import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storag
 import { createToken, resolve, resolveAll } from './ports/token.js';
 import { targetPolicy, type TargetPolicy, type TargetPolicyOptions } from './runner-kit/target-policy.js';
 import { AlertDispatcher, type DispatcherOptions } from './engine/dispatcher.js';
-import { Engine, type EngineOptions } from './engine/engine.js';
+import { Engine } from './engine/engine.js';
+import type { EngineOptions } from './engine/engine-options.js';
 import { GAUGE_METRICS } from './engine/instruments.js';
 import { AccountService } from './services/accounts.js';
 import { PublicPageService, type PublicPageOptions } from './services/public-pages.js';

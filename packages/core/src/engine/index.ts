@@ -1,4 +1,5 @@
-export { Engine, type EngineOptions, type EngineServices, type EngineState } from './engine.js';
+export { Engine, type EngineServices, type EngineState } from './engine.js';
+export { type EngineOptions } from './engine-options.js';
 export { RunPipeline, type PipelineServices } from './run-pipeline.js';
 export { slotResultId, type RunSpec, type RunOutcome } from './run-spec.js';
 export { AlertDispatcher, alertTitle, toAlertMessage, type DispatcherOptions } from './dispatcher.js';
