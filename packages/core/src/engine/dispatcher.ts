@@ -1,8 +1,11 @@
 import { hostname } from 'node:os';
+import * as v from 'valibot';
+import { hasCode } from '../errors.js';
 import type { AlertMessage, AlertTransport, DeliveryContext } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
 import type { OutboxMessage } from '../ports/storage.js';
 import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
+import { isSubscriberMail, OutboxPayloadSchema, type AnyAlertPayload, type SubscriberMailPayload } from '../model/outbox-payload.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
@@ -35,62 +38,67 @@ export interface DispatcherServices {
   statusPageSubscribers?: StatusPageSubscriberService;
 }
 
-type Payload = Record<string, unknown>;
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+/** A claimed alert, its payload parsed. */
+export type AlertOutboxMessage = Omit<OutboxMessage, 'payload'> & { payload: AnyAlertPayload };
 
 /** A one-line title a person reads first. */
-export function alertTitle(alertType: string, p: Payload): string {
-  const name = `"${str(p.checkName) ?? 'check'}"`;
-  const where = str(p.runLocation) ? ` in ${str(p.runLocation)}` : '';
+export function alertTitle(alertType: string, p: AnyAlertPayload): string {
+  const name = `"${p.checkName ?? 'check'}"`;
+  const where = p.runLocation ? ` in ${p.runLocation}` : '';
   switch (alertType) {
     case 'ALERT_FAILURE': return `${name} is failing${where}`;
     case 'ALERT_RECOVERY': return `${name} has recovered`;
     case 'ALERT_DEGRADED': return `${name} is degraded${where}`;
     case 'ALERT_DEGRADED_RECOVERY': return `${name} is no longer degraded`;
-    case 'ALERT_FAILURE_REMAIN': return `${name} is still failing${where} (reminder ${num(p.reminderSequence) ?? 1})`;
+    case 'ALERT_FAILURE_REMAIN': return `${name} is still failing${where} (reminder ${p.reminderSequence ?? 1})`;
     case 'ALERT_DEGRADED_FAILURE': return `${name} went from degraded to failing${where}`;
     case 'ALERT_FAILURE_DEGRADED': return `${name} went from failing to degraded${where}`;
-    case 'ALERT_SSL': return `The certificate of ${str(p.sslCheckDomain) ?? 'the domain'} for ${name} expires in ${num(p.sslDaysRemaining) ?? '?'} days`;
+    case 'ALERT_SSL': return `The certificate of ${p.sslCheckDomain ?? 'the domain'} for ${name} expires in ${p.sslDaysRemaining ?? '?'} days`;
     default: return `${name}: ${alertType}`;
   }
 }
 
-/** The message transports receive, from an outbox row. */
-export function toAlertMessage(m: OutboxMessage): AlertMessage {
+/**
+ * The message transports receive. A field an earlier version's row lacks reads as empty (the
+ * check's id and the run's start fall back to the row's check and time).
+ */
+export function toAlertMessage(m: AlertOutboxMessage): AlertMessage {
   const p = m.payload;
-  const resultId = str(p.checkResultId);
-  const domain = str(p.sslCheckDomain);
-  const days = num(p.sslDaysRemaining);
+  const domain = p.sslCheckDomain ?? null;
+  const days = p.sslDaysRemaining ?? null;
   return {
     id: m.id,
     accountId: m.accountId,
     alertType: m.alertType,
     title: alertTitle(m.alertType, p),
     check: {
-      id: str(p.checkId) ?? m.checkId ?? '',
-      name: str(p.checkName) ?? '',
-      checkType: str(p.checkType) ?? '',
-      tags: Array.isArray(p.tags) ? p.tags.filter((t): t is string => typeof t === 'string') : [],
-      groupName: str(p.groupName),
+      id: p.checkId ?? m.checkId ?? '',
+      name: p.checkName ?? '',
+      checkType: p.checkType ?? '',
+      tags: p.tags ?? [],
+      groupName: p.groupName ?? null,
     },
-    result: resultId
+    result: p.checkResultId
       ? {
-          id: resultId,
-          errorMessage: str(p.errorMessage),
-          runLocation: str(p.runLocation) ?? '',
-          responseTime: num(p.responseTime) ?? 0,
-          startedAt: str(p.startedAt) ?? m.created_at,
+          id: p.checkResultId,
+          errorMessage: p.errorMessage ?? null,
+          runLocation: p.runLocation ?? '',
+          responseTime: p.responseTime ?? 0,
+          startedAt: p.startedAt ?? m.created_at,
         }
       : null,
-    failingSince: str(p.failingSince),
+    failingSince: p.failingSince ?? null,
     isReminder: p.isReminder === true,
-    reminderSequence: num(p.reminderSequence) ?? 0,
+    reminderSequence: p.reminderSequence ?? 0,
     ssl: domain && days !== null ? { domain, daysRemaining: days } : null,
-    variables: p.variables && typeof p.variables === 'object' ? (p.variables as Record<string, string>) : {},
+    variables: p.variables ?? {},
     created_at: m.created_at,
   };
+}
+
+/** Where a payload failed its schema: the field, and what it lacks (never the value: it may be an account's words). */
+function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues.map((i) => `${v.getDotPath(i) ?? 'payload'}: ${i.input === undefined ? 'missing' : `expected ${i.expected ?? 'another value'}`}`).join('; ');
 }
 
 /**
@@ -198,10 +206,6 @@ export class AlertDispatcher {
   }
 
   /**
-   * One poll: claims as many due alerts as there is room for (`batch` sends at most in flight) and
-   * starts them without waiting, so a receiver that is slow to answer holds back no other.
-   */
-  /**
    * After a send: claim again once half the room is free (under load, one claim serves many
    * finished sends), or at once when the dispatcher is nearly idle, so the next alert of a
    * sequence the outbox held back goes out without waiting for the poll.
@@ -210,6 +214,10 @@ export class AlertDispatcher {
     if (this.inFlight.size <= this.o.batch / 2) this.wake();
   }
 
+  /**
+   * One poll: claims as many due alerts as there is room for (`batch` sends at most in flight) and
+   * starts them without waiting, so a receiver that is slow to answer holds back no other.
+   */
   private tick(): void {
     if (!this.running) return;
     this.busy = true;
@@ -269,12 +277,15 @@ export class AlertDispatcher {
     const { storage, clock } = this.deps;
     const log = (ok: boolean, detail: string | null) =>
       storage.outbox.recordAttempt({ outboxId: m.id, accountId: m.accountId, alertChannelId: m.alertChannelId, at: clock.now().toISOString(), ok, detail });
-    if (m.alertType === SUBSCRIBER_MAIL) return this.deliverMail(m, log);
+    const parsed = v.safeParse(OutboxPayloadSchema, m.payload);
+    if (!parsed.success) return this.dropUnreadable(m, log, payloadProblems(parsed.issues));
+    const payload = parsed.output;
+    if (isSubscriberMail(payload)) return this.deliverMail(m, payload, log);
     let channel;
     try {
       channel = await channelOf(m);
     } catch (err) {
-      if ((err as { code?: string }).code !== 'NOT_FOUND') throw err;
+      if (!hasCode(err, 'NOT_FOUND')) throw err;
       // The channel was deleted: nobody is left to tell.
       await storage.outbox.markDelivered(m.id, this.owner, clock.now());
       await log(false, 'The alert channel was deleted; the alert was dropped');
@@ -282,16 +293,31 @@ export class AlertDispatcher {
       return;
     }
     const transport = this.deps.transports.get(channel.type);
-    const send = transport ? (signal: AbortSignal) => transport.send(toAlertMessage(m), channel, signal, this.context) : null;
+    const send = transport ? (signal: AbortSignal) => transport.send(toAlertMessage({ ...m, payload }), channel, signal, this.context) : null;
     await this.attempt(m, log, channel.type, send, `No transport for ${channel.type} channels is registered in this process`, channelSecrets(channel, transport));
   }
 
+  /**
+   * A row whose payload this version cannot read (written by hand, or by a version that writes it
+   * differently): nothing can be sent from it and no retry changes that, so it leaves the queue,
+   * logged as dropped, instead of being claimed again for `retryForMs`.
+   */
+  private async dropUnreadable(m: OutboxMessage, log: (ok: boolean, detail: string | null) => Promise<void>, problems: string): Promise<void> {
+    const { storage, clock, logger } = this.deps;
+    await storage.outbox.markDelivered(m.id, this.owner, clock.now());
+    await log(false, `The payload cannot be read (${problems}); the message was dropped`);
+    this.meter.deliveryAttempts.inc({ channel_type: 'unknown', result: 'dropped' });
+    logger.error('alerts: dropped an outbox message whose payload cannot be read', {
+      accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, alertType: m.alertType, outboxId: m.id, problems,
+    });
+  }
+
   /** A status-page subscriber's email; dropped when there is nothing to send any more. */
-  private async deliverMail(m: OutboxMessage, log: (ok: boolean, detail: string | null) => Promise<void>): Promise<void> {
+  private async deliverMail(m: OutboxMessage, payload: SubscriberMailPayload, log: (ok: boolean, detail: string | null) => Promise<void>): Promise<void> {
     const subscribers = this.services.statusPageSubscribers;
     // Without the links' URL or a mailer this process cannot send it: it waits for one that can.
     const send = subscribers?.queueing && this.deps.subscriberMailer
-      ? async (signal: AbortSignal) => (await subscribers.deliver(m, signal))
+      ? async (signal: AbortSignal) => (await subscribers.deliver({ accountId: m.accountId, payload }, signal))
         ?? { dropped: true, detail: 'Nothing to send any more (the subscriber, page or update is gone, or a newer email replaced it); dropped' }
       : null;
     await this.attempt(m, log, SUBSCRIBER_MAIL, send, 'This process has no subscriber mailer or no statusPageSubscriptions.publicUrl', []);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ConflictError } from '../errors.js';
+import { ConflictError, hasCode } from '../errors.js';
 import { parse } from '../model/parse.js';
 import type { CursorPage } from '../model/primitives.js';
 import {
@@ -11,12 +11,16 @@ import {
   type StatusPageSubscriber,
   type StatusPageSubscriberResponse,
 } from '../model/status-page.js';
-import type { OutboxMessage } from '../ports/storage.js';
+import type { SubscriberMailPayload } from '../model/outbox-payload.js';
 import type { SubscriberMail, SubscriberMailer } from '../ports/subscriber-mailer.js';
 import type { ServiceDeps } from './deps.js';
+import { publicUrlOf, SubscriberMailSender, type MailReceipt, type QueuedSubscriberMail } from './status-page-subscriber-mail.js';
 import { found, stringId } from './support.js';
 
-/** The outbox's alertType of a subscriber's email (its alertChannelId is 0: no channel sends it). */
+/**
+ * The outbox's alertType of a subscriber's email (its alertChannelId is 0: no channel sends it).
+ * It names the row in logs and metrics; the dispatcher tells an email from an alert by its payload's kind.
+ */
 export const SUBSCRIBER_MAIL = 'STATUS_PAGE_MAIL';
 
 export interface StatusPageSubscriptionOptions {
@@ -47,36 +51,13 @@ const MAX_PENDING_PER_ADDRESS = 5;
 /** How long an unconfirmed subscription is kept after its last confirmation email. */
 const PENDING_MS = 48 * HOUR_MS;
 
-type MailKind = 'confirm' | 'update';
-interface MailPayload {
-  subscriberId: string;
-  kind: MailKind;
-  /** A confirmation: the token it was queued with (a newer request replaces it, and this email is dropped). */
-  tokenHash?: string;
-  incidentId?: string;
-  updateId?: string;
+/** An email about to be queued: to whom, and what the outbox row holds (ids only). */
+interface QueuedMail {
+  subscriber: StatusPageSubscriber;
+  payload: SubscriberMailPayload;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').trim();
-const STATUS_WORDS: Record<string, string> = {
-  INVESTIGATING: 'Investigating', IDENTIFIED: 'Identified', MONITORING: 'Monitoring', RESOLVED: 'Resolved', MAINTENANCE: 'Maintenance',
-};
-
-/** The host's public URL as links start with it: http(s), no query, fragment, space or control character. */
-function publicUrlOf(given: string): string {
-  let url: URL | null = null;
-  try {
-    url = new URL(given);
-  } catch {
-    url = null;
-  }
-  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password || /[\s\u0000-\u001f\u007f<>"]/.test(given)) {
-    throw new Error(`statusPageSubscriptions.publicUrl must be an http(s) URL without query, fragment or credentials, not ${JSON.stringify(given)}`);
-  }
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-}
 
 /** A subscriber as the page's account reads it: never its token. */
 export function subscriberResponse(s: StatusPageSubscriber): StatusPageSubscriberResponse {
@@ -90,13 +71,15 @@ export function subscriberResponse(s: StatusPageSubscriber): StatusPageSubscribe
  * every incident update written with `notifySubscribers: true` for a service the page shows, each
  * email with a link (and a one-click List-Unsubscribe header) that ends the subscription. Emails
  * go through the alert outbox, which holds only ids: each is rendered when it is sent, from what
- * is stored then, so a stale link or an address that left is never sent.
+ * is stored then, so a stale link or an address that left is never sent (SubscriberMailSender
+ * renders and sends them).
  */
 export class StatusPageSubscriberService {
   private readonly publicUrl: string | null;
   private readonly maxPerPage: number;
   private readonly intervalMs: number;
   private readonly perAccountHour: number;
+  private readonly mails: SubscriberMailSender;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -107,6 +90,7 @@ export class StatusPageSubscriberService {
     this.maxPerPage = options.maxPerPage ?? 10_000;
     this.intervalMs = options.confirmationIntervalMs ?? HOUR_MS;
     this.perAccountHour = options.maxConfirmationsPerAccountHour ?? 200;
+    this.mails = new SubscriberMailSender(deps, this.publicUrl);
   }
 
   private get storage() {
@@ -130,15 +114,6 @@ export class StatusPageSubscriberService {
   /** Whether a page takes subscribers: a public one, where subscriptions are on. */
   takesSubscribers(page: StatusPage): boolean {
     return this.enabled && !page.isPrivate;
-  }
-
-  private pageUrl(page: StatusPage): string {
-    return `${this.publicUrl}/s/${encodeURIComponent(page.url)}`;
-  }
-
-  /** A link with the subscriber's token; by the page's id, which stays when its url changes. */
-  private link(page: StatusPage, action: 'confirm' | 'unsubscribe', token: string): string {
-    return `${this.publicUrl}/s/${page.id}/subscription/${action}?token=${token}`;
   }
 
   /**
@@ -192,11 +167,11 @@ export class StatusPageSubscriberService {
         });
       } catch (err) {
         // The same address, subscribing twice at once: the other request sends the email.
-        if ((err as { code?: string }).code === 'CONFLICT') return;
+        if (hasCode(err, 'CONFLICT')) return;
         throw err;
       }
     }
-    await this.enqueue([{ subscriber, payload: { subscriberId: subscriber.id, kind: 'confirm', tokenHash: subscriber.tokenHash } }]);
+    await this.enqueue([{ subscriber, payload: { kind: 'confirm', subscriberId: subscriber.id, tokenHash: subscriber.tokenHash } }]);
   }
 
   /** An unconfirmed subscription whose last confirmation email is over 48 hours old. */
@@ -275,9 +250,9 @@ export class StatusPageSubscriberService {
         if (page.isPrivate || !page.cards.some((c) => c.serviceIds.some((id) => serviceIds.has(id)))) continue;
         for (let after: string | null = null; ;) {
           const batch = await this.storage.statusPageSubscribers.listByPage(accountId, page.id, after, 500);
-          const mails = batch.filter((s) => s.confirmed).map((subscriber) => ({
+          const mails = batch.filter((s) => s.confirmed).map((subscriber): QueuedMail => ({
             subscriber,
-            payload: { subscriberId: subscriber.id, kind: 'update' as const, incidentId: incident.id, updateId: update.id },
+            payload: { kind: 'update', subscriberId: subscriber.id, incidentId: incident.id, updateId: update.id },
           }));
           await this.enqueue(mails);
           queued += mails.length;
@@ -290,7 +265,7 @@ export class StatusPageSubscriberService {
     return queued;
   }
 
-  private async enqueue(mails: { subscriber: StatusPageSubscriber; payload: MailPayload }[]): Promise<void> {
+  private async enqueue(mails: QueuedMail[]): Promise<void> {
     if (mails.length === 0) return;
     const now = this.deps.clock.now().toISOString();
     await this.storage.outbox.enqueue(mails.map(({ subscriber, payload }) => ({
@@ -300,7 +275,7 @@ export class StatusPageSubscriberService {
       checkId: `subscriber:${subscriber.id}`,
       alertChannelId: 0,
       alertType: SUBSCRIBER_MAIL,
-      payload: payload as unknown as Record<string, unknown>,
+      payload,
       created_at: now,
       nextAttemptAt: now,
     })));
@@ -309,120 +284,17 @@ export class StatusPageSubscriberService {
 
   /**
    * The email of a claimed outbox message, rendered from what is stored now; null when there is
-   * nothing to send any more (the subscriber left or confirmed meanwhile, a newer confirmation
-   * replaced this one, the page, incident or update is gone, or the page became private).
+   * nothing to send any more (see SubscriberMailSender.render).
    */
-  async render(m: OutboxMessage): Promise<SubscriberMail | null> {
-    if (!this.publicUrl) return null;
-    const p = m.payload as unknown as MailPayload;
-    const subscriber = await this.storage.statusPageSubscribers.get(m.accountId, String(p.subscriberId));
-    if (!subscriber) return null;
-    const page = await this.storage.statusPages.get(m.accountId, subscriber.statusPageId);
-    if (!page || page.isPrivate) return null;
-    let token: string;
-    try {
-      token = this.deps.secretBox.decrypt(subscriber.tokenSealed);
-    } catch {
-      // Sealed under another key: this subscriber's links cannot be made.
-      this.deps.logger.warn('status pages: a subscriber\'s token cannot be opened; their email is dropped', { accountId: m.accountId, subscriberId: subscriber.id });
-      return null;
-    }
-    if (p.kind === 'confirm') {
-      if (subscriber.confirmed || subscriber.tokenHash !== p.tokenHash) return null;
-      return this.confirmationMail(page, subscriber.email, token);
-    }
-    if (!subscriber.confirmed) return null;
-    const incident = await this.storage.statusPageIncidents.get(m.accountId, String(p.incidentId));
-    const update = incident ? (await this.storage.statusPageIncidents.listUpdates(m.accountId, incident.id)).find((u) => u.id === p.updateId) : undefined;
-    if (!incident || !update) return null;
-    const shown = new Set(page.cards.flatMap((c) => c.serviceIds));
-    const services = (await this.storage.services.listByIds(m.accountId, incident.serviceIds)).filter((s) => shown.has(s.id)).map((s) => s.name);
-    return this.updateMail(page, incident, update, services, subscriber.email, token);
+  render(m: QueuedSubscriberMail): Promise<SubscriberMail | null> {
+    return this.mails.render(m);
   }
 
   /**
-   * Sends a claimed subscriber email; answers null when there was nothing to send (see render),
-   * and `dropped` when the mail server refused the address for good.
+   * Sends a claimed subscriber email; answers null when there was nothing to send, and `dropped`
+   * when the mail server refused the address for good.
    */
-  async deliver(m: OutboxMessage, signal: AbortSignal): Promise<{ providerId?: string | null; detail?: string | null; dropped?: boolean } | null> {
-    const mailer = this.mailer;
-    if (!mailer) throw new Error('No subscriber mailer is registered in this process');
-    const mail = await this.render(m);
-    if (!mail) return null;
-    try {
-      return await mailer.send(mail, signal);
-    } catch (err) {
-      // A mail server's refusal names the address; the outbox and the logs keep the error, not it.
-      const message = (err instanceof Error ? err.message : String(err)).split(mail.to).join('<subscriber>');
-      if ((err as { permanent?: unknown } | null)?.permanent !== true) throw new Error(message);
-      // Refused for good: sending again cannot succeed. An address that never confirmed goes too.
-      const subscriberId = String((m.payload as unknown as MailPayload).subscriberId);
-      const subscriber = await this.storage.statusPageSubscribers.get(m.accountId, subscriberId);
-      if (subscriber && !subscriber.confirmed) await this.storage.statusPageSubscribers.delete(m.accountId, subscriber.id);
-      this.deps.logger.warn('status pages: the mail server refused a subscriber\'s address for good; the email is dropped', {
-        accountId: m.accountId, subscriberId, error: message,
-      });
-      return { dropped: true, detail: `Refused for good, dropped: ${message}` };
-    }
-  }
-
-  private confirmationMail(page: StatusPage, to: string, token: string): SubscriberMail {
-    const name = oneLine(page.name);
-    const confirm = this.link(page, 'confirm', token);
-    const text = [
-      `Somebody, we hope you, asked for email updates about incidents on the status page "${name}".`,
-      '',
-      `Confirm the subscription: ${confirm}`,
-      '',
-      'If it was not you, ignore this email: an address gets no updates until it is confirmed.',
-    ].join('\n');
-    const body = [
-      '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1b1b">',
-      `<p>Somebody, we hope you, asked for email updates about incidents on the status page <strong>${html(name)}</strong>.</p>`,
-      `<p><a href="${html(confirm)}">Confirm the subscription</a></p>`,
-      '<p style="color:#6b6b6b;font-size:12px">If it was not you, ignore this email: an address gets no updates until it is confirmed.</p>',
-      '</body></html>',
-    ].join('');
-    return { to, subject: `Confirm your subscription to ${name}`, text, html: body, headers: { 'X-Vigil-Status-Page': page.id } };
-  }
-
-  private updateMail(page: StatusPage, incident: StatusPageIncident, update: StatusPageIncidentUpdate, services: string[], to: string, token: string): SubscriberMail {
-    const name = oneLine(page.name);
-    const status = STATUS_WORDS[update.status ?? 'INVESTIGATING'] ?? String(update.status);
-    const unsubscribe = this.link(page, 'unsubscribe', token);
-    const pageLink = this.pageUrl(page);
-    const subject = `[${name}] ${oneLine(incident.name)}: ${status}`;
-    const text = [
-      `${oneLine(incident.name)}: ${status}`,
-      '',
-      update.description,
-      '',
-      ...(services.length ? [`Affected: ${services.join(', ')}`, ''] : []),
-      `Status page: ${pageLink}`,
-      '',
-      `You get this because you subscribed to "${name}". Unsubscribe: ${unsubscribe}`,
-    ].join('\n');
-    const body = [
-      '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1b1b">',
-      `<h2 style="margin:0 0 8px">${html(oneLine(incident.name))}</h2>`,
-      `<p style="margin:0 0 12px"><strong>${html(status)}</strong></p>`,
-      `<p style="white-space:pre-wrap">${html(update.description)}</p>`,
-      services.length ? `<p>Affected: ${html(services.join(', '))}</p>` : '',
-      `<p><a href="${html(pageLink)}">Open the status page</a></p>`,
-      `<p style="color:#6b6b6b;font-size:12px">You get this because you subscribed to ${html(name)}. <a href="${html(unsubscribe)}">Unsubscribe</a></p>`,
-      '</body></html>',
-    ].join('');
-    return {
-      to,
-      subject,
-      text,
-      html: body,
-      headers: {
-        'List-Unsubscribe': `<${unsubscribe}>`,
-        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-        'X-Vigil-Status-Page': page.id,
-        'X-Vigil-Incident-Id': incident.id,
-      },
-    };
+  deliver(m: QueuedSubscriberMail, signal: AbortSignal): Promise<MailReceipt | null> {
+    return this.mails.deliver(m, signal);
   }
 }
