@@ -1,13 +1,5 @@
 import * as v from 'valibot';
-import {
-  integerBetween,
-  modelObject,
-  positiveOption,
-  type AlertChannel,
-  type AlertMessage,
-  type AlertTransport,
-  type DeliveryReceipt,
-} from '@vigil/core';
+import { defineTransport, integerBetween, modelObject, positiveOption, type AlertMessage, type DefinedTransport } from '@vigil/core';
 
 /** The channel type this transport adds; channels are created with `{"type": "NTFY", "config": {...}}`. */
 export const NTFY_CHANNEL_TYPE = 'NTFY';
@@ -105,17 +97,18 @@ export function ntfyRequest(alert: AlertMessage, config: NtfyConfig): NtfyReques
 /**
  * Alerts as push notifications through an ntfy server (https://ntfy.sh or a self-hosted one).
  * `send` resolves only when the server accepted the message (2xx) and rejects otherwise, so the
- * outbox retries it. Errors name the status, never the URL or the token.
+ * outbox retries it. Errors name the status, never the URL or the token. `defineTransport` hands
+ * `send` the channel's config already parsed by NtfyConfigSchema (defaults filled in, typed).
  */
-export function ntfyTransport(options: NtfyTransportOptions = {}): AlertTransport {
+export function ntfyTransport(options: NtfyTransportOptions = {}): DefinedTransport<typeof NTFY_CHANNEL_TYPE, typeof NtfyConfigSchema> {
   const timeoutMs = positiveOption('ntfyTransport', 'timeoutMs', options.timeoutMs, 10_000);
-  return {
+  return defineTransport({
     channelType: NTFY_CHANNEL_TYPE,
     configSchema: NtfyConfigSchema,
     secretFields: ['token'],
-    async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal): Promise<DeliveryReceipt> {
+    async send(alert, config, _channel, signal) {
       if (signal.aborted) throw new Error('The send was aborted');
-      const request = ntfyRequest(alert, v.parse(NtfyConfigSchema, channel.config));
+      const request = ntfyRequest(alert, config);
       const limit = AbortSignal.timeout(timeoutMs);
       let res: Response;
       try {
@@ -138,5 +131,5 @@ export function ntfyTransport(options: NtfyTransportOptions = {}): AlertTranspor
       }
       return { providerId: typeof id === 'string' ? id : null, detail: `delivered (${res.status})` };
     },
-  };
+  });
 }

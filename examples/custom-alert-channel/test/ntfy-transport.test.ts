@@ -1,31 +1,33 @@
 import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AlertChannel } from '@vigil/core';
+import type { AlertChannel, TransportChannel } from '@vigil/core';
 import { sampleAlertMessage, transportSuite } from '@vigil/core/testing';
 import { NtfyConfigSchema, ntfyTransport, type NtfyConfig } from '../src/index.js';
 import { startNtfyServer, type NtfyServer } from './support/ntfy-server.js';
 
 /**
- * A stored NTFY channel as the dispatcher hands it to the transport (secrets opened). Core types
- * channels by its built-in types, so a plugin's own type is cast here; in a host the channel
- * comes from `POST /v1/alert-channels` (see host.test.ts).
+ * A stored NTFY channel as the dispatcher hands it to the transport (secrets opened); in a host
+ * the channel comes from `POST /v1/alert-channels` (see host.test.ts).
  */
-function ntfyChannel(config: Partial<NtfyConfig> & { topic: string }, id = 1): AlertChannel {
+function ntfyChannel(config: Partial<NtfyConfig> & { topic: string }, id = 1): TransportChannel<'NTFY'> {
   return {
-    id, accountId: 'account-1', type: 'NTFY', config: v.parse(NtfyConfigSchema, config),
+    id, accountId: 'account-1', type: 'NTFY', config,
     sendFailure: true, sendRecovery: true, sendDegraded: false, sslExpiry: false, sslExpiryThreshold: 30, autoSubscribe: false,
     created_at: '2026-05-01T12:00:00.000Z', updated_at: null,
-  } as unknown as AlertChannel;
+  };
 }
+
+/** transportSuite's fixture types channels by the built-in channel types, which NTFY is not. */
+const suiteChannel = (channel: TransportChannel<'NTFY'>) => channel as unknown as AlertChannel;
 
 describe('ntfy transport conformance', () => {
   transportSuite(it, async () => {
     const server = await startNtfyServer({ refuse: ['refused'] });
     return {
       transport: ntfyTransport({ timeoutMs: 2_000 }),
-      channel: ntfyChannel({ server: server.url, topic: 'vigil-alerts' }),
+      channel: suiteChannel(ntfyChannel({ server: server.url, topic: 'vigil-alerts' })),
       received: async () => server.published,
-      failingChannel: ntfyChannel({ server: server.url, topic: 'refused' }, 2),
+      failingChannel: suiteChannel(ntfyChannel({ server: server.url, topic: 'refused' }, 2)),
       invalidConfig: { server: server.url, topic: 'not a topic' },
       cleanup: () => server.close(),
     };
@@ -42,7 +44,7 @@ describe('ntfyTransport', () => {
     servers.push(server);
     return server;
   };
-  const send = (channel: AlertChannel, alert = sampleAlertMessage()) => ntfyTransport().send(alert, channel, new AbortController().signal);
+  const send = (channel: TransportChannel<'NTFY'>, alert = sampleAlertMessage()) => ntfyTransport().send(alert, channel, new AbortController().signal);
 
   it('publishes to POST /{topic} with Title, Priority and Tags headers and a readable body', async () => {
     const server = await serve();
@@ -95,6 +97,11 @@ describe('ntfyTransport', () => {
     const err = await send(ntfyChannel({ server: url, topic: 'ops', token: 'tk_hidden' })).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toBe('Could not reach the ntfy server (ECONNREFUSED)');
+  });
+
+  it('refuses to send with a stored config its schema rejects, naming the fields but not the token', async () => {
+    const err = await send({ ...ntfyChannel({ topic: 'ops' }, 3), config: { topic: 'not a topic', token: 42 } }).catch((e: Error) => e);
+    expect((err as Error).message).toBe('The NTFY channel 3 has a config its transport cannot read: config.topic, config.token');
   });
 
   it('validates its config: an http(s) server, a topic ntfy accepts, a priority 1..5', () => {

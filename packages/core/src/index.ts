@@ -50,7 +50,8 @@ export {
   type RunSnippet, type RunSource, type SnippetLookup,
 } from './ports/runner.js';
 export {
-  ALERT_TRANSPORTS, type AlertMessage, type AlertTransport, type DeliveryContext, type DeliveryReceipt,
+  ALERT_TRANSPORTS, type AlertMessage, type AlertTransport, type DefinedTransport, defineTransport, type DeliveryContext,
+  type DeliveryReceipt, type TransportChannel, type TransportDefinition,
 } from './ports/alert-transport.js';
 export { CERTIFICATE_PROBE, type CertificateProbe, type CertificateProbeOptions } from './ports/certificate-probe.js';
 export { SUBSCRIBER_MAILER, type SubscriberMail, type SubscriberMailer } from './ports/subscriber-mailer.js';

@@ -71,7 +71,7 @@ const ROOT_EXPORTS = [
   'ValidationError', 'VigilError', 'WEBHOOK_METHODS', 'WITHHELD_SCRIPT_MODULES', 'WebhookConfigSchema',
   'WebhookKeyValueSchema', 'aesGcmSecretBox', 'alertTickEntry', 'apiScriptSource', 'apiScriptSyntaxError',
   'applyShouldFail', 'certificateTarget', 'channelWantsAlert', 'classifyAddress', 'consoleLogger',
-  'createToken', 'createVigil', 'credentialSecrets', 'defineCheckType', 'effectiveRetryStrategy',
+  'createToken', 'createVigil', 'credentialSecrets', 'defineCheckType', 'defineTransport', 'effectiveRetryStrategy',
   'embeddedIpv4', 'endWithHost', 'evaluateRun', 'evaluateTick', 'fillVariables', 'formatIpAddress',
   'formatPlan', 'frequencyOffsetError', 'hasCode', 'integerAtLeast', 'integerBetween', 'isConstruct',
   'isCredentialHeader', 'isDegradedRun', 'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime',

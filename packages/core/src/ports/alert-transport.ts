@@ -1,5 +1,5 @@
-import type * as v from 'valibot';
-import type { AlertChannel } from '../model/alert-channel.js';
+import * as v from 'valibot';
+import type { AlertChannel, AlertChannelFlags } from '../model/alert-channel.js';
 import type { TargetPolicy } from '../runner-kit/target-policy.js';
 import { createToken } from './token.js';
 
@@ -72,3 +72,70 @@ export interface AlertTransport {
 }
 
 export const ALERT_TRANSPORTS = createToken<AlertTransport>('vigil.alertTransports');
+
+/** A channel of a plugin's type as its transport gets it: the flags every channel has, its type and its parsed config. */
+export interface TransportChannel<TType extends string = string, TConfig = Record<string, unknown>> extends AlertChannelFlags {
+  id: number;
+  accountId: string;
+  type: TType;
+  config: TConfig;
+  created_at: string;
+  updated_at: string | null;
+}
+
+export interface TransportDefinition<TType extends string, TSchema extends v.GenericSchema> {
+  /** The channel type, upper-case letters, digits and `_` (`NTFY`). */
+  channelType: TType;
+  /** The valibot schema of the channel's `config`: applied on create and update, and before every send. */
+  configSchema: TSchema;
+  /** Config fields that hold secrets (see AlertTransport.secretFields). */
+  secretFields?: readonly (keyof v.InferOutput<TSchema> & string)[];
+  /**
+   * Delivers one alert to one channel, with the channel's config already parsed (defaults filled
+   * in, typed). Resolves once the receiver confirmed it; throws otherwise (the outbox retries).
+   */
+  send(
+    alert: AlertMessage,
+    config: v.InferOutput<TSchema>,
+    channel: TransportChannel<TType, v.InferOutput<TSchema>>,
+    signal: AbortSignal,
+    context?: DeliveryContext,
+  ): Promise<DeliveryReceipt>;
+}
+
+/** An AlertTransport made by `defineTransport`: it also takes a channel typed as its own. */
+export interface DefinedTransport<TType extends string, TSchema extends v.GenericSchema> extends AlertTransport {
+  readonly channelType: TType;
+  readonly configSchema: TSchema;
+  send(alert: AlertMessage, channel: AlertChannel | TransportChannel<TType>, signal: AbortSignal, context?: DeliveryContext): Promise<DeliveryReceipt>;
+}
+
+/**
+ * Defines the transport of a channel type, as `defineCheckType` does a check type: `send` gets the
+ * channel's config parsed by `configSchema`, so it reads typed fields and never parses it again. A
+ * stored config the schema rejects (one written before the schema changed) fails the delivery with
+ * an error naming the channel and the fields, never their values. Throws a TypeError for a
+ * malformed channel type.
+ */
+export function defineTransport<const TType extends string, TSchema extends v.GenericSchema>(
+  definition: TransportDefinition<TType, TSchema>,
+): DefinedTransport<TType, TSchema> {
+  const { channelType, configSchema, secretFields } = definition;
+  if (!/^[A-Z][A-Z0-9_]*$/.test(channelType)) {
+    throw new TypeError(`defineTransport: channelType must be upper-case letters, digits and _ (such as NTFY), got "${channelType}"`);
+  }
+  return {
+    channelType,
+    configSchema,
+    ...(secretFields ? { secretFields } : {}),
+    async send(alert, channel, signal, context) {
+      const parsed = v.safeParse(configSchema, channel.config, { abortEarly: false });
+      if (!parsed.success) {
+        const fields = [...new Set(parsed.issues.map((issue) => `config.${v.getDotPath(issue) ?? ''}`.replace(/\.$/, '')))];
+        throw new Error(`The ${channelType} channel ${channel.id} has a config its transport cannot read: ${fields.join(', ')}`);
+      }
+      const config = parsed.output as v.InferOutput<TSchema>;
+      return definition.send(alert, config, { ...channel, config } as TransportChannel<TType, v.InferOutput<TSchema>>, signal, context);
+    },
+  };
+}
