@@ -18,35 +18,17 @@ import {
   type TcpCheck,
 } from '../model/check.js';
 import type { PluginCheck } from '../model/check-type.js';
-import type { ClientCertificate } from '../model/client-certificate.js';
-import { DashboardCreateSchema, type Dashboard } from '../model/dashboard.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
-import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
-import { MaintenanceWindowCreateSchema, type MaintenanceWindow } from '../model/maintenance-window.js';
 import { DEFAULT_ALERT_SETTINGS } from '../model/shared.js';
-import type { Snippet } from '../model/snippet.js';
-import {
-  StatusPageCreateSchema,
-  type Service,
-  type StatusPage,
-  type StatusPageIncident,
-  type StatusPageIncidentUpdate,
-  type StatusPageSubscriber,
-} from '../model/status-page.js';
 import { INITIAL_ALERT_STATE, type AlertState } from '../rules/alerting.js';
 import type { NewOutboxMessage, NewRecord, StoredRecord } from '../ports/storage.js';
 import type { RunJob } from '../ports/runner.js';
+import { FIXTURE_TIME, nextSerial, stamps } from './fixtures-base.js';
 
-/** The time fixtures are created at, unless a test says otherwise. */
-export const FIXTURE_TIME = '2026-05-01T12:00:00.000Z';
-
-let serial = 0;
-/** A number that differs for every fixture of this process, to keep names and ids apart. */
-export function nextSerial(): number {
-  return ++serial;
-}
-
-const stamps = () => ({ created_at: FIXTURE_TIME, updated_at: null });
+// Records of accounts, checks, groups, channels and runs as a store holds them; the other resources' are in fixtures-resources.ts.
+export { FIXTURE_TIME, nextSerial } from './fixtures-base.js';
+export * from './fixtures-resources.js';
+export * from './fixtures-defaults.js';
 
 export function accountFixture(overrides: Partial<Account> = {}): Account {
   return {
@@ -227,116 +209,6 @@ export function outboxMessageFixture(
     payload: { checkName: 'TCP check', runLocation: 'us-east-1' },
     created_at: FIXTURE_TIME,
     nextAttemptAt: FIXTURE_TIME,
-    ...overrides,
-  };
-}
-
-export function dashboardFixture(overrides: Partial<NewRecord<Dashboard>> = {}): NewRecord<Dashboard> {
-  const n = nextSerial();
-  const body = v.parse(DashboardCreateSchema, { header: `Dashboard ${n}`, customUrl: `board-${n}` });
-  return { ...body, customUrl: `board-${n}`, dashboardId: randomUUID(), keys: [], ...stamps(), ...overrides };
-}
-
-export function maintenanceWindowFixture(overrides: Partial<NewRecord<MaintenanceWindow>> = {}): NewRecord<MaintenanceWindow> {
-  const body = v.parse(MaintenanceWindowCreateSchema, {
-    name: `Window ${nextSerial()}`,
-    startsAt: '2026-05-02T01:00:00.000Z',
-    endsAt: '2026-05-02T03:00:00.000Z',
-    repeatUnit: 'WEEK',
-    repeatInterval: 1,
-    tags: ['db'],
-  });
-  return { ...body, ...stamps(), ...overrides };
-}
-
-export function incidentFixture(dashboardId: number, overrides: Partial<NewRecord<Incident>> = {}): NewRecord<Incident> {
-  return {
-    id: randomUUID(),
-    name: `Incident ${nextSerial()}`,
-    impact: 'MINOR',
-    dashboardId,
-    startedAt: FIXTURE_TIME,
-    stoppedAt: null,
-    ...stamps(),
-    ...overrides,
-  };
-}
-
-export function incidentUpdateFixture(
-  incidentId: string,
-  overrides: Partial<NewRecord<IncidentUpdateRecord>> = {},
-): NewRecord<IncidentUpdateRecord> {
-  return {
-    id: randomUUID(),
-    incidentId,
-    status: 'INVESTIGATING',
-    description: `Looking into it (${nextSerial()})`,
-    ...stamps(),
-    ...overrides,
-  };
-}
-
-export function statusPageFixture(overrides: Partial<NewRecord<StatusPage>> = {}): NewRecord<StatusPage> {
-  const n = nextSerial();
-  const { cards: _cards, ...body } = v.parse(StatusPageCreateSchema, { name: `Status ${n}`, url: `status-${n}` });
-  return { ...body, id: randomUUID(), cards: [], ...stamps(), ...overrides };
-}
-
-export function serviceFixture(overrides: Partial<NewRecord<Service>> = {}): NewRecord<Service> {
-  return { id: randomUUID(), name: `Service ${nextSerial()}`, ...stamps(), ...overrides };
-}
-
-export function statusPageIncidentFixture(overrides: Partial<NewRecord<StatusPageIncident>> = {}): NewRecord<StatusPageIncident> {
-  return { id: randomUUID(), name: `Outage ${nextSerial()}`, serviceIds: [randomUUID()], ...stamps(), ...overrides };
-}
-
-export function statusPageSubscriberFixture(overrides: Partial<NewRecord<StatusPageSubscriber>> = {}): NewRecord<StatusPageSubscriber> {
-  const n = nextSerial();
-  return {
-    id: randomUUID(),
-    statusPageId: randomUUID(),
-    email: `subscriber-${n}@example.com`,
-    confirmed: false,
-    tokenHash: randomUUID().replace(/-/g, '') + String(n).padStart(32, '0'),
-    tokenSealed: `vgl1:sealed-${n}`,
-    confirmationSentAt: null,
-    confirmationsSent: 0,
-    confirmedAt: null,
-    ...stamps(),
-    ...overrides,
-  };
-}
-
-export function statusPageIncidentUpdateFixture(
-  incidentId: string,
-  overrides: Partial<NewRecord<StatusPageIncidentUpdate>> = {},
-): NewRecord<StatusPageIncidentUpdate> {
-  return {
-    id: randomUUID(),
-    incidentId,
-    description: `Update ${nextSerial()}`,
-    notifySubscribers: false,
-    publicIncidentUpdateDate: null,
-    ...stamps(),
-    ...overrides,
-  };
-}
-
-const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMIIBfixture\n-----END CERTIFICATE-----\n';
-
-export function snippetFixture(overrides: Partial<NewRecord<Snippet>> = {}): NewRecord<Snippet> {
-  return { name: `Snippet ${nextSerial()}`, script: 'request.headers["X-Snippet"] = "1";', ...stamps(), ...overrides };
-}
-
-export function clientCertificateFixture(overrides: Partial<NewRecord<ClientCertificate>> = {}): NewRecord<ClientCertificate> {
-  return {
-    id: randomUUID(),
-    host: `api${nextSerial()}.example.com`,
-    cert: PEM_CERT,
-    ca: null,
-    encryptedKey: 'v1:ciphertext-of-the-key',
-    encryptedPassphrase: 'v1:ciphertext-of-the-passphrase',
-    created_at: FIXTURE_TIME,
     ...overrides,
   };
 }
