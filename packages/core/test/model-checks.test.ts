@@ -21,7 +21,7 @@ import {
   isBuiltinCheckType,
 } from '../src/model/check.js';
 import { parse } from '../src/model/parse.js';
-import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
+import { CHECK_DEFAULTS } from '../src/testing/fixtures.js';
 import { accepts, issuesOf, pathsOf } from './assertions.js';
 
 
@@ -33,26 +33,7 @@ const heartbeat = (hb: Record<string, unknown> = {}, extra: Record<string, unkno
   ...extra,
 });
 
-const commonDefaults = {
-  activated: true,
-  muted: false,
-  doubleCheck: true,
-  shouldFail: false,
-  locations: [],
-  tags: [],
-  alertSettings: DEFAULT_ALERT_SETTINGS,
-  useGlobalAlertSettings: true,
-  groupId: null,
-  groupOrder: null,
-  runtimeId: null,
-  alertChannelSubscriptions: [],
-  retryStrategy: null,
-  triggerIncident: null,
-  runParallel: false,
-  description: null,
-  frequency: 10,
-  privateLocations: [],
-};
+const commonDefaults = CHECK_DEFAULTS;
 
 describe('TCP check create', () => {
   it('fills every default from a minimal body and drops unknown fields', () => {

@@ -6,7 +6,7 @@ import {
   CheckGroupUpdateSchema,
 } from '../src/model/check-group.js';
 import { parse } from '../src/model/parse.js';
-import { DEFAULT_ALERT_SETTINGS } from '../src/model/shared.js';
+import { CHECK_GROUP_DEFAULTS } from '../src/testing/fixtures.js';
 import { accepts, issuesOf, pathsOf } from './assertions.js';
 
 
@@ -14,26 +14,7 @@ describe('check group create', () => {
   it('fills every default from a minimal body and drops unknown fields', () => {
     expect(parse(CheckGroupCreateSchema, { name: 'prod', frequency: 5 })).toEqual({
       name: 'prod',
-      activated: true,
-      muted: false,
-      tags: [],
-      locations: [],
-      concurrency: 3,
-      apiCheckDefaults: { url: '', headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' } },
-      browserCheckDefaults: null,
-      runtimeId: null,
-      environmentVariables: [],
-      alertChannelSubscriptions: [],
-      setupSnippetId: null,
-      tearDownSnippetId: null,
-      localSetupScript: null,
-      localTearDownScript: null,
-      privateLocations: [],
-      runParallel: false,
-      alertSettings: DEFAULT_ALERT_SETTINGS,
-      retryStrategy: 'FALLBACK',
-      useGlobalAlertSettings: true,
-      doubleCheck: false,
+      ...CHECK_GROUP_DEFAULTS,
     });
   });
 

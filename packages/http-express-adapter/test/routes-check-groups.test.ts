@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expectError, expect404, expectHiddenFromB } from './support/expect.js';
 import { T0, T0_MS, MASK, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
-import { browserBody, heartbeatBody, DEFAULT_ALERT_SETTINGS, snapshotA } from './support/checks.js';
+import { CHECK_GROUP_DEFAULTS } from '@vigil/core/testing';
+import { browserBody, heartbeatBody, snapshotA } from './support/checks.js';
 
 describe.each(BACKENDS)('check routes on %s', (backend) => {
   let h: ApiHarness;
@@ -20,26 +21,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
       expect(group).toEqual({
         id: expect.any(Number),
         name: 'backend',
-        activated: true,
-        muted: false,
-        tags: [],
-        locations: [],
-        concurrency: 3,
-        apiCheckDefaults: { url: '', headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' } },
-        browserCheckDefaults: null,
-        runtimeId: null,
-        environmentVariables: [],
-        alertChannelSubscriptions: [],
-        setupSnippetId: null,
-        tearDownSnippetId: null,
-        localSetupScript: null,
-        localTearDownScript: null,
-        privateLocations: [],
-        runParallel: false,
-        alertSettings: DEFAULT_ALERT_SETTINGS,
-        retryStrategy: 'FALLBACK',
-        useGlobalAlertSettings: true,
-        doubleCheck: false,
+        ...CHECK_GROUP_DEFAULTS,
         created_at: T0,
         updated_at: null,
       });

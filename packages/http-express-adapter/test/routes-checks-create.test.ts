@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, type ApiClient, type ApiHarness } from './support/harness.js';
 import { expect400 } from './support/expect.js';
 import { T0, UUID_RE, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
-import { browserBody, heartbeatBody, DEFAULT_ALERT_SETTINGS, NO_ALERT_CHANNELS } from './support/checks.js';
+import { CHECK_DEFAULTS } from '@vigil/core/testing';
+import { browserBody, heartbeatBody, NO_ALERT_CHANNELS } from './support/checks.js';
 
 describe.each(BACKENDS)('check routes on %s', (backend) => {
   let h: ApiHarness;
@@ -24,24 +25,7 @@ describe.each(BACKENDS)('check routes on %s', (backend) => {
         id: expect.stringMatching(UUID_RE),
         checkType: 'TCP',
         name: 'orders-db',
-        activated: true,
-        muted: false,
-        doubleCheck: true,
-        shouldFail: false,
-        locations: [],
-        tags: [],
-        alertSettings: DEFAULT_ALERT_SETTINGS,
-        useGlobalAlertSettings: true,
-        groupId: null,
-        groupOrder: null,
-        runtimeId: null,
-        alertChannelSubscriptions: [],
-        retryStrategy: null,
-        triggerIncident: null,
-        runParallel: false,
-        description: null,
-        frequency: 10,
-        privateLocations: [],
+        ...CHECK_DEFAULTS,
         request: { hostname: 'db.internal', port: 5432, data: null, assertions: [], ipFamily: 'IPv4' },
         frequencyOffset: null,
         degradedResponseTime: 3000,

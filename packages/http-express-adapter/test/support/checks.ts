@@ -9,13 +9,6 @@ export const heartbeatBody = (over: Body = {}): Body => ({
   ...over,
 });
 
-export const DEFAULT_ALERT_SETTINGS = {
-  escalationType: 'RUN_BASED',
-  runBasedEscalation: { failedRunThreshold: 1 },
-  timeBasedEscalation: { minutesFailingThreshold: 5 },
-  reminders: { amount: 0, interval: 5 },
-  parallelRunFailureThreshold: { enabled: false, percentage: 10 },
-};
 export const NO_ALERT_CHANNELS = { email: [], webhook: [], chat: [], sms: [] };
 
 /** Everything account a stores about checks, groups and statuses (to prove a request changed nothing). */
