@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import type { DependencyContainer } from 'tsyringe';
 import { ForbiddenError, parse, type Logger, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
-import { asyncHandler, vigilFrom } from './router.js';
+import { asyncHandler } from './router.js';
+import { vigilFrom } from './vigil-from.js';
 
 export interface AdminRouterOptions {
   /**

@@ -12,7 +12,7 @@ import {
   type MetricSpec,
   type Vigil,
 } from '@vigil/core';
-import { vigilFrom } from './router.js';
+import { vigilFrom } from './vigil-from.js';
 
 export interface PrometheusMetricsOptions {
   /** The host's prom-client registry. Default: a registry of Vigil's own (`.registry`). */

@@ -1,11 +1,12 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
-import { noopMetrics, resolve, ValidationError, VIGIL, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
+import { noopMetrics, ValidationError, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
-import { openApiDocument } from './openapi.js';
-import { apiRoutes, Reply, type RouteDef } from './route-table.js';
+import { openApiDocument } from './api/openapi.js';
+import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
+import { vigilFrom } from './vigil-from.js';
 
 export interface RateLimitOptions {
   /** Requests per window per API key. Default 600. */
@@ -41,15 +42,6 @@ export interface VigilRouterOptions {
    * true; nothing is counted when Vigil was made without `metrics`.
    */
   metrics?: boolean;
-}
-
-/** The Vigil instance from a container (VIGIL token) or the instance itself. */
-export function vigilFrom(source: Vigil | DependencyContainer): Vigil {
-  const maybe = source as Partial<DependencyContainer>;
-  if (typeof maybe.resolve === 'function' && typeof maybe.isRegistered === 'function') {
-    return resolve(source as DependencyContainer, VIGIL);
-  }
-  return source as Vigil;
 }
 
 /** Wraps an async handler so a rejection reaches the router's error handler. */

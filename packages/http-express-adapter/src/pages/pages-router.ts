@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { rateLimit } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import type { CheckResult, Dashboard, DashboardView, Logger, PublicCheck, StatusPage, StatusPageView, Vigil } from '@vigil/core';
-import { vigilFrom } from '../router.js';
+import { vigilFrom } from '../vigil-from.js';
 import { badgeSvg } from './badges.js';
 import { DASHBOARD_SCRIPT, STATUS_PAGE_SCRIPT } from './client-script.js';
 import { imageSource, newNonce, pageHeaders, styleText } from './security.js';
