@@ -8,9 +8,10 @@ import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
 import type { NewOutboxMessage } from '../ports/storage.js';
+import { alertPayload } from '../rules/alert-payload.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep as AlertStepOutcome } from '../rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
-import { ALERT_TICK_MS, alertTickEntry, certificateTarget, runLocations } from '../rules/schedule-plan.js';
+import { ALERT_TICK_MS, alertTickEntry, runLocations } from '../rules/schedule-plan.js';
 import { isFinalSessionStatus } from '../rules/transitions.js';
 import type { CheckForRun } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
@@ -310,26 +311,9 @@ export async function alertMessages(
         checkId: check.id,
         alertChannelId: c.id,
         alertType,
-        payload: {
-          alertType,
-          checkId: check.id,
-          checkName: check.name,
-          checkType: check.checkType,
-          checkResultId: result?.id ?? null,
-          errorMessage: result?.errorMessage ?? null,
-          groupName: forRun.group?.name ?? null,
-          runLocation: result?.runLocation ?? null,
-          responseTime: result?.responseTime ?? null,
-          startedAt: result?.startedAt ?? null,
-          failingSince: state.failingSince,
-          tags: check.tags,
-          isReminder: alertType === 'ALERT_FAILURE_REMAIN',
-          reminderSequence: alertType === 'ALERT_FAILURE_REMAIN' ? state.remindersSent : 0,
-          sslCheckDomain: certificateTarget(check)?.host ?? null,
-          sslDaysRemaining,
-          // The check's variables for webhook templates; secret ones never leave the run.
-          variables: Object.fromEntries(Object.entries(forRun.environment).filter(([, value]) => !forRun.secrets.includes(value))),
-        },
+        payload: alertPayload({
+          check, groupName: forRun.group?.name ?? null, result, state, alertType, sslDaysRemaining, environment: forRun.environment, secrets: forRun.secrets,
+        }),
         created_at: now.toISOString(),
         nextAttemptAt: now.toISOString(),
       })),
