@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../packages/http-express-adapter/test/support/harness.js';
-import {
-  anon,
-  confirmed,
-  deliver,
-  h,
-  harness,
-  incident,
-  linkIn,
-  page,
-  press,
-  smtp,
-  subscribe,
-  useSubscriptionServers,
-} from './support/status-page-subscriptions.js';
+import { anon, confirmed, deliver, h, harness, incident, linkIn, page, press, smtp, subscribe, useSubscriptionServers } from './support/status-page-subscriptions.js';
 
 // Status-page subscription emails as they go out through the outbox, on SQLite and PostgreSQL,
 // to a real SMTP server on 127.0.0.1: ids queued, deferred and refused addresses, escaping.

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../packages/http-express-adapter/test/support/harness.js';
-import {
-  confirmed,
-  deliver,
-  h,
-  harness,
-  incident,
-  linkIn,
-  page,
-  press,
-  subscribe,
-  useSubscriptionServers,
-} from './support/status-page-subscriptions.js';
+import { confirmed, deliver, h, harness, incident, linkIn, page, press, subscribe, useSubscriptionServers } from './support/status-page-subscriptions.js';
 
 // Status-page subscriptions on SQLite and PostgreSQL: what keeps the form from flooding an inbox
 // or filling a page, and what keeps one account's subscribers from another.

@@ -1,20 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../packages/http-express-adapter/test/support/harness.js';
-import {
-  anon,
-  confirmed,
-  deliver,
-  h,
-  harness,
-  incident,
-  linkIn,
-  page,
-  press,
-  PUBLIC_URL,
-  rawHeader,
-  subscribe,
-  useSubscriptionServers,
-} from './support/status-page-subscriptions.js';
+import { anon, confirmed, deliver, h, harness, incident, linkIn, page, press, PUBLIC_URL, rawHeader, subscribe, useSubscriptionServers } from './support/status-page-subscriptions.js';
 
 // Email subscriptions to status pages, through the public pages and the API, on SQLite and
 // PostgreSQL, with the emails sent to a real SMTP server on 127.0.0.1: subscribing, confirming,
