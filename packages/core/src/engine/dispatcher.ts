@@ -26,8 +26,9 @@ export interface DispatcherOptions {
   retryForMs?: number;
   /** The first retry's wait; each next one doubles, up to `backoffMaxMs`. Default 10 s. */
   backoffBaseMs?: number;
-  /** Default 1 h. */
+  /** The longest wait between two retries. Default 1 h. */
   backoffMaxMs?: number;
+  /** Who this process's leases name. Default `<host>:<pid>:alerts:<random>`. */
   owner?: string;
 }
 
