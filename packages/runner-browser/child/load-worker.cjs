@@ -6,31 +6,17 @@
  * the compile; the worker reports it so that the host makes a new one.
  */
 
-/*
- * The process ends with its host, whether it is loading, prepared ahead and waiting, or running:
- * at once when the IPC channel closes (the host exited or was killed), and within a second when
- * its parent is no longer the host (a channel held open elsewhere), without running any exit
- * handler a script left behind. A script stuck in a synchronous loop notices neither: the
- * host's watcher (endWithHost of @vigil/core) kills it then. The same lines are in runner-http's
- * child/script-worker.cjs, since each child file loads no other package.
- */
-// Node's own exit, taken before any script runs: process.exit and process.kill look up
-// process.reallyExit and process._kill when called, and both may be replaced or taken away.
-const reallyExit = process.reallyExit;
-const endProcess = () => reallyExit.call(process, 1);
-const host = process.ppid;
-if (!process.connected) endProcess();
-process.on('disconnect', endProcess);
-setInterval(() => {
-  if (process.ppid !== host) endProcess();
-}, 1_000).unref();
-
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
 
-const [file, cacheFile] = process.argv.slice(2);
+// argv[4]: core's child/fence.cjs (@vigil/core/child/fence.cjs), at the path the host found it at
+// and lets this process read. The process ends with its host whether it is loading, prepared
+// ahead and waiting, or running (core's exitWithHost), from before any script runs.
+const [file, cacheFile, coreFence] = process.argv.slice(2);
+require(coreFence).exitWithHost();
+
 let cachedData;
 if (cacheFile) {
   try {

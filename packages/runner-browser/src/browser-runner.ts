@@ -1,9 +1,5 @@
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { existsSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Page } from 'puppeteer-core';
+import { join } from 'node:path';
 import {
   applyShouldFail,
   positiveOption,
@@ -18,6 +14,7 @@ import {
   WITHHELD_SCRIPT_MODULES,
   type BrowserCheck,
   type CertificateProbe,
+  type PluginRegistry,
   type Runner,
   type RunJob,
   type RunResult,
@@ -27,8 +24,11 @@ import {
 } from '@vigil/core';
 import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
-import { launchChromium } from './chromium.js';
+import { localRequire, scriptWorker } from './child-files.js';
+import { chromiumArgs, defaultChromium, launchChromium } from './chromium.js';
 import { CodeCache } from './code-cache.js';
+import { failureScreenshot, withTimeout } from './failure-screenshot.js';
+import { runPolicy, scriptRefusal } from './run-policy.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
 import { TargetProxy, type ProxyRun, type RefusedTarget } from './target-proxy.js';
 import { judge, type Verdict } from './verdict.js';
@@ -98,11 +98,6 @@ export interface BrowserRunner extends Runner {
   close(): Promise<void>;
 }
 
-/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
-export interface RunnerRegistry {
-  register(token: typeof RUNNERS, provider: { useValue: Runner }): unknown;
-}
-
 const DEFAULT_RUNTIME: RuntimeId = '2026.04';
 const MB = 1024 * 1024;
 const DAY_MS = 86_400_000;
@@ -111,115 +106,7 @@ const SCREENSHOT_TIMEOUT_MS = 5_000;
 const MAX_LOGS = 500;
 const MAX_LOG_TEXT = 4_000;
 
-/** Vigil's Chromium switches: headless, no first-run work, and no calls home on a closed network. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--mute-audio',
-  // Each incognito context would preload two omnibox popups (WebUI renderers) that headless never
-  // shows: about 0.8 s of CPU per run.
-  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
-];
-
-/**
- * Switches that would take a fenced browser's traffic past its proxy; dropped from `args` when
- * the browser is fenced (Chromium takes the last of a repeated switch, and --no-proxy-server over
- * any).
- */
-const PROXY_SWITCHES = /^--?(no-proxy-server|proxy-server|proxy-bypass-list|proxy-pac-url|proxy-auto-detect|winhttp-proxy-resolver|(force-)?webrtc-ip-handling-policy|enable-quic|origin-to-force-quic-on)(=|$)/;
-
-/**
- * A fenced browser's switches: all its traffic through the target policy's proxy, loopback too
- * (Chromium would otherwise go to localhost and 127.0.0.1 directly), no QUIC (UDP that a SOCKS
- * proxy does not carry), and WebRTC without UDP of its own.
- */
-function fencedArgs(proxy: TargetProxy): string[] {
-  return [
-    `--proxy-server=${proxy.url}`,
-    '--proxy-bypass-list=<-loopback>',
-    '--disable-quic',
-    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-    // The same switch under the name other Chromium builds read.
-    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  ];
-}
-
-/** The policy a run is held to: the job's and the runner's, an address either refuses refused. Null when neither refuses anything. */
-function runPolicy(job: RunJob, own: TargetPolicy | null): TargetPolicy | null {
-  const policies = [job.targetPolicy, own].filter((p): p is TargetPolicy => p?.refuseInternalAddresses === true);
-  if (policies.length <= 1 || policies[0] === policies[1]) return policies[0] ?? null;
-  return {
-    refuseInternalAddresses: true,
-    allow: policies[0]!.allow.filter((cidr) => policies[1]!.allow.includes(cidr)),
-    checkAddress: (address) => policies[0]!.checkAddress(address) ?? policies[1]!.checkAddress(address),
-    checkHost: (host) => policies[0]!.checkHost(host) ?? policies[1]!.checkHost(host),
-  };
-}
-
-const SCRIPT_REFUSAL_REASON = 'under a target policy a browser check reaches the network through its pages only (page.goto, fetch inside page.evaluate), whose every address is checked';
-
-/** A connection the script's own process tried (and its fence refused), as the run records it. */
-function scriptRefusal(host: string, port: number): RefusedTarget {
-  const what = port > 0 ? `${host}:${port}` : host;
-  return { source: 'script', host, port, address: host, reason: SCRIPT_REFUSAL_REASON, message: `The target policy refused the script's own connection to ${what}: ${SCRIPT_REFUSAL_REASON}` };
-}
-
-const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-const packageRoot = realpathSync(join(here, '..'));
-const localRequire = createRequire(join(packageRoot, 'package.json'));
-
-/**
- * The script worker and what its process may read. The built package runs the bundle beside it
- * (the worker with puppeteer-core and expect in one file: one read, no module resolution);
- * from the sources, child/worker.cjs loads its modules from node_modules.
- */
-function scriptWorker(): { loaderFile: string; workerFile: string; readPaths: string[] } {
-  const loaderFile = join(packageRoot, 'child', 'load-worker.cjs');
-  const bundle = join(realpathSync(here), 'script-worker.cjs');
-  if (existsSync(bundle)) return { loaderFile, workerFile: bundle, readPaths: [loaderFile, bundle] };
-  const folders = new Set<string>([`${packageRoot}/*`]);
-  for (const name of ['puppeteer-core', 'expect']) {
-    const manifest = realpathSync(localRequire.resolve(`${name}/package.json`));
-    const at = manifest.lastIndexOf(`${join('node_modules', name)}`);
-    folders.add(`${at >= 0 ? manifest.slice(0, at + 'node_modules'.length) : dirname(manifest)}/*`);
-  }
-  return { loaderFile, workerFile: join(packageRoot, 'child', 'worker.cjs'), readPaths: [...folders] };
-}
-
-/** Hiding secrets on a page for a screenshot (child/mask.cjs, shared with the script's process). */
-interface Masking {
-  hidden: boolean;
-  restore(): Promise<void>;
-}
-const mask = localRequire('./child/mask.cjs') as { hideSecrets(page: Page, secrets: string[]): Promise<Masking> };
-
-const DEBIAN_CHROMIUM = '/usr/bin/chromium';
-const DEBIAN_HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
-
-/** The Chromium a runner without `executablePath` runs: Debian's chromium, or its headless shell where only that is installed. */
-export function defaultChromium(env: NodeJS.ProcessEnv = process.env, exists: (path: string) => boolean = existsSync): string {
-  if (env.PUPPETEER_EXECUTABLE_PATH) return env.PUPPETEER_EXECUTABLE_PATH;
-  return !exists(DEBIAN_CHROMIUM) && exists(DEBIAN_HEADLESS_SHELL) ? DEBIAN_HEADLESS_SHELL : DEBIAN_CHROMIUM;
-}
-
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('browserRunner', name, value, fallback);
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.catch(() => null),
-    new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Runs browser checks: the check's script, with its dependency files, in a process of its own
@@ -256,9 +143,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       try {
         const chromium = await launchChromium({
           executablePath: settings.executablePath,
-          args: proxy
-            ? [...CHROMIUM_ARGS, ...(options.args ?? []).filter((arg) => !PROXY_SWITCHES.test(arg)), ...fencedArgs(proxy)]
-            : [...CHROMIUM_ARGS, ...(options.args ?? [])],
+          args: chromiumArgs(options.args ?? [], proxy?.url ?? null),
           viewport: settings.viewport,
           startTimeoutMs: 30_000,
           fenced: proxy !== null,
@@ -290,33 +175,6 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const scriptFile = join(dir, check.scriptPath ? normalize(check.scriptPath) : 'script.js');
     const files = (check.dependencies ?? []).map((dep) => ({ path: join(dir, normalize(dep.path)), content: dep.content }));
     return { scriptFile, files: [...files, { path: scriptFile, content: check.script }] };
-  }
-
-  /**
-   * The last page as the run left it, secrets masked. When the page cannot be masked in time (it
-   * is still loading, or its script is stuck) and the run has secrets, no screenshot is taken.
-   */
-  async function failureScreenshot(lease: Lease, secrets: string[], timeoutMs: number): Promise<{ image: Uint8Array | null; error?: string }> {
-    const pages = await lease.context.pages().catch(() => [] as Page[]);
-    const page = pages[pages.length - 1];
-    if (!page || timeoutMs <= 0) return { image: null };
-    const started = Date.now();
-    let masking: Masking | null = null;
-    if (secrets.length > 0) {
-      const hiding = mask.hideSecrets(page, secrets);
-      masking = await withTimeout(hiding, timeoutMs / 2);
-      if (!masking?.hidden) {
-        // Whatever did get masked (now or once the page answers) is shown again.
-        void hiding.then((m) => m.restore()).catch(() => {});
-        return { image: null, error: 'No failure screenshot: the page did not answer in time to hide the run\'s secrets' };
-      }
-    }
-    try {
-      const image = await withTimeout(page.screenshot({ type: 'png' }), timeoutMs - (Date.now() - started));
-      return image ? { image } : { image: null, error: 'No failure screenshot: the page did not answer in time' };
-    } finally {
-      if (masking) void masking.restore().catch(() => {});
-    }
   }
 
   /**
@@ -410,7 +268,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
       scriptStart ||= scriptEnd;
       const failed = !(outcome.kind === 'done' && outcome.ok);
       if (failed && screenshotOnFailure && outcome.kind !== 'aborted' && lease.browser.connected) {
-        const shot = await failureScreenshot(lease, job.secrets, budget(SCREENSHOT_TIMEOUT_MS));
+        const shot = await failureScreenshot(lease.context, job.secrets, budget(SCREENSHOT_TIMEOUT_MS));
         if (shot.image) runArtifacts.add({ name: 'failure.png', contentType: 'image/png', data: shot.image });
         else if (shot.error) runArtifacts.errors.push(shot.error);
       }
@@ -494,7 +352,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
 }
 
 /** Creates a browser runner and registers it on the host's container as one of Vigil's RUNNERS. */
-export function registerBrowserRunner(container: RunnerRegistry, options: BrowserRunnerOptions = {}): BrowserRunner {
+export function registerBrowserRunner(container: PluginRegistry, options: BrowserRunnerOptions = {}): BrowserRunner {
   const runner = browserRunner(options);
   container.register(RUNNERS, { useValue: runner });
   return runner;

@@ -2,13 +2,12 @@
 export {
   BROWSER_CHECK_TYPE,
   browserRunner,
-  defaultChromium,
   registerBrowserRunner,
   type BrowserRunner,
   type BrowserRunnerOptions,
   type BrowserRuntime,
-  type RunnerRegistry,
 } from './browser-runner.js';
+export { defaultChromium } from './chromium.js';
 export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from './artifacts.js';
 export { cumulativeLayoutShift, type ConsoleEntry, type FailedRequest, type NavigationVitals } from './page-recorder.js';
 export { validateBrowserCheck } from './validate.js';

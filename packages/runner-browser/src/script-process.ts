@@ -62,6 +62,8 @@ export interface ScriptProcessOptions {
   loaderFile: string;
   /** The worker: dist/script-worker.cjs (bundled with its modules), or child/worker.cjs from the sources. */
   workerFile: string;
+  /** Core's child/fence.cjs, by its real path: the loader requires it first (it is in `readPaths`). */
+  fenceFile: string;
   /** What the script's process may read besides its run folder and the code cache: files, or folders as `dir/*`. */
   readPaths: string[];
   codeCache: CodeCache;
@@ -140,7 +142,7 @@ export class ScriptProcess {
     const dir = await mkdtemp(join(tmpdir(), 'vigil-run-'));
     const cache = await options.codeCache.next();
     const execArgv = scriptProcessFlags({ readPaths: [...options.readPaths, `${dirname(cache.file)}/*`], writeDir: dir, memoryLimitMb: options.memoryLimitMb });
-    const child = fork(options.loaderFile, [options.workerFile, cache.file], {
+    const child = fork(options.loaderFile, [options.workerFile, cache.file, options.fenceFile], {
       cwd: dir,
       env: {},
       execArgv,

@@ -140,6 +140,21 @@ expect([viaHttp, viaFetch]).toEqual(['ETARGETPOLICY', 'ETARGETPOLICY']);`,
     expect(site.requests).toEqual([]);
   });
 
+  it('refuses DNS servers of the script\'s own, also set on a resolver\'s native handle', async () => {
+    fresh();
+    const result = await run({
+      script: `const dns = require('node:dns');
+const outcomes = [];
+try { dns.setServers(['127.0.0.1']); outcomes.push('set'); } catch (err) { outcomes.push(err.code); }
+try { new dns.Resolver()._handle.setServers([[4, '127.0.0.1', 53]]); outcomes.push('set'); } catch (err) { outcomes.push(err.code); }
+console.log('dns', outcomes.join(' '));`,
+      job: { targetPolicy: loopbackAllowed },
+    });
+    expect(logsOf(result)).toContain('dns ETARGETPOLICY ETARGETPOLICY');
+    expectRefused(result, /^The target policy refused the script's own connection to DNS servers 127\.0\.0\.1: under a target policy/);
+    expect(refusedTargets(result).map((t) => t.host)).toEqual(['DNS servers 127.0.0.1', 'DNS servers 4,127.0.0.1,53']);
+  });
+
   it('refuses a connection made on a socket handle directly: process.stdout\'s Pipe, with a request taken through Object.prototype', async () => {
     fresh();
     const dir = mkdtempSync(join(tmpdir(), 'vigil-socket-'));
