@@ -1,4 +1,4 @@
-import { ALERT_TRANSPORTS, CERTIFICATE_PROBE, SUBSCRIBER_MAILER, type AlertTransport, type CertificateProbe, type SubscriberMailer } from '@vigil/core';
+import { ALERT_TRANSPORTS, CERTIFICATE_PROBE, SUBSCRIBER_MAILER, type AlertTransport, type PluginRegistry } from '@vigil/core';
 import { chatAppTransport, chatTransport } from './chat.js';
 import { emailTransport, smtpMailer, type EmailOptions } from './email.js';
 import type { HttpOptions } from './http.js';
@@ -25,12 +25,8 @@ export interface AlertChannelsOptions {
   exclude?: string[];
 }
 
-/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
-export interface TransportRegistry {
-  register(token: typeof ALERT_TRANSPORTS, provider: { useValue: AlertTransport }): unknown;
-  register(token: typeof CERTIFICATE_PROBE, provider: { useValue: CertificateProbe }): unknown;
-  register(token: typeof SUBSCRIBER_MAILER, provider: { useValue: SubscriberMailer }): unknown;
-}
+/** @deprecated Core's PluginRegistry, which registerAlertChannels takes. */
+export type TransportRegistry = PluginRegistry;
 
 /** Every transport the options allow: WEBHOOK, CHAT, CHAT_APP, PAGING_A and PAGING_B always; EMAIL, SMS and CALL with their options. */
 export function alertTransports(options: AlertChannelsOptions = {}): AlertTransport[] {
@@ -55,7 +51,7 @@ export function alertTransports(options: AlertChannelsOptions = {}): AlertTransp
  * Registers the transports (and the certificate probe) on the host's container, before Vigil is
  * first resolved. Answers the transports registered.
  */
-export function registerAlertChannels(container: TransportRegistry, options: AlertChannelsOptions = {}): AlertTransport[] {
+export function registerAlertChannels(container: PluginRegistry, options: AlertChannelsOptions = {}): AlertTransport[] {
   const transports = alertTransports(options);
   for (const transport of transports) container.register(ALERT_TRANSPORTS, { useValue: transport });
   if (options.certificates !== false) container.register(CERTIFICATE_PROBE, { useValue: tlsCertificateProbe(options.certificates ?? {}) });

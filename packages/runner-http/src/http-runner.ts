@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { positiveOption, RegexSandbox, runChecked, RUNNERS, scrubDeep, systemLookupAll, type ApiCheck, type Runner, type RunJob, type RunResult } from '@vigil/core';
+import { positiveOption, RegexSandbox, runChecked, RUNNERS, scrubDeep, systemLookupAll, type ApiCheck, type PluginRegistry, type Runner, type RunJob, type RunResult } from '@vigil/core';
 import { Agent } from 'undici';
 import { systemLookup, RunConnections, type LookupFunction } from './connector.js';
 import { hopPhases, PHASES, sendHop, type Hop, type HopRequest, type HopResponse } from './exchange.js';
@@ -42,11 +42,6 @@ export interface HttpRunner extends Runner {
   /** The engine's limit for one attempt: a request's defaultTimeoutMs plus a setup's and a teardown's scriptTimeoutMs. */
   readonly timeoutMs: number;
   readonly options: Readonly<Required<Omit<HttpRunnerOptions, 'lookup'>>>;
-}
-
-/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
-export interface RunnerRegistry {
-  register(token: typeof RUNNERS, provider: { useValue: Runner }): unknown;
 }
 
 const DEFAULTS = {
@@ -375,7 +370,7 @@ function emptyResult(): RunResult {
 }
 
 /** Creates an HTTP runner and registers it on the host's container as one of Vigil's RUNNERS. */
-export function registerHttpRunner(container: RunnerRegistry, options: HttpRunnerOptions = {}): HttpRunner {
+export function registerHttpRunner(container: PluginRegistry, options: HttpRunnerOptions = {}): HttpRunner {
   const runner = httpRunner(options);
   container.register(RUNNERS, { useValue: runner });
   return runner;

@@ -5,7 +5,6 @@ export {
   registerHttpRunner,
   type HttpRunner,
   type HttpRunnerOptions,
-  type RunnerRegistry,
 } from './http-runner.js';
 export type { LookupFunction } from './connector.js';
 export { validateApiCheck } from './validate.js';

@@ -3,7 +3,6 @@ export {
   TCP_CHECK_TYPE,
   registerTcpRunner,
   tcpRunner,
-  type RunnerRegistry,
   type TcpRunner,
   type TcpRunnerOptions,
 } from './tcp-runner.js';

@@ -1,4 +1,4 @@
-import { applyShouldFail, fillVariables, isDegradedRun, isOverMaxResponseTime, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
+import { applyShouldFail, fillVariables, isDegradedRun, isOverMaxResponseTime, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type PluginRegistry, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
 import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
 import { Sweeper } from './sweeper.js';
@@ -26,11 +26,6 @@ export interface TcpRunnerOptions {
 export interface TcpRunner extends Runner {
   readonly checkType: typeof TCP_CHECK_TYPE;
   readonly options: Readonly<Required<Omit<TcpRunnerOptions, 'lookup'>>>;
-}
-
-/** The part of a DI container (tsyringe's DependencyContainer) that registering uses. */
-export interface RunnerRegistry {
-  register(token: typeof RUNNERS, provider: { useValue: Runner }): unknown;
 }
 
 const DEFAULTS = {
@@ -176,7 +171,7 @@ function describeExchange(outcome: ExchangeOutcome, ipFamily: string, responseDa
 }
 
 /** Creates a TCP runner and registers it on the host's container as one of Vigil's RUNNERS. */
-export function registerTcpRunner(container: RunnerRegistry, options: TcpRunnerOptions = {}): TcpRunner {
+export function registerTcpRunner(container: PluginRegistry, options: TcpRunnerOptions = {}): TcpRunner {
   const runner = tcpRunner(options);
   container.register(RUNNERS, { useValue: runner });
   return runner;

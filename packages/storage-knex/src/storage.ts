@@ -1,5 +1,4 @@
-import type { DependencyContainer } from 'tsyringe';
-import { STORAGE, type VigilStorage } from '@vigil/core';
+import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
 import knexFactory, { type Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -159,8 +158,8 @@ function withMigrations(storage: VigilStorage, ensure: () => Promise<void>): Vig
   return out as unknown as VigilStorage;
 }
 
-/** Registers a knex store as Vigil's STORAGE on the host's container. */
-export function registerKnexStorage(container: DependencyContainer, options: KnexStorageOptions = {}): KnexStorage {
+/** Registers a knex store as Vigil's STORAGE on the host's container (any with core's PluginRegistry method, tsyringe's among them). */
+export function registerKnexStorage(container: PluginRegistry, options: KnexStorageOptions = {}): KnexStorage {
   const storage = knexStorage(options);
   container.register(STORAGE, { useValue: storage });
   return storage;
