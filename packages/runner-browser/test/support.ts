@@ -55,6 +55,13 @@ export async function serveSite(routes: Record<string, Route>): Promise<Site> {
   };
 }
 
+/** A shop's home page: title Shop, a heading #title that the button #add changes, and a console message. */
+export const SHOP_PAGE = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+<h1 id="title">Welcome</h1>
+<button id="add" onclick="document.getElementById('title').textContent = 'Added to cart'">Add</button>
+<script>console.log('shop ready')</script>
+</body></html>`;
+
 export interface BrowserJobOptions {
   script: string;
   check?: Partial<Omit<BrowserCheck, 'script'>>;
