@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { hasCode } from '../errors.js';
 import type { Runner, RunJob, RunResult } from '../ports/runner.js';
 import { check, type TestFn } from './suite-types.js';
 
@@ -101,6 +102,6 @@ export function runnerSuite(test: TestFn, factory: () => Promise<RunnerFixture>,
       threw = err;
     }
     check(threw !== null, 'validate accepted an invalid check');
-    check((threw as { code?: string }).code === 'VALIDATION', 'validate throws a ValidationError');
+    check(hasCode(threw, 'VALIDATION'), 'validate throws a ValidationError');
   }));
 }

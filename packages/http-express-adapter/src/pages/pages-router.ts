@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
-import type { CheckResult, Dashboard, DashboardView, Logger, PublicCheck, StatusPage, StatusPageView, Vigil } from '@vigil/core';
+import { hasCode, type CheckResult, type Dashboard, type DashboardView, type Logger, type PublicCheck, type StatusPage, type StatusPageView, type Vigil } from '@vigil/core';
 import { vigilFrom } from '../vigil-from.js';
 import { badgeSvg } from './badges.js';
 import { DASHBOARD_SCRIPT, STATUS_PAGE_SCRIPT } from './client-script.js';
@@ -275,7 +275,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     try {
       await vigil.statusPageSubscribers.subscribe(page, { email: (req.body as { email?: unknown } | undefined)?.email });
     } catch (err) {
-      if ((err as { code?: string }).code === 'VALIDATION') return message(res, 400, 'Not subscribed', 'That is not an email address. Go back and try again.');
+      if (hasCode(err, 'VALIDATION')) return message(res, 400, 'Not subscribed', 'That is not an email address. Go back and try again.');
       throw err;
     }
     // The same answer whether or not the address was subscribed already, or is sent an email.
