@@ -5,9 +5,8 @@
  * credentials, 403 for another account's header and 404 for another account's id (which stays as it was).
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404, expectAuthGuards, expectHiddenFromB } from './support/expect.js';
-import { T0, T0_MS, MASK, MISSING_UUID, type Body, ok, created, deleted, ids, harnessPerTest, resourceBuilders } from './support/routes.js';
+import { T0, T0_MS, MASK, MISSING_UUID, type Body, ok, created, deleted, ids, describeOnBackends, resourceBuilders } from './support/routes.js';
 
 /** One valid body per channel type, and what the API answers for its config. */
 const CHANNELS: { type: string; config: Body; answered: Body }[] = [
@@ -30,9 +29,7 @@ const CHANNELS: { type: string; config: Body; answered: Body }[] = [
 
 const DEFAULT_FLAGS = { sendRecovery: true, sendFailure: true, sendDegraded: false, sslExpiry: false, sslExpiryThreshold: 30, autoSubscribe: false };
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
   const { newCheck } = resourceBuilders(() => h);
 
   describe('alert channels', () => {

@@ -5,15 +5,12 @@
  * credentials, 403 for another account's header and 404 for another account's id.
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expectError, expect404, expectHiddenFromB } from './support/expect.js';
-import { T0, T0_MS, MASK, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
+import { T0, T0_MS, MASK, type Body, created, tcpBody, describeOnBackends } from './support/routes.js';
 import { CHECK_GROUP_DEFAULTS } from '@vigil/core/testing';
 import { browserBody, heartbeatBody, snapshotA } from './support/checks.js';
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
 
   describe('check groups', () => {
     it('POST /v2/check-groups answers 201 with the spec defaults; GET /v1 and /v2 read it back', async () => {

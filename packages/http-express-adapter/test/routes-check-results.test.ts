@@ -5,14 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkResultFixture, checkStatusFixture } from '@vigil/core/testing';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404 } from './support/expect.js';
-import { T0, T0_MS, MISSING_UUID, created, tcpBody, harnessPerTest } from './support/routes.js';
+import { T0, T0_MS, MISSING_UUID, created, tcpBody, describeOnBackends } from './support/routes.js';
 import { heartbeatBody } from './support/checks.js';
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
 
   describe('check results and statuses', () => {
     async function seedResults() {

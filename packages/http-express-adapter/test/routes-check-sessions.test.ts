@@ -7,9 +7,9 @@
 import type request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { checkResultFixture } from '@vigil/core/testing';
-import { BACKENDS, type ApiClient, type ApiHarness } from './support/harness.js';
+import type { ApiClient, ApiHarness } from './support/harness.js';
 import { expect400, expect404 } from './support/expect.js';
-import { T0, T0_MS, UUID_RE, MISSING_UUID, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
+import { T0, T0_MS, UUID_RE, MISSING_UUID, type Body, created, tcpBody, describeOnBackends } from './support/routes.js';
 import { browserBody } from './support/checks.js';
 
 /**
@@ -36,9 +36,7 @@ async function withClock(h: ApiHarness, pending: request.Test, step: (round: num
   return settled;
 }
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
 
   describe('check sessions', () => {
     const trigger = (c: ApiClient, body?: Body) => c.post('/api/v1/check-sessions/trigger', body);

@@ -5,14 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkResultFixture } from '@vigil/core/testing';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expectAuthGuards, expectHiddenFromB, type RouteCall } from './support/expect.js';
-import { created, tcpBody, harnessPerTest } from './support/routes.js';
+import { created, tcpBody, describeOnBackends } from './support/routes.js';
 import { apiBody, browserBody, heartbeatBody, snapshotA } from './support/checks.js';
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
 
   describe('credentials', () => {
     /** One of everything in account a, and every route of this file with a's ids and a valid body. */

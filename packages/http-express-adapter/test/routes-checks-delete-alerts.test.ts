@@ -6,14 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkStatusFixture } from '@vigil/core/testing';
-import { BACKENDS, type ApiClient, type ApiHarness } from './support/harness.js';
+import type { ApiClient } from './support/harness.js';
 import { expect400, expect404 } from './support/expect.js';
-import { MASK, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
+import { MASK, type Body, created, tcpBody, describeOnBackends } from './support/routes.js';
 import { apiBody, browserBody, heartbeatBody, NO_ALERT_CHANNELS } from './support/checks.js';
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
   const countChecks = async (c: ApiClient = h.a) => (await h.vigil.storage.checks.listAll(c.accountId)).length;
 
   describe('checks', () => {

@@ -6,14 +6,12 @@
  */
 import type request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiClient, type ApiHarness } from './support/harness.js';
+import type { ApiClient } from './support/harness.js';
 import { expect400, expect404, expectHiddenFromB } from './support/expect.js';
-import { T0, T0_MS, MISSING_UUID, type Body, created, tcpBody, harnessPerTest } from './support/routes.js';
+import { T0, T0_MS, MISSING_UUID, type Body, created, tcpBody, describeOnBackends } from './support/routes.js';
 import { apiBody, browserBody, heartbeatBody, snapshotA } from './support/checks.js';
 
-describe.each(BACKENDS)('check routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x));
+describeOnBackends('check routes on %s', {}, (h) => {
   const countChecks = async (c: ApiClient = h.a) => (await h.vigil.storage.checks.listAll(c.accountId)).length;
 
   describe('checks', () => {

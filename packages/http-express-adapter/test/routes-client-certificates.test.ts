@@ -6,9 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404, expectAuthGuards, expectHiddenFromB } from './support/expect.js';
-import { T0, UUID_RE, type Body, ok, created, deleted, harnessPerTest } from './support/routes.js';
+import { T0, UUID_RE, type Body, ok, created, deleted, describeOnBackends } from './support/routes.js';
 
 // Real PEM material for the client-certificate routes (node cannot make X.509 certificates).
 
@@ -43,9 +42,7 @@ beforeAll(() => {
   other = selfSigned('other.internal');
 });
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
 
   describe('client certificates', () => {
     const PUBLIC_KEYS = ['ca', 'cert', 'created_at', 'host', 'id'];

@@ -6,13 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404, expectAuthGuards, expectHiddenFromB } from './support/expect.js';
-import { T0, MISSING_UUID, ok, ids, harnessPerTest, resourceBuilders } from './support/routes.js';
+import { T0, MISSING_UUID, ok, ids, describeOnBackends, resourceBuilders } from './support/routes.js';
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
   const { newCheck } = resourceBuilders(() => h);
 
   describe('error groups', () => {

@@ -5,13 +5,10 @@
  * credentials, 403 for another account's header and 404 for another account's id (which stays as it was).
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404, expectAuthGuards, expectHiddenFromB } from './support/expect.js';
-import { T0, T0_MS, UUID_RE, MISSING_UUID, type Body, ok, created, deleted, incidentBody, harnessPerTest, resourceBuilders } from './support/routes.js';
+import { T0, T0_MS, UUID_RE, MISSING_UUID, type Body, ok, created, deleted, incidentBody, describeOnBackends, resourceBuilders } from './support/routes.js';
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
   const { newDashboard } = resourceBuilders(() => h);
 
   describe('incidents', () => {

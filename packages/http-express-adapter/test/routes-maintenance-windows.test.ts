@@ -4,9 +4,8 @@
  * credentials, 403 for another account's header and 404 for another account's id (which stays as it was).
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expect404, expectAuthGuards, expectHiddenFromB } from './support/expect.js';
-import { T0, T0_MS, HOUR, type Body, ok, created, deleted, harnessPerTest } from './support/routes.js';
+import { T0, T0_MS, HOUR, type Body, ok, created, deleted, describeOnBackends } from './support/routes.js';
 
 const windowBody = (over: Body = {}): Body => ({
   name: 'db upgrade',
@@ -16,9 +15,7 @@ const windowBody = (over: Body = {}): Body => ({
   ...over,
 });
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
 
   describe('maintenance windows', () => {
     it('POST /v1/maintenance-windows answers 201 with the defaults; GET and the list read it back', async () => {

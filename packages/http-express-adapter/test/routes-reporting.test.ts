@@ -5,13 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkResultFixture } from '@vigil/core/testing';
-import { BACKENDS, type ApiHarness } from './support/harness.js';
 import { expect400, expectAuthGuards } from './support/expect.js';
-import { T0, T0_MS, HOUR, ok, harnessPerTest, resourceBuilders } from './support/routes.js';
+import { T0, T0_MS, HOUR, ok, describeOnBackends, resourceBuilders } from './support/routes.js';
 
-describe.each(BACKENDS)('resource routes on %s', (backend) => {
-  let h: ApiHarness;
-  harnessPerTest(backend, (x) => (h = x), { rateLimit: false });
+describeOnBackends('resource routes on %s', { rateLimit: false }, (h) => {
   const { newCheck } = resourceBuilders(() => h);
 
   describe('reporting', () => {

@@ -1,7 +1,7 @@
 import type request from 'supertest';
-import { afterAll, afterEach, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect } from 'vitest';
 import type { VigilRouterOptions } from '../../src/index.js';
-import { apiHarness, dropPostgresSchema, type ApiClient, type ApiHarness } from './harness.js';
+import { apiHarness, BACKENDS, dropPostgresSchema, type ApiClient, type ApiHarness } from './harness.js';
 
 /** The harness clock's start: everything created before the clock moves carries this time. */
 export const T0 = '2026-05-01T12:00:00.000Z';
@@ -47,7 +47,7 @@ export const incidentBody = (dashboardId: number, over: Body = {}): Body => ({
  * A fresh API harness on `backend` for every test of the enclosing describe (closed after it, the
  * file's PostgreSQL schema dropped after the describe): `set` receives each one.
  */
-export function harnessPerTest(backend: 'sqlite' | 'postgres', set: (h: ApiHarness) => void, options?: VigilRouterOptions): void {
+function harnessPerTest(backend: 'sqlite' | 'postgres', set: (h: ApiHarness) => void, options?: VigilRouterOptions): void {
   let h: ApiHarness | undefined;
   beforeEach(async () => {
     h = await apiHarness(backend, options);
@@ -55,6 +55,18 @@ export function harnessPerTest(backend: 'sqlite' | 'postgres', set: (h: ApiHarne
   });
   afterEach(() => h?.close());
   afterAll(dropPostgresSchema);
+}
+
+/**
+ * describe.each over the backends, with a fresh harness for every test: `body` gets a stand-in that
+ * reads through to the current test's harness, so that tests can write `h.a.get(...)`.
+ */
+export function describeOnBackends(title: string, options: VigilRouterOptions, body: (h: ApiHarness) => void): void {
+  describe.each(BACKENDS)(title, (backend) => {
+    let current: ApiHarness | undefined;
+    harnessPerTest(backend, (x) => (current = x), options);
+    body(new Proxy({} as ApiHarness, { get: (_target, key) => Reflect.get(current!, key) }));
+  });
 }
 
 /** The resources most route tests start from, created through the API on the current harness. */
