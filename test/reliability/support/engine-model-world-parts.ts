@@ -13,7 +13,7 @@ import {
   type Vigil,
 } from '@vigil/core';
 import { failResult, FakeTransport, passResult } from '@vigil/core/testing';
-import { outcomeOfJob, type CheckPlan, type Plan } from './engine-model-plan.js';
+import { outcomeOfJob, type CheckPlan, type Plan, type RetryPlan } from './engine-model-plan.js';
 import { StoreTraffic } from './process-storage.js';
 import { type ClockView } from './shared-clock.js';
 import type { ModelProcess, ModelWorld } from './engine-model-world.js';
@@ -166,7 +166,8 @@ export function checkBody(world: ModelWorld, c: CheckPlan, index: number, channe
     groupId: c.group === null ? null : world.groups[c.group]!.id,
     groupOrder: c.groupOrder,
     doubleCheck: kind === 'doubleCheck',
-    retryStrategy: kind === 'strategy' ? strategy : null,
+    // The rest of a 'strategy' plan is the strategy (the destructuring above loses that narrowing).
+    retryStrategy: kind === 'strategy' ? (strategy as Omit<Extract<RetryPlan, { kind: 'strategy' }>, 'kind'>) : null,
     useGlobalAlertSettings: false,
     alertSettings: {
       escalationType: 'RUN_BASED',
