@@ -36,23 +36,30 @@ export {
 // ---- Ports: the interfaces a host or plugin implements, their tokens and default implementations
 // (a plugin registers on the token; `resolve`/`resolveAll` read them from the container).
 export { createToken, type PluginRegistry, resolve, resolveAll, type Token } from './ports/token.js';
-export { type Cancel, type Clock, CLOCK, systemClock } from './ports/clock.js';
-export { consoleLogger, type Logger, LOGGER, type LogMeta, redactingLogger, silentLogger } from './ports/logger.js';
+export { type Cancel, type Clock, CLOCK } from './ports/clock.js';
+export { type Logger, LOGGER, type LogMeta } from './ports/logger.js';
 export {
-  type CounterMetric, DURATION_BUCKETS_SECONDS, type GaugeMetric, type GaugeSpec, type HistogramMetric, type HistogramSpec,
-  type MetricLabels, type Metrics, METRICS, type MetricSpec, noopMetrics,
+  type CounterMetric, type GaugeMetric, type GaugeSpec, type HistogramMetric, type HistogramSpec,
+  type MetricLabels, type Metrics, METRICS, type MetricSpec,
 } from './ports/metrics.js';
-export { ID_GENERATOR, type IdGenerator, randomIdGenerator } from './ports/id-generator.js';
-export { aesGcmSecretBox, parseSecretKey, SECRET_BOX, type SecretBox } from './ports/secret-box.js';
+export { ID_GENERATOR, type IdGenerator } from './ports/id-generator.js';
+export { SECRET_BOX, type SecretBox } from './ports/secret-box.js';
 export { type AuthContext, type Authenticator, AUTHENTICATOR, type AuthRequest } from './ports/authenticator.js';
 export {
   type AssertionOutcome, CHECK_TYPE_DEFINITIONS, type FailureKind, type RunJob, type Runner, RUNNERS, type RunResult,
   type RunSnippet, type RunSource, type SnippetLookup,
 } from './ports/runner.js';
 export {
-  ALERT_TRANSPORTS, type AlertMessage, type AlertTransport, type DefinedTransport, defineTransport, type DeliveryContext,
+  ALERT_TRANSPORTS, type AlertMessage, type AlertTransport, type DefinedTransport, type DeliveryContext,
   type DeliveryReceipt, type TransportChannel, type TransportDefinition,
 } from './ports/alert-transport.js';
+// The ports' default implementations: the system clock, loggers, no-op metrics, random ids, the AES-GCM secret box.
+export { systemClock } from './defaults/clock.js';
+export { consoleLogger, redactingLogger, silentLogger } from './defaults/logger.js';
+export { DURATION_BUCKETS_SECONDS, noopMetrics } from './defaults/metrics.js';
+export { randomIdGenerator } from './defaults/id-generator.js';
+export { aesGcmSecretBox, parseSecretKey } from './defaults/secret-box.js';
+export { defineTransport } from './transport-kit/define-transport.js';
 export { CERTIFICATE_PROBE, type CertificateProbe, type CertificateProbeOptions } from './ports/certificate-probe.js';
 export { SUBSCRIBER_MAILER, type SubscriberMail, type SubscriberMailer } from './ports/subscriber-mailer.js';
 export { type ClientCertificateLookup, type OpenedCertificate } from './ports/client-certificates.js';
@@ -61,14 +68,15 @@ export {
   type AlertSubscriptionRepository, type ApiKeyRepository, type CheckGroupRepository, type CheckRepository,
   type CheckResultRepository, type CheckSessionRepository, type CheckStatusRepository, type CheckSummary,
   type ClientCertificateRepository, type DashboardRepository, type DeliveryAttempt, type ErrorGroupRepository,
-  type HeartbeatPing, type HeartbeatRepository, type IncidentRepository, JOB_KINDS, type JobKind, type ListOptions,
-  LOCATED_JOB_KINDS, type MaintenanceWindowRepository, type ManagedResourceRepository, type NewOutboxMessage, type NewRecord,
+  type HeartbeatPing, type HeartbeatRepository, type IncidentRepository, type JobKind, type ListOptions,
+  type MaintenanceWindowRepository, type ManagedResourceRepository, type NewOutboxMessage, type NewRecord,
   type Outbox, type OutboxMessage, type PruneOutcome, type Repository, type ResultAggregateQuery, type ResultAggregateRow,
   type ResultListQuery, type ResultStatusFilter, type ScheduledJob, type ScheduleEntry, type ScheduleStore,
   type ServedLocations, type ServiceRepository, type SnippetRepository, type StatusPageIncidentRepository,
   type StatusPageRepository, type StatusPageSubscriberRepository, STORAGE, type StorageCapabilities, type StoredRecord,
   type TestSessionErrorGroupRepository, type VigilStorage,
 } from './ports/storage.js';
+export { JOB_KINDS, LOCATED_JOB_KINDS } from './model/schedule-entry.js';
 
 // ---- The model: request, response and record schemas (valibot) and their types, the values a
 // field may take, and the schema helpers a plugin builds its own bodies with.
@@ -203,7 +211,7 @@ export { DeliveryLogQuerySchema } from './services/alert-channels.js';
 // target policy, regex sandbox, JSON paths, `{{KEY}}` placeholders, script isolation.
 export * from './runner-kit/index.js';
 // Scrubbing secrets out of what a runner answers, and the rules a runner applies to its verdict.
-export { SCRUBBED, scrubDeep, scrubSecrets } from './engine/index.js';
+export { SCRUBBED, scrubDeep, scrubSecrets } from './runner-kit/scrub.js';
 export { isDegradedRun, isOverMaxResponseTime, type ResponseTimeLimits } from './rules/response-time.js';
 export { type RetryFailureKind, type RetryStrategyInput } from './rules/retry.js';
 export { isRelativeApiUrl } from './model/urls.js';

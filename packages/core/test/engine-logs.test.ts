@@ -44,7 +44,7 @@ describe('engine logs', () => {
       config: { name: 'ops hook', url: 'https://hooks.example.com/in', headers: [{ key: 'Authorization', value: HOOK_TOKEN }], webhookSecret: WEBHOOK_SECRET },
     });
     const check = await vigil.checks.create(account.id, 'BROWSER', {
-      name: 'login', script: 'await page.goto(process.env.URL)', frequency: 1, frequencyOffset: 1,
+      name: 'login', script: 'await page.goto(process.env.URL)', frequency: 1,
       retryStrategy: { type: 'FIXED', baseBackoffSeconds: 1, maxRetries: 1, maxDurationSeconds: 60, sameRegion: true },
       environmentVariables: [
         { key: 'DB_PASSWORD', value: DB_PASSWORD, secret: true },

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { randomIdGenerator } from '../src/ports/id-generator.js';
-import { silentLogger } from '../src/ports/logger.js';
+import { randomIdGenerator } from '../src/defaults/id-generator.js';
+import { silentLogger } from '../src/defaults/logger.js';
 import type { AlertTransport } from '../src/ports/alert-transport.js';
 import type { Runner } from '../src/ports/runner.js';
-import { aesGcmSecretBox } from '../src/ports/secret-box.js';
+import { aesGcmSecretBox } from '../src/defaults/secret-box.js';
 import type { ServiceDeps } from '../src/services/deps.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';

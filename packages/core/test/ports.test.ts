@@ -6,10 +6,10 @@ import {
   ConflictError, ForbiddenError, InvalidTransitionError, isValidationError, isVigilError, NotFoundError,
   PayloadTooLargeError, RateLimitedError, reasonPhrase, UnauthorizedError, UnavailableError, ValidationError,
 } from '../src/errors.js';
-import { systemClock } from '../src/ports/clock.js';
-import { randomIdGenerator } from '../src/ports/id-generator.js';
-import { consoleLogger, silentLogger } from '../src/ports/logger.js';
-import { aesGcmSecretBox, parseSecretKey } from '../src/ports/secret-box.js';
+import { systemClock } from '../src/defaults/clock.js';
+import { randomIdGenerator } from '../src/defaults/id-generator.js';
+import { consoleLogger, silentLogger } from '../src/defaults/logger.js';
+import { aesGcmSecretBox, parseSecretKey } from '../src/defaults/secret-box.js';
 import { createToken, resolve, resolveAll } from '../src/ports/token.js';
 
 describe('errors', () => {

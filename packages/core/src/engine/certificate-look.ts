@@ -3,7 +3,8 @@
  * entry) that reads when the certificate of the check's domain expires and, through the alert
  * step, alerts the channels whose sslExpiry threshold it is under.
  */
-import { probeCertificate, type CertificateProbe } from '../ports/certificate-probe.js';
+import type { CertificateProbe } from '../ports/certificate-probe.js';
+import { probeCertificate } from '../runner-kit/probe-certificate.js';
 import { evaluateSsl, INITIAL_ALERT_STATE } from '../rules/alerting.js';
 import { certificateTarget } from '../rules/schedule-plan.js';
 import type { CheckForRun } from '../services/checks.js';

@@ -10,7 +10,7 @@ import type { AlertChannelService } from '../services/alert-channels.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
-import { scrubSecrets } from './scrub.js';
+import { scrubSecrets } from '../runner-kit/scrub.js';
 import { withTimeLimit } from './time-limit.js';
 
 export interface DispatcherOptions {

@@ -1,5 +1,6 @@
 import type { RunResult } from '../ports/runner.js';
-import { DURATION_BUCKETS_SECONDS, noopMetrics, type GaugeSpec, type HistogramSpec, type MetricSpec, type Metrics } from '../ports/metrics.js';
+import { DURATION_BUCKETS_SECONDS, noopMetrics } from '../defaults/metrics.js';
+import type { GaugeSpec, HistogramSpec, MetricSpec, Metrics } from '../ports/metrics.js';
 
 /** What a run came to, as the `outcome` label says it. */
 export type RunOutcomeLabel = 'passed' | 'degraded' | 'failed' | 'error' | 'cancelled';

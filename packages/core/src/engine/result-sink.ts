@@ -18,7 +18,7 @@ import type { ErrorGroupService } from '../services/error-groups.js';
 import { runOutcomeLabel, type EngineInstruments } from './instruments.js';
 import type { Attempt } from './run-attempts.js';
 import { slotResultId, STATE_TRIES, type RunSpec } from './run-spec.js';
-import { scrubSecrets } from './scrub.js';
+import { scrubSecrets } from '../runner-kit/scrub.js';
 
 /** The detail that marks the errored result the engine stores for a session run it could not complete. */
 export const ENDED_BY_ENGINE = 'endedByEngine';

@@ -8,14 +8,15 @@ import type { CheckForRun } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { SnippetService } from '../services/snippets.js';
 import type { ServedLocations } from '../ports/storage.js';
-import { runResult, type RunJob, type RunResult, type Runner } from '../ports/runner.js';
+import type { RunJob, RunResult, Runner } from '../ports/runner.js';
+import { runResult } from '../runner-kit/run-result.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { runLocations } from '../rules/schedule-plan.js';
 import { servesLocation } from '../rules/schedule.js';
 import { heartbeatRunner } from './heartbeat-runner.js';
 import { RunGate } from './run-gate.js';
 import { sequenceResultId, slotResultId, type RunSpec } from './run-spec.js';
-import { scrubSecrets } from './scrub.js';
+import { scrubSecrets } from '../runner-kit/scrub.js';
 import { withTimeLimit } from './time-limit.js';
 
 /** What the attempts stage is given. */

@@ -20,5 +20,3 @@ export interface CertificateProbe {
 /** Optional: without a probe, certificates are only looked at by runs that report sslDaysRemaining. */
 export const CERTIFICATE_PROBE = createToken<CertificateProbe>('vigil.certificateProbe');
 
-// moved: import from ../runner-kit/probe-certificate.js (the engine's run pipeline still imports it from here)
-export { probeCertificate } from '../runner-kit/probe-certificate.js';

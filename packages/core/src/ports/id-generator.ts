@@ -1,4 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { createToken } from './token.js';
 
 export interface IdGenerator {
@@ -9,8 +8,3 @@ export interface IdGenerator {
 }
 
 export const ID_GENERATOR = createToken<IdGenerator>('vigil.idGenerator');
-
-export const randomIdGenerator: IdGenerator = {
-  uuid: () => randomUUID(),
-  token: (bytes = 24) => randomBytes(bytes).toString('base64url'),
-};

@@ -120,5 +120,3 @@ export const RUNNERS = createToken<Runner>('vigil.runners');
  */
 export const CHECK_TYPE_DEFINITIONS = createToken<CheckTypeDefinition>('vigil.checkTypes');
 
-// moved: import from ../runner-kit/run-result.js (the engine's run pipeline and testing's fake runner still import it from here)
-export { runResult } from '../runner-kit/run-result.js';

@@ -49,8 +49,6 @@ export type {
   ResultStatusFilter,
 } from '../model/result-aggregate.js';
 export type { JobKind, ScheduleEntry } from '../model/schedule-entry.js';
-// moved: import from ../model/schedule-entry.js (the engine and testing's memory queues still import them from here)
-export { JOB_KINDS, LOCATED_JOB_KINDS } from '../model/schedule-entry.js';
 
 export interface AccountRepository {
   insert(account: Account): Promise<Account>;

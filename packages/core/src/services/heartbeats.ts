@@ -1,7 +1,8 @@
 import { heartbeatSeconds, type HeartbeatCheck } from '../model/check.js';
 import { HeartbeatAvailabilityQuerySchema, type HeartbeatAvailability } from '../model/heartbeat-availability.js';
 import { parse } from '../model/parse.js';
-import { noopMetrics, type CounterMetric, type MetricSpec } from '../ports/metrics.js';
+import { noopMetrics } from '../defaults/metrics.js';
+import type { CounterMetric, MetricSpec } from '../ports/metrics.js';
 import type { HeartbeatPing } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found, notFound, stringId } from './support.js';

@@ -1,7 +1,7 @@
 import type { Check } from '../model/check.js';
 import { isSecretVariable, type EnvironmentVariable } from '../model/shared.js';
 import type { SecretBox } from '../ports/secret-box.js';
-import { MIN_SCRUBBED_LENGTH } from '../engine/scrub.js';
+import { MIN_SCRUBBED_LENGTH } from '../runner-kit/scrub.js';
 import { credentialSecrets } from '../runner-kit/credential-headers.js';
 import { fillVariables } from '../runner-kit/variables.js';
 

@@ -1,4 +1,5 @@
-import { runResult, type Runner, type RunJob, type RunResult } from '../ports/runner.js';
+import type { Runner, RunJob, RunResult } from '../ports/runner.js';
+import { runResult } from '../runner-kit/run-result.js';
 
 export type FakeOutcome = Partial<RunResult> | ((job: RunJob) => Partial<RunResult> | Promise<Partial<RunResult>>);
 

@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors.js';
 import { LOCATIONS } from '../model/primitives.js';
+import { LOCATED_JOB_KINDS } from '../model/schedule-entry.js';
 import {
-  LOCATED_JOB_KINDS,
   type DeliveryAttempt,
   type Outbox,
   type OutboxMessage,
