@@ -15,18 +15,20 @@ function node(args: string[]): string {
 const probe = (load: string) => `
   const core = ${load}('@vigil/core');
   const testing = ${load}('@vigil/core/testing');
+  const internals = ${load}('@vigil/core/internals');
   const v = core.createVigil({ storage: testing.memoryStorage(), secretKey: '${'ab'.repeat(32)}' });
   const out = {
     error: new core.NotFoundError('x').toJSON(),
-    offset: core.frequencyOffsetError(5, 51),
+    offset: internals.frequencyOffsetError(5, 51),
+    internalsOffRoot: typeof core.frequencyOffsetError,
     hasServices: typeof v.checks.create === 'function',
     suites: [typeof testing.storageSuite, typeof testing.runnerSuite, typeof testing.transportSuite],
   };
 `;
 
 describe('the built @vigil/core', () => {
-  it('ships ESM, CJS and a declaration file for each, for the main entry and ./testing', () => {
-    for (const f of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'testing.mjs', 'testing.cjs', 'testing.d.mts', 'testing.d.cts']) {
+  it('ships ESM, CJS and a declaration file for each, for the main entry, ./testing and ./internals', () => {
+    for (const entry of ['index', 'testing', 'internals']) for (const f of [`${entry}.mjs`, `${entry}.cjs`, `${entry}.d.mts`, `${entry}.d.cts`]) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
   });
@@ -36,6 +38,7 @@ describe('the built @vigil/core', () => {
     expect(JSON.parse(out)).toEqual({
       error: { statusCode: 404, error: 'Not Found', message: 'x' },
       offset: 'must be between 1 and 50 when frequency is 5',
+      internalsOffRoot: 'undefined',
       hasServices: true,
       suites: ['function', 'function', 'function'],
     });
@@ -56,5 +59,6 @@ describe('the built @vigil/core', () => {
     const out = node(['-e', `${probe('require')} console.log(JSON.stringify(out));`]);
     expect(JSON.parse(out).error).toEqual({ statusCode: 404, error: 'Not Found', message: 'x' });
     expect(JSON.parse(out).hasServices).toBe(true);
+    expect(JSON.parse(out).offset).toBe('must be between 1 and 50 when frequency is 5');
   });
 });

@@ -11,6 +11,7 @@ const packages = new URL('../../packages/', import.meta.url);
 const ALIASES = {
   '@vigil/core/testing': 'core/src/testing/index.ts',
   '@vigil/core/constructs': 'core/src/constructs/index.ts',
+  '@vigil/core/internals': 'core/src/internals.ts',
 };
 
 export async function resolve(specifier, context, next) {

@@ -221,12 +221,5 @@ export { percentileCont } from './rules/result-aggregates.js';
 export { isPrivateLocation } from './rules/schedule.js';
 export { type AlertState } from './rules/alerting.js';
 
-// ---- Kept on the root for now: tests of other packages still import them from here; they belong
-// to @vigil/core/internals, which exports them too.
-export { RetentionJob } from './engine/index.js';
-export { frequencyOffsetError } from './rules/frequency-offset.js';
-export {
-  ALERT_TICK_MS, alertTickEntry, certificateTarget, nextDueIn, plannedEntries, runLocations,
-} from './rules/schedule-plan.js';
-export { channelWantsAlert, evaluateRun, evaluateTick, INITIAL_ALERT_STATE } from './rules/alerting.js';
-export { effectiveRetryStrategy, nextRetry } from './rules/retry.js';
+// The retry backoff a runner that retries on its own (redirects, say) waits, as the engine would.
+export { nextRetry } from './rules/retry.js';

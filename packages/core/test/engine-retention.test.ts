@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runFor, settle } from './fake-time.js';
-import { createVigil, RetentionJob, type LogMeta, type Logger, type Vigil, type VigilOptions, type VigilStorage } from '../src/index.js';
+import { RetentionJob } from '../src/engine/index.js';
+import { createVigil, type LogMeta, type Logger, type Vigil, type VigilOptions, type VigilStorage } from '../src/index.js';
 import { checkResultFixture, FakeClock, memoryStorage, outboxMessageFixture } from '../src/testing/index.js';
 import { testDeps } from './helpers.js';
 

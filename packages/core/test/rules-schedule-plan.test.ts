@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertTickEntry, certificateTarget, plannedEntries } from '../src/index.js';
+import { alertTickEntry, certificateTarget, plannedEntries } from '../src/rules/schedule-plan.js';
 import { browserCheckFixture, tcpCheckFixture } from '../src/testing/index.js';
 
 const at = new Date('2026-05-01T12:00:00.000Z');

@@ -1,15 +1,6 @@
 /** The oracle's promises about alerts: the chain of alert states, runs taken in once, and deliveries. */
-import {
-  ALERT_TICK_MS,
-  channelWantsAlert,
-  evaluateRun,
-  evaluateTick,
-  INITIAL_ALERT_STATE,
-  runLocations,
-  type AlertState,
-  type CheckResult,
-  type NewOutboxMessage,
-} from '@vigil/core';
+import type { AlertState, CheckResult, NewOutboxMessage } from '@vigil/core';
+import { ALERT_TICK_MS, channelWantsAlert, evaluateRun, evaluateTick, INITIAL_ALERT_STATE, runLocations } from '@vigil/core/internals';
 import { alwaysFails } from './engine-model-plan.js';
 import { SLACK_MS, DEFAULT_LOCATION, iso, roundId, canonical, latestPerLocation, CANCELLED_MESSAGE, type Transition, type Oracle } from './engine-model-oracle-kit.js';
 

@@ -1,13 +1,6 @@
 /** The oracle's promises about runs: scheduled slots, sessions, check statuses and the order of a group's session runs. */
-import {
-  isFinalSessionStatus,
-  nextDueIn,
-  runLocations,
-  slotResultId,
-  type Check,
-  type CheckResult,
-  type ScheduledJob,
-} from '@vigil/core';
+import { isFinalSessionStatus, slotResultId, type Check, type CheckResult, type ScheduledJob } from '@vigil/core';
+import { nextDueIn, runLocations } from '@vigil/core/internals';
 import { outcomeOf } from './engine-model-plan.js';
 import { ENGINE, T0 } from './engine-model-world.js';
 import { MARGIN_MS, MAX_ATTEMPTS, DEFAULT_LOCATION, iso, failed, CANCELLED_MESSAGE, SEQUENCE_ENDED, type Oracle } from './engine-model-oracle-kit.js';

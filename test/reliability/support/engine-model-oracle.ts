@@ -1,10 +1,5 @@
-import {
-  effectiveRetryStrategy,
-  nextRetry,
-  runLocations,
-  type CheckResult,
-  type ScheduledJob,
-} from '@vigil/core';
+import type { CheckResult, ScheduledJob } from '@vigil/core';
+import { effectiveRetryStrategy, nextRetry, runLocations } from '@vigil/core/internals';
 import { outcomeOf } from './engine-model-plan.js';
 import { ENGINE, type ModelCheck, type ModelWorld } from './engine-model-world.js';
 import { DEFAULT_LOCATION, failed, nextPlace, FAILURE_KIND, CANCELLED_MESSAGE, Violations, type ModelStats, emptyStats, type Oracle, type Stored } from './engine-model-oracle-kit.js';
