@@ -2,6 +2,7 @@
  * The API check type through the real Express router: POST /v1/checks/api, GET|PUT|DELETE
  * /v1/checks/api/{id}, its defaults, its constraints and its place in a group.
  */
+import { CHECK_DEFAULTS } from '@vigil/core/testing';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { apiHarness, BACKENDS, dropPostgresSchema, type ApiHarness } from './support/harness.js';
 import { expect400, expect404 } from './support/expect.js';
@@ -25,24 +26,7 @@ describe.each(BACKENDS)('API check routes on %s', (backend) => {
       id: expect.any(String),
       checkType: 'API',
       name: 'orders API',
-      activated: true,
-      muted: false,
-      doubleCheck: true,
-      shouldFail: false,
-      locations: [],
-      tags: [],
-      alertSettings: expect.any(Object),
-      useGlobalAlertSettings: true,
-      groupId: null,
-      groupOrder: null,
-      runtimeId: null,
-      alertChannelSubscriptions: [],
-      retryStrategy: null,
-      triggerIncident: null,
-      runParallel: false,
-      description: null,
-      frequency: 10,
-      privateLocations: [],
+      ...CHECK_DEFAULTS,
       request: {
         method: 'GET',
         url: 'https://api.example.com/orders',

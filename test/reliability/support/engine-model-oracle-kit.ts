@@ -21,7 +21,7 @@ export const DEFAULT_LOCATION = 'us-east-1';
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const failed = (r: { hasFailures: boolean; hasErrors: boolean }) => r.hasFailures || r.hasErrors;
 
-/** The engine's id of a round (runParallel slot, or a session of several sequences): see run-pipeline. */
+/** The engine's id of a round (runParallel slot, or a session of several sequences): see the engine's alert step (alert-step.ts). */
 export function roundId(checkId: string, of: string): string {
   const h = createHash('sha256').update(`round|${checkId}|${of}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;

@@ -65,7 +65,7 @@ export const ENGINE_METRICS = {
   },
   deliveryAttempts: {
     name: 'vigil_alert_delivery_attempts_total',
-    help: 'Outbox deliveries tried, by result: delivered, failed (retried later), gave_up (past the retry window), dropped (channel deleted; a status-page email with nothing to send any more)',
+    help: 'Outbox deliveries tried, by result: delivered, failed (retried later), gave_up (past the retry window), dropped (channel deleted, or a payload that cannot be read; a status-page email with nothing to send any more)',
     labelNames: ['channel_type', 'result'],
   },
   deliveryDuration: {
