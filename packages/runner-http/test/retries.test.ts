@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 /** Runs an API check once through the engine (a check session) and answers its stored attempts, oldest first. */
-async function runThroughEngine(request: Record<string, unknown>) {
+async function runThroughEngine(request: { url: string }) {
   const vigil = createVigil({ storage: memoryStorage(), secretKey: 'ab'.repeat(32), runners: [httpRunner()], engine: { pollMs: 20 } });
   vigils.push(vigil);
   const accountId = (await vigil.accounts.ensure()).id;
