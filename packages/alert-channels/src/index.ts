@@ -1,5 +1,5 @@
 /** @vigil/alert-channels: a transport for each alert channel type, and the certificate probe. */
-export { registerAlertChannels, alertTransports, type AlertChannelsOptions, type TransportRegistry } from './register.js';
+export { registerAlertChannels, alertTransports, type AlertChannelsOptions } from './register.js';
 export { webhookTransport, renderWebhook, renderTemplate, templateContext, templateError, signBody, WebhookTransportConfigSchema, SIGNATURE_HEADER, ALERT_ID_HEADER, type RenderedWebhook, type WebhookTransportOptions } from './webhook.js';
 export { emailTransport, smtpMailer, renderEmail, type EmailOptions, type RenderedEmail } from './email.js';
 export { chatTransport, chatAppTransport, chatMessage, chatAppCard } from './chat.js';

@@ -25,9 +25,6 @@ export interface AlertChannelsOptions {
   exclude?: string[];
 }
 
-/** @deprecated Core's PluginRegistry, which registerAlertChannels takes. */
-export type TransportRegistry = PluginRegistry;
-
 /** Every transport the options allow: WEBHOOK, CHAT, CHAT_APP, PAGING_A and PAGING_B always; EMAIL, SMS and CALL with their options. */
 export function alertTransports(options: AlertChannelsOptions = {}): AlertTransport[] {
   const http: HttpOptions = { timeoutMs: options.timeoutMs };

@@ -221,5 +221,3 @@ export { percentileCont } from './rules/result-aggregates.js';
 export { isPrivateLocation } from './rules/schedule.js';
 export { type AlertState } from './rules/alerting.js';
 
-// The retry backoff a runner that retries on its own (redirects, say) waits, as the engine would.
-export { nextRetry } from './rules/retry.js';

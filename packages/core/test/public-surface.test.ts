@@ -76,7 +76,7 @@ const ROOT_EXPORTS = [
   'formatPlan', 'hasCode', 'integerAtLeast', 'integerBetween', 'isConstruct',
   'isCredentialHeader', 'isDegradedRun', 'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime',
   'isPrivateLocation', 'isRelativeApiUrl', 'isValidationError', 'isVigilError', 'lookupChecked', 'modelObject',
-  'nextRetry', 'noopMetrics', 'oneOf', 'parse', 'parseCidr', 'parseIpAddress', 'parseIpv4',
+  'noopMetrics', 'oneOf', 'parse', 'parseCidr', 'parseIpAddress', 'parseIpv4',
   'parseIpv6', 'parseSecretKey', 'percentileCont', 'permissionFlag', 'positiveOption',
   'probeCertificate', 'randomIdGenerator', 'readJsonPath', 'reasonPhrase', 'redactingLogger', 'registerVigil',
   'resolve', 'resolveAll', 'runChecked', 'runCli', 'runResult', 'scriptProcessFlags',

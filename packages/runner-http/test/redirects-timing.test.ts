@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { nextRetry, type RetryStrategyInput } from '@vigil/core';
+import type { RetryStrategyInput } from '@vigil/core';
+import { nextRetry } from '@vigil/core/internals';
 import { describe, expect, it } from 'vitest';
 import { httpRunner } from '../src/index.js';
 import { apiJob, assertion, json, localServers, startHttp, type ApiJobOptions, type Handler } from './support.js';

@@ -1,4 +1,5 @@
-import { RUNNERS, createVigil, nextRetry, resolveAll } from '@vigil/core';
+import { RUNNERS, createVigil, resolveAll } from '@vigil/core';
+import { nextRetry } from '@vigil/core/internals';
 import { memoryStorage, runnerSuite } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerTcpRunner, tcpRunner } from '../src/index.js';
