@@ -5,7 +5,7 @@ export const FAIL: RunOutcomeInput = { hasFailures: true, hasErrors: false, isDe
 export const ERROR: RunOutcomeInput = { hasFailures: false, hasErrors: true, isDegraded: false };
 export const DEGRADED: RunOutcomeInput = { hasFailures: false, hasErrors: false, isDegraded: true };
 
-/** Alert settings with the defaults of DECISIONS.md "alertSettings". */
+/** Alert settings with their documented defaults (docs/decisions.md, "alertSettings"). */
 export function alertSettings(overrides: Partial<AlertSettingsInput> = {}): AlertSettingsInput {
   return {
     escalationType: 'RUN_BASED',

@@ -81,7 +81,7 @@ describe('API check create', () => {
     })).sort()).toEqual(['request.assertions.0.source', 'request.assertions.1.comparison', 'request.bodyType', 'request.ipFamily', 'request.method']);
   });
 
-  it('accepts every source DECISIONS.md names for API checks, with property and regex', () => {
+  it('accepts every source docs/decisions.md names for API checks, with property and regex', () => {
     const assertions = [
       { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' },
       { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok', regex: 'status: (\\w+)' },
