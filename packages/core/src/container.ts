@@ -19,7 +19,7 @@ import { isBuiltinCheckType } from './model/check.js';
 import { SECRET_BOX, type SecretBox } from './ports/secret-box.js';
 import { STORAGE, type ServedLocations, type VigilStorage } from './ports/storage.js';
 import { createToken, resolve, resolveAll } from './ports/token.js';
-import { targetPolicy, type TargetPolicy, type TargetPolicyOptions } from './runner-kit/target-policy.js';
+import { hostTargetPolicy, type TargetPolicyChoice } from './runner-kit/target-policy.js';
 import { AlertDispatcher, type DispatcherOptions } from './engine/dispatcher.js';
 import { Engine } from './engine/engine.js';
 import type { EngineOptions } from './engine/engine-options.js';
@@ -96,9 +96,12 @@ export interface VigilOptions {
   /**
    * Which addresses checks may reach. `{ refuseInternalAddresses: true, allow: ['10.20.0.0/16'] }`
    * refuses loopback, private, link-local and other internal addresses, for hosts that let
-   * untrusted accounts create checks. Default: every address (the embedded case).
+   * untrusted accounts create checks; `'public-only'` says the same, `'open'` allows every address.
+   * A function gives each account its own: `(accountId) => accountId === own ? 'open' : 'public-only'`
+   * (asked at each run, delivery and write; where no account is known, public-only applies).
+   * Default: every address (the embedded case).
    */
-  targetPolicy?: TargetPolicyOptions | TargetPolicy;
+  targetPolicy?: TargetPolicyChoice;
 }
 
 /** The application services of one Vigil instance, as a host or the HTTP adapter calls them. */
@@ -192,7 +195,7 @@ export function registerVigil(container: DependencyContainer, options: VigilOpti
     throw new Error('Pass a child container (container.createChildContainer()) to registerVigil');
   }
   // Built here so that a malformed allow entry stops the host at start-up.
-  const policy = options.targetPolicy && 'checkAddress' in options.targetPolicy ? options.targetPolicy : targetPolicy(options.targetPolicy);
+  const policy = hostTargetPolicy(options.targetPolicy);
   container.register(VIGIL_OPTIONS, { useValue: options });
   container.register(CLOCK, { useValue: options.clock ?? systemClock });
   container.register(LOGGER, { useValue: options.logger ?? silentLogger });

@@ -5,6 +5,7 @@
  */
 import type { CertificateProbe } from '../ports/certificate-probe.js';
 import { probeCertificate } from '../runner-kit/probe-certificate.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 import { evaluateSsl, INITIAL_ALERT_STATE } from '../rules/alerting.js';
 import { certificateTarget } from '../rules/schedule-plan.js';
 import type { CheckForRun } from '../services/checks.js';
@@ -54,7 +55,7 @@ export class CertificateLook {
   }
 
   /**
-   * When a check's certificate expires, read under the host's target policy; or, when it could
+   * When a check's certificate expires, read under its account's target policy; or, when it could
    * not be read, when to look again. The logs name the check, its domain and why, nothing else.
    */
   private async readExpiry(
@@ -65,7 +66,8 @@ export class CertificateLook {
     const { accountId, checkId, host, port } = target;
     const { logger } = this.deps;
     try {
-      const read = await probeCertificate(probe, this.deps.targetPolicy, host, port, AbortSignal.timeout(this.timeoutMs));
+      const policy = await policyForAccount(this.deps.targetPolicy, accountId);
+      const read = await probeCertificate(probe, policy, host, port, AbortSignal.timeout(this.timeoutMs));
       if (read.expiresAt) return { expiresAt: read.expiresAt };
       // Nothing was connected. The domain's addresses will not leave the refused range within
       // the hour, so the next look is the daily one.

@@ -11,6 +11,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from '../runner-kit/scrub.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 import { withTimeLimit } from './time-limit.js';
 
 export interface DispatcherOptions {
@@ -134,15 +135,12 @@ export class AlertDispatcher {
   private wakeAgain = false;
   private inFlight = new Set<Promise<void>>();
   private readonly meter: EngineInstruments;
-  /** What every send is told: the host's target policy, which account-written URLs must obey. */
-  private readonly context: DeliveryContext;
 
   constructor(
     private readonly services: DispatcherServices,
     options: DispatcherOptions = {},
   ) {
     this.meter = engineInstruments(services.deps.metrics);
-    this.context = services.deps.targetPolicy ? { targetPolicy: services.deps.targetPolicy } : {};
     this.o = {
       pollMs: options.pollMs ?? 1_000,
       batch: options.batch ?? 50,
@@ -294,7 +292,10 @@ export class AlertDispatcher {
       return;
     }
     const transport = this.deps.transports.get(channel.type);
-    const send = transport ? (signal: AbortSignal) => transport.send(toAlertMessage({ ...m, payload }), channel, signal, this.context) : null;
+    // What the send is told: the target policy of the channel's account, which its URLs must obey.
+    const targetPolicy = await policyForAccount(this.deps.targetPolicy, m.accountId);
+    const context: DeliveryContext = targetPolicy ? { targetPolicy } : {};
+    const send = transport ? (signal: AbortSignal) => transport.send(toAlertMessage({ ...m, payload }), channel, signal, context) : null;
     await this.attempt(m, log, channel.type, send, `No transport for ${channel.type} channels is registered in this process`, channelSecrets(channel, transport));
   }
 

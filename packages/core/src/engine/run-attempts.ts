@@ -10,6 +10,7 @@ import type { SnippetService } from '../services/snippets.js';
 import type { ServedLocations } from '../ports/storage.js';
 import type { RunJob, RunResult, Runner } from '../ports/runner.js';
 import { runResult } from '../runner-kit/run-result.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 import { effectiveRetryStrategy, nextRetry } from '../rules/retry.js';
 import { runLocations } from '../rules/schedule-plan.js';
 import { servesLocation } from '../rules/schedule.js';
@@ -67,6 +68,8 @@ export class RunAttempts {
     const attempts: Attempt[] = [];
     const places = this.retryPlaces(forRun);
     let location = spec.location;
+    // The run may reach what the policy of its check's account allows.
+    const targetPolicy = await policyForAccount(deps.targetPolicy, spec.accountId);
     for (let attempt = 1; ; attempt++) {
       // Where the runner has a concurrency of its own, the attempt starts once it is admitted.
       let attemptStart = deps.clock.now();
@@ -88,7 +91,7 @@ export class RunAttempts {
           secrets: forRun.secrets, timeoutMs,
           clientCertificates: this.c.clientCertificates.lookupFor(spec.accountId),
           snippets: this.c.snippets.lookupFor(spec.accountId),
-          ...(deps.targetPolicy ? { targetPolicy: deps.targetPolicy } : {}),
+          ...(targetPolicy ? { targetPolicy } : {}),
         }, signal, spec, (at) => (attemptStart = at))
         : errorResult(`No runner for check type ${check.checkType} is registered in this process`);
       if (result === null) {

@@ -287,6 +287,54 @@ export function targetPolicy(options: TargetPolicyOptions = {}): TargetPolicy {
 /** The policy when the host sets none: every address may be reached (the embedded default). */
 export const OPEN_TARGET_POLICY: TargetPolicy = targetPolicy();
 
+/** The policy of an account whose checks may reach public addresses only. */
+export const PUBLIC_ONLY_TARGET_POLICY: TargetPolicy = targetPolicy({ refuseInternalAddresses: true });
+
+/**
+ * One account's policy as a host writes it: `'open'` (every address), `'public-only'` (no
+ * loopback, private, link-local or other internal address), options, or a built policy.
+ */
+export type TargetPolicySetting = 'open' | 'public-only' | TargetPolicyOptions | TargetPolicy;
+
+/**
+ * The host's `targetPolicy` option: one setting for every account, or a function that gives each
+ * account its own (`(accountId) => accountId === own ? 'open' : 'public-only'`).
+ */
+export type TargetPolicyChoice = TargetPolicySetting | ((accountId: string) => TargetPolicySetting | Promise<TargetPolicySetting>);
+
+/** The policy a setting stands for; a malformed `allow` entry is a TypeError naming it. */
+export function policyOf(setting: TargetPolicySetting | undefined): TargetPolicy {
+  if (setting === undefined || setting === 'open') return OPEN_TARGET_POLICY;
+  if (setting === 'public-only') return PUBLIC_ONLY_TARGET_POLICY;
+  if (typeof setting !== 'object' || setting === null) throw new TypeError(`targetPolicy: ${JSON.stringify(setting)} is not 'open', 'public-only', options or a policy`);
+  return 'checkAddress' in setting ? setting : targetPolicy(setting);
+}
+
+/**
+ * A policy that differs by account: it answers as public-only wherever no account is known, and
+ * `forAccount` gives an account's own. The engine, the dispatcher and the services resolve it
+ * (`policyForAccount`), so a run or a delivery carries its account's plain policy.
+ */
+export interface AccountTargetPolicy extends TargetPolicy {
+  forAccount(accountId: string): Promise<TargetPolicy>;
+}
+
+/**
+ * The policy a host's `targetPolicy` option gives. A single setting is built at once (so a
+ * malformed one stops the host at start-up); a function is asked at each use, its answer built.
+ */
+export function hostTargetPolicy(choice: TargetPolicyChoice | undefined): TargetPolicy | AccountTargetPolicy {
+  if (typeof choice !== 'function') return policyOf(choice);
+  // A function that fails (its store is down) or answers no setting gives public-only: a policy fails closed.
+  const forAccount = (accountId: string) => Promise.resolve().then(() => choice(accountId)).then(policyOf).catch(() => PUBLIC_ONLY_TARGET_POLICY);
+  return { ...PUBLIC_ONLY_TARGET_POLICY, forAccount };
+}
+
+/** The policy that applies to one account's checks and channels (undefined: every address). */
+export async function policyForAccount(policy: TargetPolicy | undefined, accountId: string): Promise<TargetPolicy | undefined> {
+  return policy && 'forAccount' in policy ? (policy as AccountTargetPolicy).forAccount(accountId) : policy;
+}
+
 /**
  * The error message of a run the policy stopped, the same from every runner:
  * `The target policy refused "db.example.com" (10.0.0.5): 10.0.0.5 is a private address (10.0.0.0/8). ...`

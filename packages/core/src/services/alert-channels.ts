@@ -22,6 +22,7 @@ import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
 import { found, mapPage, numericId, pageOptions } from './support.js';
 import { checkChannelTargetFields } from './target-fields.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 
 type Config = Record<string, unknown>;
 /** An entry of a key/value list of a config (a webhook's header or query parameter). */
@@ -76,15 +77,15 @@ export class AlertChannelService {
 
   /**
    * A registered transport's own config schema also applies to its type, and a URL the account
-   * wrote must not name an address the host's target policy refuses.
+   * wrote must not name an address the target policy of its account refuses.
    */
-  private checkConfig(type: string, config: unknown): void {
+  private async checkConfig(accountId: string, type: string, config: unknown): Promise<void> {
     const transport = this.deps.transports.get(type);
     const r = transport ? v.safeParse(transport.configSchema, config, { abortEarly: false }) : null;
     if (r && !r.success) {
       throw new ValidationError(toValidationIssues(r.issues).map((i) => ({ ...i, path: i.path ? `config.${i.path}` : 'config' })));
     }
-    checkChannelTargetFields(this.deps.targetPolicy, type, config);
+    checkChannelTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), type, config);
   }
 
   /** The config with each locked entry of its key/value lists (LOCKED_CONFIG_LISTS) replaced by `fn`'s. */
@@ -148,7 +149,7 @@ export class AlertChannelService {
 
   async create(accountId: string, body: unknown): Promise<AlertChannelResponse> {
     const parsed = parse(this.createSchemaFor((body as { type?: unknown } | null)?.type), body) as v.InferOutput<typeof AlertChannelCreateSchema>;
-    this.checkConfig(parsed.type, parsed.config);
+    await this.checkConfig(accountId, parsed.type, parsed.config);
     const channel = await this.storage.alertChannels.insert(accountId, {
       ...parsed,
       config: this.seal(parsed.type, parsed.config as Config),
@@ -176,7 +177,7 @@ export class AlertChannelService {
       merged.config = config;
     }
     const parsed = parse(this.createSchemaFor(stored.type), merged) as v.InferOutput<typeof AlertChannelCreateSchema>;
-    this.checkConfig(parsed.type, parsed.config);
+    await this.checkConfig(accountId, parsed.type, parsed.config);
     const config = given.config
       ? this.seal(stored.type, parsed.config as Config, stored.config as Config)
       : (stored.config as Config);

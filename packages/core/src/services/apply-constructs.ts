@@ -13,6 +13,7 @@ import { isConstruct, type Construct } from '../constructs/construct.js';
 import type { ServiceDeps } from './deps.js';
 import { scriptIssues, SnippetService } from './snippets.js';
 import { checkChannelTargetFields, checkTargetFields } from './target-fields.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 
 /** One problem of one construct: `TcpCheck "orders-db"`, `request.port`, `must be between 1 and 65535`. */
 export interface ConstructIssue extends ValidationIssue {
@@ -245,7 +246,7 @@ export class ConstructValidator {
     }
     if (c.kind === 'Check' && type !== null) {
       await this.rule(label, () => this.deps.runners.get(type)?.validate?.(body));
-      await this.rule(label, () => checkTargetFields(this.deps.targetPolicy, body, type));
+      await this.rule(label, async () => checkTargetFields(await policyForAccount(this.deps.targetPolicy, this.accountId), body, type));
       const groupId = body.groupId as number | null;
       const stored = groupId === null ? null : await storage.checkGroups.get(this.accountId, groupId);
       if (groupId !== null && !stored) this.add(label, 'groupId', 'is not a check group of this account');
@@ -257,11 +258,11 @@ export class ConstructValidator {
       }
     }
     if (c.kind === 'CheckGroup') {
-      await this.rule(label, () => checkTargetFields(this.deps.targetPolicy, body, null));
+      await this.rule(label, async () => checkTargetFields(await policyForAccount(this.deps.targetPolicy, this.accountId), body, null));
       this.addAll(label, '', scriptIssues({ localSetupScript: body.localSetupScript as string | null, localTearDownScript: body.localTearDownScript as string | null }));
       await this.rule(label, () => this.snippets.checkGroupSnippets(this.accountId, body as never));
     }
-    if (c.kind === 'AlertChannel' && type !== null) await this.rule(label, () => checkChannelTargetFields(this.deps.targetPolicy, type, body.config));
+    if (c.kind === 'AlertChannel' && type !== null) await this.rule(label, async () => checkChannelTargetFields(await policyForAccount(this.deps.targetPolicy, this.accountId), type, body.config));
     if (c.kind === 'AlertChannel' && type !== null && isBuiltinChannelType(type)) {
       // A registered transport of a built-in type may add rules of its own to the config.
       const transport = this.deps.transports.get(type);

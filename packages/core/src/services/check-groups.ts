@@ -9,6 +9,7 @@ import { nowIso, type ServiceDeps } from './deps.js';
 import { maskVariables, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
 import { checkTargetFields } from './target-fields.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 import { scriptIssues, SnippetService } from './snippets.js';
 import { found, mapPage, mergeDefined, numericId, pageOptions, slicePage, stripAccount } from './support.js';
 
@@ -33,7 +34,7 @@ export class CheckGroupService {
 
   async create(accountId: string, body: unknown, options: AssignOptions = {}): Promise<CheckGroupResponse> {
     const parsed = parse(CheckGroupCreateSchema, body);
-    checkTargetFields(this.deps.targetPolicy, parsed, null);
+    checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, null);
     await this.checkScripts(accountId, parsed);
     const channels = await this.deps.storage.alertChannels.listAll(accountId);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions, channels, true, options.autoAssignAlerts ?? true)!;
@@ -55,7 +56,7 @@ export class CheckGroupService {
     const given = parse(CheckGroupUpdateSchema, body);
     const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = stored;
     const parsed = parse(CheckGroupCreateSchema, mergeDefined(storedBody, given));
-    checkTargetFields(this.deps.targetPolicy, parsed, null);
+    checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, null);
     await this.checkScripts(accountId, parsed);
     const channels = await this.deps.storage.alertChannels.listAll(accountId);
     checkChannelIds(parsed.alertChannelSubscriptions, channels);

@@ -22,6 +22,7 @@ import { nowIso, type ServiceDeps } from './deps.js';
 import { openVariables, runSecrets, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
 import { checkTargetFields } from './target-fields.js';
+import { policyForAccount } from '../runner-kit/target-policy.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
 
 export interface AssignOptions {
@@ -131,7 +132,7 @@ export class CheckService {
     const parsed = parse(this.schemasOf(checkType).create, body) as Record<string, unknown>;
     // The runner of the type may add rules of its own (it throws a ValidationError).
     this.deps.runners.get(checkType)?.validate?.(parsed);
-    checkTargetFields(this.deps.targetPolicy, parsed, checkType);
+    checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, checkType, parsed);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
@@ -175,7 +176,7 @@ export class CheckService {
     const merged = mergeDefined(asCreateBody(stored), given);
     const parsed = parse(schemas.create, merged) as Record<string, unknown>;
     this.deps.runners.get(stored.checkType)?.validate?.(parsed);
-    checkTargetFields(this.deps.targetPolicy, parsed, stored.checkType);
+    checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, stored.checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, stored.checkType, parsed);
     checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);
