@@ -14,6 +14,7 @@ import type { ServiceDeps } from './deps.js';
 import { scriptIssues, SnippetService } from './snippets.js';
 import { checkChannelTargetFields, checkTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
+import { incidentServiceIssue } from './checks.js';
 
 /** One problem of one construct: `TcpCheck "orders-db"`, `request.port`, `must be between 1 and 65535`. */
 export interface ConstructIssue extends ValidationIssue {
@@ -250,6 +251,8 @@ export class ConstructValidator {
       const groupId = body.groupId as number | null;
       const stored = groupId === null ? null : await storage.checkGroups.get(this.accountId, groupId);
       if (groupId !== null && !stored) this.add(label, 'groupId', 'is not a check group of this account');
+      const serviceIssue = await incidentServiceIssue(storage, this.accountId, body.triggerIncident);
+      if (serviceIssue) this.add(label, serviceIssue.path, serviceIssue.message);
       const url = type === 'API' ? (body.request as { url?: unknown }).url : null;
       if (typeof url === 'string' && isRelativeApiUrl(url)) {
         const linked = group === null ? null : all.get(resourceKey('CheckGroup', group));

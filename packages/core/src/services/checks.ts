@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { AlertChannel } from '../model/alert-channel.js';
 import type { CheckGroup } from '../model/check-group.js';
 import {
@@ -18,6 +18,7 @@ import { isRelativeApiUrl } from '../model/urls.js';
 import { mergeApiCheckDefaults } from '../rules/api-check-defaults.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
 import { toCheckResponse } from './check-responses.js';
+import type { VigilStorage } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { openVariables, runSecrets, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
@@ -103,6 +104,13 @@ export function checkChannelIds(subs: readonly AlertChannelSubscription[], chann
   if (issues.length) throw new ValidationError(issues);
 }
 
+/** The issue of a triggerIncident whose serviceId is no service of the account (another account's included); null when it is one. */
+export async function incidentServiceIssue(storage: VigilStorage, accountId: string, trigger: unknown): Promise<ValidationIssue | null> {
+  const serviceId = (trigger as { serviceId?: unknown } | null | undefined)?.serviceId;
+  if (typeof serviceId !== 'string' || (await storage.services.listByIds(accountId, [serviceId])).length > 0) return null;
+  return { path: 'triggerIncident.serviceId', message: 'is not a service of this account' };
+}
+
 export class CheckService {
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -135,6 +143,7 @@ export class CheckService {
     checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, checkType, parsed);
+    await this.checkIncidentService(accountId, parsed.triggerIncident);
     const subs = resolveSubscriptions(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels, true, options.autoAssignAlerts ?? true)!;
     checkChannelIds(subs, channels);
     const record: Record<string, unknown> = {
@@ -179,6 +188,8 @@ export class CheckService {
     checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, stored.checkType);
     const channels = await this.storage.alertChannels.listAll(accountId);
     await this.checkGroup(accountId, stored.checkType, parsed);
+    // Only a triggerIncident the body sets: one stored before its service was deleted stays editable.
+    await this.checkIncidentService(accountId, given.triggerIncident);
     checkChannelIds(parsed.alertChannelSubscriptions as AlertChannelSubscription[], channels);
     const record: Record<string, unknown> = {
       ...parsed,
@@ -278,6 +289,12 @@ export class CheckService {
 
   private async groupOf(accountId: string, check: Check): Promise<CheckGroup | null> {
     return check.groupId === null ? null : this.storage.checkGroups.get(accountId, check.groupId);
+  }
+
+  /** A triggerIncident names a status-page service of the check's own account (400 otherwise, as for other ids in a body). */
+  private async checkIncidentService(accountId: string, trigger: unknown): Promise<void> {
+    const issue = await incidentServiceIssue(this.storage, accountId, trigger);
+    if (issue) throw new ValidationError([issue]);
   }
 
   /**
