@@ -12,4 +12,5 @@ export interface HostSettings {
 export function hostSettings(env?: Record<string, string | undefined>): HostSettings;
 export function persisted(stateDir: string, envName: string, file: string, make: () => string): { value: string; made: boolean };
 export function hostAccountId(stateDir: string): string;
+export function accountTargetPolicy(stateDir: string, env?: Record<string, string | undefined>): (accountId: string) => 'open' | 'public-only';
 export function assembleVigil(settings: HostSettings, options?: Omit<VigilOptions, 'secretKey'>): Vigil;

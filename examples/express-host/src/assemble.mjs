@@ -33,6 +33,19 @@ export function hostAccountId(stateDir) {
 }
 
 /**
+ * Which addresses each account's checks and alert channels may reach. The host's own account
+ * follows VIGIL_TARGET_POLICY: `open` (the default: it monitors the host's own database and
+ * routes) or `public-only`. Every other account (a tenant's) is public-only: no loopback,
+ * private, link-local or cloud-metadata address, however it is written.
+ */
+export function accountTargetPolicy(stateDir, env = process.env) {
+  const own = env.VIGIL_TARGET_POLICY || 'open';
+  if (own !== 'open' && own !== 'public-only') throw new Error(`VIGIL_TARGET_POLICY must be open or public-only, not "${own}"`);
+  const ownId = hostAccountId(stateDir);
+  return (accountId) => (accountId === ownId ? own : 'public-only');
+}
+
+/**
  * The host's Vigil on its store, with its runners and alert channels. `options` are further
  * createVigil options (logger, serves, alerts).
  */
@@ -44,7 +57,8 @@ export function assembleVigil(settings, options = {}) {
   // Status pages take email subscribers once SMTP_HOST is set; the links in their emails start
   // with VIGIL_PUBLIC_URL. Every process that writes incident updates queues their emails.
   const publicUrl = process.env.VIGIL_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
-  return createVigil({ secretKey, statusPageSubscriptions: { publicUrl }, ...options }, (container) => {
+  const targetPolicy = accountTargetPolicy(stateDir);
+  return createVigil({ secretKey, statusPageSubscriptions: { publicUrl }, targetPolicy, ...options }, (container) => {
     registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
     registerTcpRunner(container);
     registerHttpRunner(container);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Logger, Vigil } from '@vigil/core';
-import { assembleVigil } from '../src/assemble.mjs';
+import { assembleVigil, hostAccountId } from '../src/assemble.mjs';
 import { HOST_MONITORING_OPTIONS, HostMonitoring, registerHostMonitoring } from '../src/host-class/host-monitoring.js';
 
 const built = fileURLToPath(new URL('../dist/host-class/server.js', import.meta.url));
@@ -43,10 +43,12 @@ describe('example express host, class style', () => {
   it('builds the host class from the container Vigil uses, with Vigil, its logger and the host options injected', async () => {
     const lines: string[] = [];
     // Assembled as the host does (src/assemble.mjs), on a SQLite file of its own.
-    const vigil = assembleVigil({ db: join(dir, 'in-process.sqlite'), postgres: false, stateDir: join(dir, 'in-process') }, { logger: keptLogger(lines) });
+    const stateDir = join(dir, 'in-process');
+    const vigil = assembleVigil({ db: join(dir, 'in-process.sqlite'), postgres: false, stateDir }, { logger: keptLogger(lines) });
     const server = { current: undefined as Server | undefined };
     try {
-      const account = await vigil.accounts.ensure();
+      // The host's own account, whose checks may reach the host itself (VIGIL_TARGET_POLICY=open).
+      const account = await vigil.accounts.ensure(hostAccountId(stateDir));
       registerHostMonitoring(vigil.container, { accountId: account.id });
       const monitoring = vigil.container.resolve(HostMonitoring);
       expect(monitoring).toBeInstanceOf(HostMonitoring);
