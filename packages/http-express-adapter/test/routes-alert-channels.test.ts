@@ -21,8 +21,8 @@ const CHANNELS: { type: string; config: Body; answered: Body }[] = [
   },
   { type: 'SMS', config: { number: '+14155550100', name: 'on call' }, answered: { number: '+14155550100', name: 'on call' } },
   { type: 'CALL', config: { number: '+14155550101', name: 'escalation' }, answered: { number: '+14155550101', name: 'escalation' } },
-  { type: 'CHAT', config: { url: 'https://chat.example.com/hooks/1' }, answered: { url: 'https://chat.example.com/hooks/1', channel: null } },
-  { type: 'CHAT_APP', config: { url: 'https://chatapp.example.com/in/2' }, answered: { url: 'https://chatapp.example.com/in/2' } },
+  { type: 'CHAT', config: { url: 'https://chat.example.com/hooks/1' }, answered: { url: 'https://chat.example.com/********', channel: null } },
+  { type: 'CHAT_APP', config: { url: 'https://chatapp.example.com/in/2' }, answered: { url: 'https://chatapp.example.com/********' } },
   { type: 'PAGING_A', config: { serviceKey: 'pa-service-key' }, answered: { serviceKey: MASK, account: null, serviceName: null } },
   { type: 'PAGING_B', config: { name: 'ops', apiKey: 'pb-api-key', region: 'EU' }, answered: { name: 'ops', apiKey: MASK, region: 'EU', priority: 'P3' } },
 ];

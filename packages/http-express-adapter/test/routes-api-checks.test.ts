@@ -72,8 +72,11 @@ describe.each(BACKENDS)('API check routes on %s', (backend) => {
     };
     const res = await h.a.post('/api/v1/checks/api', apiBody(request, { frequency: 0, frequencyOffset: 30, degradedResponseTime: 500, maxResponseTime: 30000 })).expect(201);
     const { sneaky: _dropped, ...expected } = request;
+    // A header named as a credential and the basic-auth password answer masked.
     expect(res.body.request).toEqual({
       ...expected,
+      headers: [{ key: 'X-Api-Key', value: '********' }],
+      basicAuth: { username: 'ops', password: '********' },
       ipFamily: 'IPv4',
       assertions: expected.assertions.map((a) => ({ target: '', property: '', regex: null, ...a })),
     });

@@ -20,13 +20,12 @@ import { queryInteger, type Page } from '../model/primitives.js';
 import type { DeliveryAttempt } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
+import { ChannelCredentials } from './sealing.js';
 import { found, mapPage, numericId, pageOptions } from './support.js';
 import { checkChannelTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
 
 type Config = Record<string, unknown>;
-/** An entry of a key/value list of a config (a webhook's header or query parameter). */
-type LockedEntry = { key: string; value: string; locked?: boolean };
 
 export const DeliveryLogQuerySchema = v.object({ limit: queryInteger(1, 100, 20) });
 
@@ -88,24 +87,12 @@ export class AlertChannelService {
     checkChannelTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), type, config);
   }
 
-  /** The config with each locked entry of its key/value lists (LOCKED_CONFIG_LISTS) replaced by `fn`'s. */
-  private mapLocked(type: string, config: Config, fn: (entry: LockedEntry, before: LockedEntry | undefined) => LockedEntry, previous?: Config): Config {
-    const lists = isBuiltinChannelType(type) ? LOCKED_CONFIG_LISTS[type] : [];
-    const out = { ...config };
-    for (const list of lists) {
-      const entries = out[list];
-      if (!Array.isArray(entries)) continue;
-      const stored = previous?.[list];
-      const old = Array.isArray(stored) ? (stored as LockedEntry[]) : [];
-      out[list] = entries.map((entry: LockedEntry, i) => {
-        if (entry?.locked !== true || typeof entry.value !== 'string' || entry.value === '') return entry;
-        return fn(entry, old[i]?.key === entry.key ? old[i] : old.find((o) => o.key === entry.key));
-      });
-    }
-    return out;
+  /** How the channel type's key/value lists and credential URLs are sealed and masked. */
+  private credentials(type: string): ChannelCredentials {
+    return new ChannelCredentials(type, isBuiltinChannelType(type) ? LOCKED_CONFIG_LISTS[type] : [], this.deps.secretBox);
   }
 
-  /** Secret config fields and locked entries sealed; a masked value sent back keeps the stored secret. */
+  /** Secret config fields and credentials sealed; a masked secret field sent back keeps the stored secret. */
   private seal(type: string, config: Config, previous?: Config): Config {
     const box = this.deps.secretBox;
     const out = { ...config };
@@ -114,33 +101,35 @@ export class AlertChannelService {
       if (typeof value !== 'string' || value === '') continue;
       out[field] = value === MASKED && typeof previous?.[field] === 'string' ? previous[field] : box.encrypt(value);
     }
-    return this.mapLocked(type, out, (entry, before) => {
-      // The stored entry of the same key, still in clear when it was written before locked entries were sealed.
-      const kept = entry.value === MASKED && before?.locked === true && before.value ? before.value : null;
-      return { ...entry, value: kept !== null && box.isSealed(kept) ? kept : box.encrypt(kept ?? entry.value) };
-    }, previous);
+    return this.credentials(type).seal(out);
   }
 
   private open(channel: AlertChannel): AlertChannel {
     const box = this.deps.secretBox;
-    let config: Config = { ...channel.config };
+    const config: Config = { ...channel.config };
     for (const field of this.secretFields(channel.type)) {
       const value = config[field];
       if (typeof value === 'string' && box.isSealed(value)) config[field] = box.decrypt(value);
     }
-    config = this.mapLocked(channel.type, config, (entry) => (box.isSealed(entry.value) ? { ...entry, value: box.decrypt(entry.value) } : entry));
-    return { ...channel, config } as AlertChannel;
+    return { ...channel, config: this.credentials(channel.type).open(config) } as AlertChannel;
   }
 
-  private async toResponse(accountId: string, channel: AlertChannel): Promise<AlertChannelResponse> {
-    const { accountId: _a, ...rest } = channel;
-    let config: Config = { ...rest.config };
+  /** A stored config as responses show it (the channel's own, and the alertChannels of the checks it alerts). */
+  maskConfig(channel: Pick<AlertChannel, 'type' | 'config'>): Config {
+    let config: Config = { ...channel.config };
     for (const field of this.secretFields(channel.type)) if (config[field]) config[field] = MASKED;
-    config = this.mapLocked(channel.type, config, (entry) => ({ ...entry, value: MASKED }));
+    const credentials = this.credentials(channel.type);
+    config = credentials.mask(credentials.open(config));
     if (!isBuiltinChannelType(channel.type)) {
       // Sealed values stay masked even in a process that lacks the plugin's transport.
       for (const [field, value] of Object.entries(config)) if (typeof value === 'string' && this.deps.secretBox.isSealed(value)) config[field] = MASKED;
     }
+    return config;
+  }
+
+  private async toResponse(accountId: string, channel: AlertChannel): Promise<AlertChannelResponse> {
+    const { accountId: _a, ...rest } = channel;
+    const config = this.maskConfig(channel);
     const subscriptions = (await this.storage.alertSubscriptions.listByChannel(accountId, channel.id)).map((s) => ({
       id: s.id, checkId: s.checkId, groupId: s.groupId, activated: s.activated,
     }));
@@ -170,7 +159,7 @@ export class AlertChannelService {
     for (const [k, value] of Object.entries(given)) if (value !== undefined) merged[k] = value;
     if (given.config) {
       // Secrets the client left masked (or left out) keep their stored values while validating.
-      const config: Config = { ...given.config };
+      const config = this.credentials(stored.type).unmask({ ...given.config }, this.open(stored).config as Config);
       for (const field of this.secretFields(stored.type)) {
         if (config[field] === MASKED || (config[field] === undefined && (stored.config as Config)[field])) config[field] = MASKED;
       }
@@ -180,7 +169,7 @@ export class AlertChannelService {
     await this.checkConfig(accountId, parsed.type, parsed.config);
     const config = given.config
       ? this.seal(stored.type, parsed.config as Config, stored.config as Config)
-      : (stored.config as Config);
+      : this.credentials(stored.type).seal(stored.config as Config);
     const channel = found(
       await this.storage.alertChannels.update(accountId, id, { ...parsed, config, id, created_at, updated_at: nowIso(this.deps) } as never),
       'Alert channel',

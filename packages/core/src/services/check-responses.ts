@@ -1,11 +1,19 @@
-import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
+import { LOCKED_CONFIG_LISTS, type AlertChannel, type AlertSubscription } from '../model/alert-channel.js';
 import type { AlertChannelsSummary, Check, CheckResponse } from '../model/check.js';
-import { MASKED, maskVariables } from './masking.js';
+import type { SecretBox } from '../ports/secret-box.js';
+import { maskVariables } from './masking.js';
+import { ChannelCredentials, maskApiRequest, UNOPENED } from './sealing.js';
 
-/** The spec's alertChannels of a check response, from the channels the check notifies. */
-export function alertChannelsSummary(channels: readonly AlertChannel[]): AlertChannelsSummary {
+/**
+ * The spec's alertChannels of a check response, from the channels the check notifies. Credentials
+ * are masked as in the channel's own responses; without the box that sealed them, every header
+ * value and chat URL reads masked.
+ */
+export function alertChannelsSummary(channels: readonly AlertChannel[], box: SecretBox = UNOPENED): AlertChannelsSummary {
   const summary: AlertChannelsSummary = { email: [], webhook: [], chat: [], sms: [] };
-  for (const ch of channels) {
+  for (const stored of channels) {
+    const credentials = new ChannelCredentials(stored.type, LOCKED_CONFIG_LISTS[stored.type] ?? [], box);
+    const ch = { ...stored, config: credentials.mask(credentials.open(stored.config)) } as AlertChannel;
     switch (ch.type) {
       case 'EMAIL':
         summary.email.push({ address: ch.config.address });
@@ -15,9 +23,8 @@ export function alertChannelsSummary(channels: readonly AlertChannel[]): AlertCh
           url: ch.config.url,
           name: ch.config.name,
           method: ch.config.method,
-          // Locked values are secrets of the channel, masked here as in the channel's own responses.
-          headers: ch.config.headers.map((h) => ({ key: h.key, value: h.locked && h.value ? MASKED : h.value, locked: h.locked })),
-          queryParameters: ch.config.queryParameters.map((q) => ({ key: q.key, value: q.locked && q.value ? MASKED : q.value, locked: q.locked })),
+          headers: ch.config.headers.map((h) => ({ key: h.key, value: h.value, locked: h.locked })),
+          queryParameters: ch.config.queryParameters.map((q) => ({ key: q.key, value: q.value, locked: q.locked })),
         });
         break;
       case 'CHAT':
@@ -37,20 +44,24 @@ export function alertChannelsSummary(channels: readonly AlertChannel[]): AlertCh
 
 /**
  * A stored check as the API answers it: no account id, secrets masked, alertChannels added. The
- * subscription rows are the truth (a channel's own subscription list may have changed them).
+ * subscription rows are the truth (a channel's own subscription list may have changed them). An
+ * API check's credential headers and basic-auth password are masked; its other sealed header
+ * values are opened with the box (without it, they read masked too).
  */
 export function toCheckResponse(
   check: Check,
   channels: readonly AlertChannel[],
   subscriptions: readonly AlertSubscription[],
+  box: SecretBox = UNOPENED,
 ): CheckResponse {
   const { accountId: _accountId, ...rest } = check;
   const own = subscriptions.filter((s) => s.checkId === check.id);
   rest.alertChannelSubscriptions = own.map((s) => ({ alertChannelId: s.alertChannelId, activated: s.activated }));
   const subscribed = new Set(own.filter((s) => s.activated).map((s) => s.alertChannelId));
-  const alertChannels = alertChannelsSummary(channels.filter((c) => subscribed.has(c.id)));
+  const alertChannels = alertChannelsSummary(channels.filter((c) => subscribed.has(c.id)), box);
   if (rest.checkType === 'BROWSER') {
     return { ...rest, environmentVariables: maskVariables(rest.environmentVariables), alertChannels };
   }
+  if (rest.checkType === 'API') return { ...rest, request: maskApiRequest(rest.request, box), alertChannels };
   return { ...rest, alertChannels } as CheckResponse;
 }

@@ -11,6 +11,7 @@ import {
 } from '../model/check.js';
 import type { GenericSchema, InferInput } from 'valibot';
 import type { CheckTypeDefinition } from '../model/check-type.js';
+import type { ApiRequest } from '../model/api-request.js';
 import { parse } from '../model/parse.js';
 import type { AlertChannelSubscription, EnvironmentVariable } from '../model/shared.js';
 import type { Page } from '../model/primitives.js';
@@ -22,6 +23,7 @@ import type { VigilStorage } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { openVariables, runSecrets, sealVariables } from './masking.js';
 import { syncSchedule } from './schedule-sync.js';
+import { openApiRequest, sealApiRequest, unmaskApiRequest } from './sealing.js';
 import { checkTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
 import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
@@ -160,12 +162,13 @@ export class CheckService {
     if (checkType === 'HEARTBEAT') {
       record.heartbeat = { ...(parsed.heartbeat as object), pingToken: this.deps.ids.token() };
     }
+    if (checkType === 'API') record.request = sealApiRequest(parsed.request as ApiRequest, this.deps.secretBox);
     const check = await this.storage.checks.insert(accountId, record as never);
     await this.storage.alertSubscriptions.replaceForTarget(accountId, { checkId: check.id }, subs.map((s) => ({
       alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
     })));
     await syncSchedule(this.deps, accountId, check, await this.groupOf(accountId, check));
-    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
+    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id), this.deps.secretBox);
   }
 
   /**
@@ -182,7 +185,10 @@ export class CheckService {
     if (options.checkType && options.checkType !== stored.checkType) found(null, 'Check');
     const schemas = this.schemasOf(stored.checkType);
     const given = parse(schemas.update, body) as Record<string, unknown>;
-    const merged = mergeDefined(asCreateBody(stored), given);
+    // An API check's credentials are validated opened; masked ones sent back keep the stored values.
+    const opened = stored.checkType === 'API' ? { ...stored, request: openApiRequest(stored.request, this.deps.secretBox) } : stored;
+    if (opened.checkType === 'API' && given.request) given.request = unmaskApiRequest(given.request as ApiRequest, opened.request);
+    const merged = mergeDefined(asCreateBody(opened), given);
     const parsed = parse(schemas.create, merged) as Record<string, unknown>;
     this.deps.runners.get(stored.checkType)?.validate?.(parsed);
     checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, stored.checkType);
@@ -206,6 +212,7 @@ export class CheckService {
     if (stored.checkType === 'HEARTBEAT') {
       record.heartbeat = { ...(parsed.heartbeat as object), pingToken: stored.heartbeat.pingToken };
     }
+    if (stored.checkType === 'API') record.request = sealApiRequest(parsed.request as ApiRequest, this.deps.secretBox);
     const check = found(await this.storage.checks.update(accountId, stored.id, record as never), 'Check');
     await syncSchedule(this.deps, accountId, check, await this.groupOf(accountId, check));
     if (given.alertChannelSubscriptions !== undefined) {
@@ -213,7 +220,7 @@ export class CheckService {
         alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
       })));
     }
-    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id));
+    return toCheckResponse(check, channels, await this.storage.alertSubscriptions.listByCheck(accountId, check.id), this.deps.secretBox);
   }
 
   async get(accountId: string, rawId: unknown, checkType?: string): Promise<CheckResponse> {
@@ -225,7 +232,7 @@ export class CheckService {
       id: i, accountId, alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
     }));
     const channels = subs.some((s) => s.activated) ? await this.storage.alertChannels.listAll(accountId) : [];
-    return toCheckResponse(check, channels, subs);
+    return toCheckResponse(check, channels, subs, this.deps.secretBox);
   }
 
   async getRecord(accountId: string, rawId: unknown): Promise<Check> {
@@ -237,13 +244,13 @@ export class CheckService {
     const page = await this.storage.checks.list(accountId, options);
     const channels = await this.storage.alertChannels.listAll(accountId);
     const subs = await this.storage.alertSubscriptions.listAll(accountId);
-    return mapPage(page, (c) => toCheckResponse(c, channels, subs));
+    return mapPage(page, (c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
   }
 
   async listByGroup(accountId: string, groupId: number): Promise<CheckResponse[]> {
     const channels = await this.storage.alertChannels.listAll(accountId);
     const subs = await this.storage.alertSubscriptions.listAll(accountId);
-    return (await this.storage.checks.listByGroup(accountId, groupId)).map((c) => toCheckResponse(c, channels, subs));
+    return (await this.storage.checks.listByGroup(accountId, groupId)).map((c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
   }
 
   async delete(accountId: string, rawId: unknown): Promise<void> {
@@ -275,7 +282,7 @@ export class CheckService {
       alertSettings: effective.alertSettings,
       alertChannelSubscriptions: effective.alertChannelSubscriptions,
       ...(stored.checkType === 'BROWSER' ? { environmentVariables: vars } : {}),
-      ...(stored.checkType === 'API' ? { request: mergeApiCheckDefaults(stored.request, group?.apiCheckDefaults) } : {}),
+      ...(stored.checkType === 'API' ? { request: mergeApiCheckDefaults(openApiRequest(stored.request, this.deps.secretBox), group?.apiCheckDefaults) } : {}),
     } as Check;
     return {
       check,
