@@ -6,12 +6,16 @@ import { FakeClock } from '../src/testing/fake-clock.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { MASKED } from '../src/services/masking.js';
 import { isSensitiveName, maskUrl } from '../src/services/sealing.js';
+import type { CheckResponse } from '../src/model/check.js';
+
+/** The request of an API check's response. */
+const requestOf = (check: CheckResponse) => (check as Extract<CheckResponse, { checkType: 'API' }>).request;
 
 async function setup() {
   const storage = memoryStorage();
   const vigil = createVigil({ storage, secretKey: randomBytes(32), clock: new FakeClock('2026-05-01T12:00:00.000Z') });
   const a = (await vigil.accounts.ensure()).id;
-  const stored = async (table: string) => JSON.stringify(await storage.raw.dump(table));
+  const stored = async (table: Parameters<typeof storage.raw.dump>[0]) => JSON.stringify(await storage.raw.dump(table));
   return { vigil, storage, a, stored };
 }
 
@@ -87,15 +91,15 @@ describe('sealed credentials', () => {
     expect(await stored('checks')).toContain('"username":"svc"');
     for (const value of ['api-auth-value', 'api-cookie-value', 'api-plain-value', 'api-basic-password']) expect(await stored('checks')).not.toContain(value);
     const shown = { headers: [{ key: 'Authorization', value: MASKED }, { key: 'Cookie', value: MASKED }, { key: 'X-Plain', value: 'api-plain-value' }], basicAuth: { username: 'svc', password: MASKED } };
-    expect(check.request).toMatchObject(shown);
-    expect((await vigil.checks.list(a, {})).items[0]!.request).toMatchObject(shown);
+    expect(requestOf(check)).toMatchObject(shown);
+    expect(requestOf((await vigil.checks.list(a, {})).items[0]!)).toMatchObject(shown);
 
-    await vigil.checks.update(a, check.id, { request: check.request, name: 'api 2' });
+    await vigil.checks.update(a, check.id, { request: requestOf(check), name: 'api 2' });
     const forRun = await vigil.checks.getForRun(a, check.id);
     expect(forRun.check.checkType === 'API' && forRun.check.request).toMatchObject({ headers: apiRequest.headers, basicAuth: apiRequest.basicAuth });
     expect(forRun.secrets).toEqual(expect.arrayContaining(['Bearer api-auth-value', 'api-basic-password']));
     // A value that is not the mask replaces the stored one.
-    await vigil.checks.update(a, check.id, { request: { ...check.request, basicAuth: { username: 'svc', password: 'new-password' } } });
+    await vigil.checks.update(a, check.id, { request: { ...requestOf(check), basicAuth: { username: 'svc', password: 'new-password' } } });
     const again = await vigil.checks.getForRun(a, check.id);
     expect(again.check.checkType === 'API' && again.check.request.basicAuth).toEqual({ username: 'svc', password: 'new-password' });
     expect(await stored('checks')).not.toContain('new-password');
@@ -115,7 +119,7 @@ describe('sealed credentials', () => {
     expect((await vigil.alertChannels.getForDelivery(a, channel.id)).config).toMatchObject({ url: 'https://chat.example.com/old-clear-path' });
     const forRun = await vigil.checks.getForRun(a, check.id);
     expect(forRun.check.checkType === 'API' && forRun.check.request.basicAuth).toEqual(apiRequest.basicAuth);
-    expect((await vigil.checks.get(a, check.id)).request).toMatchObject({ basicAuth: { password: MASKED } });
+    expect(requestOf(await vigil.checks.get(a, check.id))).toMatchObject({ basicAuth: { password: MASKED } });
 
     await vigil.alertChannels.update(a, channel.id, { sendDegraded: true });
     await vigil.checks.update(a, check.id, { name: 'renamed' });
