@@ -7,6 +7,7 @@ import { memoryStorage } from '../src/testing/memory-storage.js';
 import { MASKED } from '../src/services/masking.js';
 import { isSensitiveName, maskUrl } from '../src/services/sealing.js';
 import type { CheckResponse } from '../src/model/check.js';
+import { AlertChannel, ApiCheck } from '../src/constructs/index.js';
 
 /** The request of an API check's response. */
 const requestOf = (check: CheckResponse) => (check as Extract<CheckResponse, { checkType: 'API' }>).request;
@@ -126,5 +127,16 @@ describe('sealed credentials', () => {
     expect(await stored('alert_channels')).not.toContain('old-clear-path');
     for (const value of ['api-auth-value', 'api-basic-password']) expect(await stored('checks')).not.toContain(value);
     expect((await vigil.alertChannels.getForDelivery(a, channel.id)).config).toMatchObject({ url: 'https://chat.example.com/old-clear-path' });
+  });
+
+  it('checks as code: sealed credentials compare opened, so the same constructs again are unchanged', async () => {
+    const { vigil, a } = await setup();
+    const constructs = () => {
+      const chat = new AlertChannel('chat', { type: 'CHAT', config: { url: 'https://chat.example.com/in/path' } });
+      const hookChannel = new AlertChannel('hook', { type: 'WEBHOOK', config: hook });
+      return [chat, hookChannel, new ApiCheck('api', { name: 'api', request: apiRequest, alertChannels: [chat, hookChannel] })];
+    };
+    await vigil.apply(a, constructs());
+    expect((await vigil.apply(a, constructs())).summary).toEqual({ create: 0, update: 0, delete: 0, unchanged: 3 });
   });
 });

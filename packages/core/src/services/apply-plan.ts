@@ -5,6 +5,7 @@ import { changedFields, displayValue, sameValue } from './apply-diff.js';
 import type { ApplyServices, PlanChange, PlanEntry, Step, StoredResource } from './apply-types.js';
 import type { ServiceDeps } from './deps.js';
 import { openVariables } from './masking.js';
+import { openApiRequest } from './sealing.js';
 
 const NUMERIC_IDS: Record<ResourceKind, boolean> = { AlertChannel: true, CheckGroup: true, Check: false, MaintenanceWindow: true, Dashboard: true };
 const pending = (kind: ResourceKind, logicalId: string) => `(new ${kind} "${logicalId}")`;
@@ -157,6 +158,7 @@ export class ApplyPlanner {
         if (!check) return null;
         const values: Record<string, unknown> = { ...check };
         if (check.checkType === 'BROWSER') values.environmentVariables = open(check.environmentVariables);
+        if (check.checkType === 'API') values.request = openApiRequest(check.request, secretBox);
         if (check.checkType === 'HEARTBEAT') {
           const { pingToken: _token, ...heartbeat } = check.heartbeat;
           values.heartbeat = heartbeat;
