@@ -39,7 +39,10 @@ export const AlertPayloadSchema = v.looseObject({ kind: v.literal('alert'), ...a
 export type AlertPayload = v.InferOutput<typeof AlertPayloadSchema>;
 
 /** An alert row without a kind (written before rows had one): any of the alert's fields may be missing. */
-export const KindlessAlertPayloadSchema = v.partial(v.looseObject({ kind: v.undefined(), ...alertEntries }));
+export const KindlessAlertPayloadSchema = v.looseObject({
+  kind: v.exactOptional(v.undefined()),
+  ...v.partial(v.object(alertEntries)).entries,
+});
 export type KindlessAlertPayload = v.InferOutput<typeof KindlessAlertPayloadSchema>;
 
 /** A status-page subscriber's confirmation email; the token hash it was queued with (a newer request replaces it). */
