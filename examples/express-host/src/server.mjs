@@ -7,6 +7,7 @@ import express from 'express';
 import { consoleLogger } from '@vigil/core';
 import { metricsHandler, prometheusMetrics, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
 import { assembleVigil, hostAccountId, hostSettings, persisted } from './assemble.mjs';
+import { requireBearerToken } from './metrics-token.mjs';
 
 const port = Number(process.env.PORT ?? 3000);
 const settings = hostSettings();
@@ -44,11 +45,18 @@ app.get('/-/readiness', async (_req, res) => {
 });
 
 // Vigil's API: its own body parser, rate limit and error handler apply only under /api.
-// VIGIL_API_RATE_LIMIT sets the requests per minute each API key may make (default 600; `off`).
+// VIGIL_API_RATE_LIMIT sets the requests per minute each API key may make (default 600; `off`
+// turns every limit of the router off), VIGIL_API_MAX_IN_FLIGHT the requests each key may have
+// under way at once (default 20; `off`).
 const rateLimit = process.env.VIGIL_API_RATE_LIMIT;
-app.use('/api', vigilRouter(vigil, rateLimit ? { rateLimit: rateLimit === 'off' ? false : { limit: Number(rateLimit) } } : {}));
-// Prometheus metrics of Vigil (runs, scheduler, outbox, API) and of the process; keep it for the scraper.
-app.get('/metrics', metricsHandler(vigil));
+const maxInFlight = process.env.VIGIL_API_MAX_IN_FLIGHT;
+app.use('/api', vigilRouter(vigil, {
+  ...(rateLimit ? { rateLimit: rateLimit === 'off' ? false : { limit: Number(rateLimit) } } : {}),
+  ...(maxInFlight ? { maxInFlight: maxInFlight === 'off' ? false : Number(maxInFlight) } : {}),
+}));
+// Prometheus metrics of Vigil (runs, scheduler, outbox, API) and of the process; keep it for the
+// scraper. With VIGIL_METRICS_TOKEN set it answers only `Authorization: Bearer <that token>`.
+app.get('/metrics', requireBearerToken(process.env.VIGIL_METRICS_TOKEN), metricsHandler(vigil));
 // Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
 app.use(vigilPages(vigil));
 
