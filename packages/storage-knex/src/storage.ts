@@ -1,4 +1,5 @@
 import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -71,6 +72,22 @@ function sqliteSettings(conn: { exec(sql: string, cb: (err: Error | null) => voi
   conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;', (err) => done(err, conn));
 }
 
+/**
+ * The SQLite file holds every account's data: it is readable by its owner only (0600). A new file
+ * is created so before SQLite opens it (SQLite gives its -wal and -shm files the mode of the
+ * database); an existing one, and its -wal and -shm files, are set to 0600. A file that cannot be
+ * made here (a missing folder) is left for SQLite to report when it is first used.
+ */
+function restrictSqliteFile(filename: string | undefined): void {
+  if (!filename || filename === ':memory:' || filename.startsWith('file:')) return;
+  try {
+    closeSync(openSync(filename, 'a', 0o600));
+    for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+  } catch {
+    // SQLite reports it, with the database named, on the first use.
+  }
+}
+
 /** Vigil's storage on knex: SQLite by default, PostgreSQL for several processes. */
 export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const client = options.client ?? 'sqlite3';
@@ -84,6 +101,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
     knex.client.config.connection = { filename: knex.client.config.connection };
   }
+  if (owned && client === 'sqlite3') restrictSqliteFile((knex.client.config.connection as { filename?: string } | undefined)?.filename);
   const prefix = options.tablePrefix ?? 'vigil_';
   const ctx: TableContext = { knex, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));

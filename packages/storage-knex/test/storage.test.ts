@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { storageSuite, tcpCheckFixture } from '@vigil/core/testing';
@@ -25,6 +25,42 @@ describe('SQLite file', () => {
     const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `case-${++n}.sqlite`) });
     return { storage, raw: storage.raw };
   }, { prefix: 'sqlite file' });
+});
+
+describe('SQLite file mode', () => {
+  const mode = (file: string) => statSync(file).mode & 0o777;
+
+  it('a new database file and its -wal and -shm files are readable by their owner only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-sqlite-mode-'));
+    try {
+      const file = join(dir, 'vigil.sqlite');
+      const storage = knexStorage({ client: 'sqlite3', connection: file });
+      expect(mode(file)).toBe(0o600);
+      await storage.checks.insert('0a6c1f2e-1111-4a1b-8c1d-000000000001', tcpCheckFixture() as never);
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f), f).toBe(0o600);
+      await storage.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an existing world-readable database file is made 0600, with its -wal and -shm files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-sqlite-mode-'));
+    try {
+      // As an earlier Vigil left it: a database file (and a -wal file) that anyone may read.
+      const file = join(dir, 'old.sqlite');
+      const first = knexStorage({ client: 'sqlite3', connection: file });
+      await first.checks.listAll('0a6c1f2e-1111-4a1b-8c1d-000000000001');
+      await first.close();
+      writeFileSync(`${file}-wal`, '');
+      for (const f of [file, `${file}-wal`]) chmodSync(f, 0o644);
+      const storage = knexStorage({ client: 'sqlite3', connection: file });
+      for (const f of [file, `${file}-wal`]) expect(mode(f), f).toBe(0o600);
+      await storage.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.runIf(PG_URL)('PostgreSQL', () => {
