@@ -3,6 +3,7 @@ import { rateLimit, type Store } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import { noopMetrics, ValidationError, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
+import { authThrottle, inFlightCap, type AuthThrottle, type AuthThrottleOptions } from './guards.js';
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { openApiDocument } from './api/openapi.js';
 import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
@@ -23,8 +24,28 @@ export interface RateLimitOptions {
 export interface VigilRouterOptions {
   /** Largest accepted JSON body (browser scripts and their dependencies count). Default `1mb`. */
   bodyLimit?: string | number;
-  /** Per-key rate limit; `false` turns it off. */
+  /**
+   * Per-key rate limit; `false` turns it off, and with it the failed-authentication throttle and
+   * the in-flight cap unless `authThrottle` or `maxInFlight` is given.
+   */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Failed authentications allowed per client address (default 30 a minute); beyond them that
+   * address's attempts answer 429 with `Retry-After` until the window passes, except with a key that
+   * authenticated within it. `false` turns it off (also the default with `rateLimit: false`).
+   */
+  authThrottle?: AuthThrottleOptions | false;
+  /**
+   * Requests of one API key in flight at once (default 20); beyond them 429 with `Retry-After: 1`.
+   * `false` turns the cap off (also the default with `rateLimit: false`). Counted in each process.
+   */
+  maxInFlight?: number | false;
+  /**
+   * The client address (of the failed-authentication throttle) is the socket's peer by default.
+   * With `trustProxy: true` it is Express's `req.ip`, which follows the host app's `trust proxy`
+   * setting: set both when a balancer in front of the host adds `X-Forwarded-For`.
+   */
+  trustProxy?: boolean;
   /**
    * By default every request that reaches the router and matches no route answers the API's 404.
    * With `fallthrough: true` only unknown paths under /v1 and /v2 do; others go on to the host's
@@ -51,16 +72,46 @@ export function asyncHandler(fn: (req: Request, res: Response) => Promise<void>)
   };
 }
 
+/** True once the client has hung up before its response was sent: the work for it is dropped. */
+function abandoned(res: Response): boolean {
+  return res.locals.vigilAbort?.signal.aborted === true;
+}
+
+/**
+ * The request's AbortController, aborted when the response closes before it finished (the client
+ * hung up): a request that waited for a slow store or authentication is dropped rather than served.
+ */
+const watchHangUp: RequestHandler = (_req, res, next) => {
+  const abort = new AbortController();
+  res.locals.vigilAbort = abort;
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  next();
+};
+
 /** Authenticates the request and passes on; a failure answers 401 or 403 through the error handler. */
-function authenticate(vigil: Vigil): RequestHandler {
+function authenticate(vigil: Vigil, throttle: AuthThrottle | null): RequestHandler {
   return (req, res, next) => {
+    if (abandoned(res)) return;
     vigil.authenticator
       .authenticate({ authorization: req.get('authorization'), account: req.get('x-service-account') })
       .then((ctx) => {
+        throttle?.succeeded(req);
+        if (abandoned(res)) return;
         res.locals.vigilAuth = ctx;
         next();
-      }, next);
+      }, (err: unknown) => {
+        if (!throttle) return next(err);
+        throttle.failed(req, err).then(() => next(err), () => next(err));
+      });
   };
+}
+
+/** The key a request's per-key limits count it under (its API key, or its account without one). */
+function keyOf(res: Response): string {
+  const ctx = res.locals.vigilAuth as AuthContext;
+  return `key:${ctx.apiKeyId ?? `account:${ctx.accountId}`}`;
 }
 
 function limiter(options: RateLimitOptions, key: (req: Request, res: Response) => string): RequestHandler {
@@ -112,9 +163,10 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
     if (route.body && req.body === undefined && hasBody(req)) {
       throw new ValidationError([{ path: '', message: 'must be a JSON object sent with Content-Type: application/json' }]);
     }
-    // A long poll stops when its client hangs up; other routes answer at once and need no signal.
-    const abort = new AbortController();
-    if (route.longPoll) res.on('close', () => abort.abort());
+    // A client that hung up while the request waited (behind the cap, for authentication, for the
+    // body) gets nothing computed; the handler sees the same signal (a long poll stops early).
+    const abort = res.locals.vigilAbort as AbortController;
+    if (abort.signal.aborted) return;
     const result = await route.handle({
       vigil,
       accountId: auth.accountId,
@@ -142,13 +194,15 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   const named = (template: string): RequestHandler[] => (counted ? [routeLabel(template)] : []);
   if (counted) router.use(apiRequestMetrics(metrics));
   const json = express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] });
-  const auth = authenticate(vigil);
-  const rate = options.rateLimit === false
-    ? null
-    : limiter(options.rateLimit ?? {}, (_req, res) => {
-      const ctx = res.locals.vigilAuth as AuthContext;
-      return `key:${ctx.apiKeyId ?? `account:${ctx.accountId}`}`;
-    });
+  // `rateLimit: false` is a router that limits nothing (the host limits in front of it): the
+  // failed-authentication throttle and the in-flight cap are then off unless given.
+  const limits = options.rateLimit !== false;
+  const throttleOptions = options.authThrottle ?? (limits ? {} : false);
+  const throttle = throttleOptions === false ? null : authThrottle(throttleOptions, options.trustProxy === true);
+  const auth = authenticate(vigil, throttle);
+  const rate = options.rateLimit === false ? null : limiter(options.rateLimit ?? {}, (_req, res) => keyOf(res));
+  const maxInFlight = options.maxInFlight ?? (limits ? 20 : false);
+  const cap = maxInFlight === false ? null : inFlightCap(maxInFlight);
 
   // Check types plugins added get their routes (and their place in the document) like built-in ones.
   const checkTypes = [...vigil.checks.pluginCheckTypes.values()];
@@ -172,7 +226,10 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   }
 
   for (const route of apiRoutes(checkTypes)) {
-    const handlers: RequestHandler[] = [...named(route.path), auth];
+    const handlers: RequestHandler[] = [...named(route.path), watchHangUp];
+    if (throttle) handlers.push(throttle.before);
+    if (cap) handlers.push(cap);
+    handlers.push(auth);
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
     handlers.push(routeHandler(vigil, route));
