@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { createVigil } from '../src/container.js';
 import { TcpCheck } from '../src/constructs/checks.js';
-import { ValidationError } from '../src/errors.js';
 import { ConstructValidationError } from '../src/services/apply-constructs.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
+import { refused } from './refused.js';
 
 // An id in a body that names another account's resource is refused with a 400 naming the field,
 // as an id that does not exist is; the resource of the other account stays as it was.
@@ -24,13 +24,6 @@ async function twoAccounts() {
 
 const tcp = (name: string, extra: Record<string, unknown> = {}) => ({ name, request: { hostname: 'db.example.com', port: 5432 }, ...extra });
 const trigger = (serviceId: string) => ({ triggerIncident: { serviceId, name: 'Down', description: 'Looking into it.', notifySubscribers: false } });
-
-async function refused(p: Promise<unknown>, field: string): Promise<void> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ValidationError);
-  expect((err as ValidationError).statusCode).toBe(400);
-  expect((err as ValidationError).issues.map((i) => i.path)).toEqual([field]);
-}
 
 describe('ids of another account in a body', () => {
   it('triggerIncident.serviceId: on check create and update, as an unknown id is', async () => {

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { lookup } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVigil, type Vigil, type VigilOptions } from '../src/container.js';
-import { ValidationError } from '../src/errors.js';
 import {
   hostTargetPolicy,
   OPEN_TARGET_POLICY,
@@ -16,6 +15,7 @@ import { FakeRunner } from '../src/testing/fake-runner.js';
 import { FakeTransport } from '../src/testing/fake-transport.js';
 import { outboxMessageFixture } from '../src/testing/fixtures.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
+import { refused } from './refused.js';
 import { runFor, settle } from './fake-time.js';
 
 // Every way of writing an internal address that a URL or a resolver accepts, with the address
@@ -114,13 +114,6 @@ async function twoAccounts(options: Partial<VigilOptions> = {}) {
 
 const tcp = (hostname: string) => ({ name: 'db', request: { hostname, port: 5432 }, frequency: 0, frequencyOffset: 10 });
 const webhook = (url: string) => ({ type: 'WEBHOOK', config: { name: 'ops', url } });
-
-async function refused(p: Promise<unknown>, field: string): Promise<void> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(ValidationError);
-  expect((err as ValidationError).statusCode).toBe(400);
-  expect((err as ValidationError).issues.map((i) => i.path)).toEqual([field]);
-}
 
 describe('a target policy per account', () => {
   it('checks, groups and channels are judged by the policy of their account', async () => {
