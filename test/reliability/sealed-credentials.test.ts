@@ -68,8 +68,8 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     const made: { id: number; config: { headers?: unknown[]; url?: string } }[] = [];
     for (const c of channels) made.push(expectStatus(await api('post', '/v1/alert-channels', c), 201));
     const maskedHeaders = [{ key: 'Authorization', value: MASK, locked: false }, { key: 'X-Api-Key', value: MASK, locked: false }, { key: 'X-Team', value: shown.HOOK_PLAIN, locked: false }];
-    expect(made[0].config.headers).toEqual(maskedHeaders);
-    expect(made[1].config.url).toBe(`${new URL(receiver.url).origin}/${MASK}`);
+    expect(made[0]!.config.headers).toEqual(maskedHeaders);
+    expect(made[1]!.config.url).toBe(`${new URL(receiver.url).origin}/${MASK}`);
 
     const check = expectStatus(await api('post', '/v1/checks/api', {
       name: 'sealed api', frequency: 1440, retryStrategy: null, doubleCheck: false,
@@ -115,8 +115,8 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     }
     const read = expectStatus(await api('get', `/v1/checks/api/${check.id}`), 200);
     expectStatus(await api('put', `/v1/checks/api/${check.id}`, { name: read.name, request: read.request }), 200);
-    expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[0].id)).config).toMatchObject({ headers: hookHeaders });
-    expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[1].id)).config).toMatchObject({ url: channels[1]!.config.url });
+    expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[0]!.id)).config).toMatchObject({ headers: hookHeaders });
+    expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[1]!.id)).config).toMatchObject({ url: channels[1]!.config.url });
     expect((await stack.vigil.checks.getForRun(account.id, check.id)).check).toMatchObject({ request: { basicAuth: { password: s.API_BASIC } } });
     expectStatus(await api('get', '/v1/checks'), 200);
     expectStatus(await api('get', '/v1/alert-channels'), 200);
