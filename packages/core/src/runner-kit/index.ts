@@ -29,12 +29,16 @@ export {
   parseIpAddress,
   parseIpv4,
   parseIpv6,
+  policyOf,
+  PUBLIC_ONLY_TARGET_POLICY,
   targetPolicy,
   targetRefusalMessage,
   type AddressRange,
   type IpAddress,
   type TargetPolicy,
+  type TargetPolicyChoice,
   type TargetPolicyOptions,
+  type TargetPolicySetting,
   type TargetRefusal,
 } from './target-policy.js';
 export { lookupChecked, systemLookupAll, type CheckedTarget, type LookupAllFunction, type ResolvedAddress } from './target-lookup.js';
