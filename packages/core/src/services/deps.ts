@@ -32,7 +32,10 @@ export interface ServiceDeps {
   certificateProbe?: CertificateProbe | null;
   /** The location a check with no locations runs in. */
   defaultLocation: string;
-  /** Which addresses checks may reach (absent: every address). */
+  /**
+   * Which addresses checks and alert deliveries may reach (absent: every address). With a host's
+   * per-account policy it carries `forAccount`: read it with `policyForAccount(policy, accountId)`.
+   */
   targetPolicy?: TargetPolicy;
 }
 
