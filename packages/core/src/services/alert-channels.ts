@@ -114,8 +114,8 @@ export class AlertChannelService {
     return { ...channel, config: this.credentials(channel.type).open(config) } as AlertChannel;
   }
 
-  /** A stored config as responses show it (the channel's own, and the alertChannels of the checks it alerts). */
-  maskConfig(channel: Pick<AlertChannel, 'type' | 'config'>): Config {
+  /** A stored config as the channel's responses show it. */
+  private maskConfig(channel: Pick<AlertChannel, 'type' | 'config'>): Config {
     let config: Config = { ...channel.config };
     for (const field of this.secretFields(channel.type)) if (config[field]) config[field] = MASKED;
     const credentials = this.credentials(channel.type);
