@@ -78,6 +78,8 @@ describe('sealed credentials', () => {
       expect(channel.config).toMatchObject({ url: `https://hooks.slack.com/${MASKED}` });
       expect(await stored('alert_channels')).not.toContain(`secret-path-${type}`);
       await vigil.alertChannels.update(a, channel.id, { config: channel.config, sendDegraded: true });
+      // An update that leaves the config out keeps it, sealed.
+      await vigil.alertChannels.update(a, channel.id, { sendRecovery: false });
       expect((await vigil.alertChannels.getForDelivery(a, channel.id)).config).toMatchObject({ url });
       await vigil.alertChannels.update(a, channel.id, { config: { url: 'https://chat.example.com/new' } });
       expect((await vigil.alertChannels.getForDelivery(a, channel.id)).config).toMatchObject({ url: 'https://chat.example.com/new' });

@@ -155,7 +155,8 @@ export class AlertChannelService {
       throw new ValidationError([{ path: 'type', message: `cannot change; this channel is ${stored.type}` }]);
     }
     const { id, accountId: _a, created_at, updated_at: _u, ...storedBody } = stored;
-    const merged: Record<string, unknown> = { ...storedBody };
+    // The stored config is validated opened (a sealed URL is no URL); it is stored as it was.
+    const merged: Record<string, unknown> = { ...storedBody, config: this.open(stored).config };
     for (const [k, value] of Object.entries(given)) if (value !== undefined) merged[k] = value;
     if (given.config) {
       // Secrets the client left masked (or left out) keep their stored values while validating.
