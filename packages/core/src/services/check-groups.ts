@@ -108,7 +108,7 @@ export class CheckGroupService {
     const channels = await this.deps.storage.alertChannels.listAll(accountId);
     const subs = await this.deps.storage.alertSubscriptions.listAll(accountId);
     const checks = await this.deps.storage.checks.listByGroup(accountId, group.id);
-    return mapPage(slicePage(checks, pageOptions(rawQuery)), (c) => toCheckResponse(c, channels, subs));
+    return mapPage(slicePage(checks, pageOptions(rawQuery)), (c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
   }
 
   private async syncSubscriptions(accountId: string, group: CheckGroup): Promise<void> {
