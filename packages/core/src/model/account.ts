@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema, TimestampSchema, UuidSchema } from './primitives.js';
+import { TimestampSchema, UuidSchema, nameSchema } from './primitives.js';
 import { AlertSettingsSchema, modelObject } from './shared.js';
 
 export const AccountSchema = v.object({
@@ -31,7 +31,7 @@ export const ApiKeySchema = v.object({
 export type ApiKey = v.InferOutput<typeof ApiKeySchema>;
 
 export const ApiKeyCreateSchema = modelObject({
-  name: v.pipe(NonEmptyStringSchema, v.maxLength(200, 'must be at most 200 characters')),
+  name: nameSchema(200),
 });
 export type ApiKeyCreate = v.InferOutput<typeof ApiKeyCreateSchema>;
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema, TimestampSchema } from './primitives.js';
-import { WebhookKeyValueSchema, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
+import { CodeSchema, MAX_HEADER_VALUE_LENGTH, MAX_NAME_LENGTH, NameSchema, TimestampSchema, boundedString, maxChars, nameSchema } from './primitives.js';
+import { HttpUrlSchema } from './urls.js';
+import { HeaderValueSchema, WebhookKeyValueSchema, headerListSchema, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 
 export const ALERT_CHANNEL_TYPES = ['EMAIL', 'WEBHOOK', 'SMS', 'CALL', 'CHAT', 'CHAT_APP', 'PAGING_A', 'PAGING_B'] as const;
 export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
@@ -20,16 +21,6 @@ export const ALERT_TYPES = [
 export const AlertTypeSchema = oneOf(ALERT_TYPES);
 export type AlertType = v.InferOutput<typeof AlertTypeSchema>;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-const HttpUrlSchema = v.pipe(v.string(), v.check(isHttpUrl, 'must be an http or https URL'));
 const PhoneNumberSchema = v.pipe(v.string(), v.regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number such as +14155550100'));
 
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -37,28 +28,28 @@ export const PAGING_B_REGIONS = ['EU', 'US'] as const;
 export const PAGING_B_PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'] as const;
 
 export const EmailConfigSchema = modelObject({
-  address: v.pipe(v.string(), v.trim(), v.email('must be a valid email address')),
+  address: v.pipe(v.string(), v.trim(), maxChars(254), v.email('must be a valid email address')),
 });
 export const WebhookConfigSchema = modelObject({
-  name: NonEmptyStringSchema,
+  name: NameSchema,
   url: HttpUrlSchema,
   method: v.optional(oneOf(WEBHOOK_METHODS), 'POST'),
-  headers: v.optional(v.array(WebhookKeyValueSchema), () => []),
-  queryParameters: v.optional(v.array(WebhookKeyValueSchema), () => []),
-  template: v.optional(v.nullable(v.string()), null),
-  webhookSecret: v.optional(v.nullable(v.string()), null),
+  headers: v.optional(headerListSchema(WebhookKeyValueSchema), () => []),
+  queryParameters: v.optional(headerListSchema(WebhookKeyValueSchema), () => []),
+  template: v.optional(v.nullable(CodeSchema), null),
+  webhookSecret: v.optional(v.nullable(HeaderValueSchema), null),
 });
-export const PhoneConfigSchema = modelObject({ number: PhoneNumberSchema, name: NonEmptyStringSchema });
-export const ChatConfigSchema = modelObject({ url: HttpUrlSchema, channel: v.optional(v.nullable(v.string()), null) });
+export const PhoneConfigSchema = modelObject({ number: PhoneNumberSchema, name: NameSchema });
+export const ChatConfigSchema = modelObject({ url: HttpUrlSchema, channel: v.optional(v.nullable(boundedString(MAX_NAME_LENGTH)), null) });
 export const ChatAppConfigSchema = modelObject({ url: HttpUrlSchema });
 export const PagingAConfigSchema = modelObject({
-  serviceKey: NonEmptyStringSchema,
-  account: v.optional(v.nullable(v.string()), null),
-  serviceName: v.optional(v.nullable(v.string()), null),
+  serviceKey: nameSchema(MAX_HEADER_VALUE_LENGTH),
+  account: v.optional(v.nullable(boundedString(MAX_NAME_LENGTH)), null),
+  serviceName: v.optional(v.nullable(boundedString(MAX_NAME_LENGTH)), null),
 });
 export const PagingBConfigSchema = modelObject({
-  name: NonEmptyStringSchema,
-  apiKey: NonEmptyStringSchema,
+  name: NameSchema,
+  apiKey: nameSchema(MAX_HEADER_VALUE_LENGTH),
   region: oneOf(PAGING_B_REGIONS),
   priority: v.optional(oneOf(PAGING_B_PRIORITIES), 'P3'),
 });
@@ -192,7 +183,7 @@ export type AlertSubscription = v.InferOutput<typeof AlertSubscriptionSchema>;
 export const AlertChannelSubscriptionsUpdateSchema = v.array(
   v.pipe(
     modelObject({
-      checkId: v.optional(NonEmptyStringSchema),
+      checkId: v.optional(NameSchema),
       groupId: v.optional(integerAtLeast(1)),
       activated: v.optional(v.boolean(), true),
     }),

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { ApiAssertionSchema, BasicAuthSchema, KeyValueSchema, modelObject, oneOf } from './shared.js';
+import { CodeSchema, MAX_URL_LENGTH } from './primitives.js';
+import { ApiAssertionSchema, BasicAuthSchema, HeaderListSchema, HeaderValueSchema, KeyValueSchema, headerListSchema, modelObject, oneOf } from './shared.js';
 import { isAbsoluteHttpUrl, isRelativeApiUrl, isTemplatedUrl } from './urls.js';
 
 export { isAbsoluteHttpUrl, isRelativeApiUrl, isTemplatedUrl };
@@ -11,7 +12,7 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const API_BODY_TYPES = ['NONE', 'JSON', 'FORM', 'RAW', 'GRAPHQL'] as const;
 export type ApiBodyType = (typeof API_BODY_TYPES)[number];
 
-export const MAX_API_URL_LENGTH = 2048;
+export const MAX_API_URL_LENGTH = MAX_URL_LENGTH;
 
 export const ApiUrlSchema = v.pipe(
   v.string(),
@@ -30,16 +31,16 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const HttpHeaderSchema = modelObject({
   key: v.pipe(KeyValueSchema.entries.key, v.regex(HEADER_NAME, 'must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)')),
-  value: v.pipe(v.string(), v.check((s) => !/[\r\n\0]/.test(s), 'must not hold line breaks')),
+  value: v.pipe(HeaderValueSchema, v.check((s) => !/[\r\n\0]/.test(s), 'must not hold line breaks')),
 });
 
 /** The request of an API check: what is sent, how, and what the answer must satisfy. */
 export const ApiRequestSchema = modelObject({
   method: v.optional(oneOf(HTTP_METHODS), 'GET'),
   url: ApiUrlSchema,
-  headers: v.optional(v.array(HttpHeaderSchema), () => []),
-  queryParameters: v.optional(v.array(KeyValueSchema), () => []),
-  body: v.optional(v.string(), ''),
+  headers: v.optional(headerListSchema(HttpHeaderSchema), () => []),
+  queryParameters: v.optional(HeaderListSchema, () => []),
+  body: v.optional(CodeSchema, ''),
   bodyType: v.optional(oneOf(API_BODY_TYPES), 'NONE'),
   basicAuth: v.optional(v.nullable(BasicAuthSchema), null),
   followRedirects: v.optional(v.boolean(), true),

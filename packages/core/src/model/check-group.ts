@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LocationSchema, NonEmptyStringSchema, RuntimeIdSchema, TimestampSchema } from './primitives.js';
+import { CodeSchema, LocationSchema, NameSchema, RuntimeIdSchema, TagsSchema, TimestampSchema } from './primitives.js';
 import {
   AlertChannelSubscriptionSchema,
   AlertSettingsSchema,
@@ -12,22 +12,22 @@ import {
 } from './shared.js';
 
 const checkGroupEntries = {
-  name: NonEmptyStringSchema,
+  name: NameSchema,
   activated: v.optional(v.boolean(), true),
   muted: v.optional(v.boolean(), false),
-  tags: v.optional(v.array(NonEmptyStringSchema), () => []),
+  tags: v.optional(TagsSchema, () => []),
   locations: v.optional(v.array(LocationSchema), () => []),
   concurrency: v.optional(integerAtLeast(1), 3),
   apiCheckDefaults: v.optional(ApiCheckDefaultsSchema, {}),
-  browserCheckDefaults: v.optional(v.nullable(v.string()), null),
+  browserCheckDefaults: v.optional(v.nullable(CodeSchema), null),
   runtimeId: v.optional(v.nullable(RuntimeIdSchema), null),
   environmentVariables: v.optional(EnvironmentVariablesSchema, () => []),
   alertChannelSubscriptions: v.optional(v.array(AlertChannelSubscriptionSchema), () => []),
   setupSnippetId: v.optional(v.nullable(integerAtLeast(1)), null),
   tearDownSnippetId: v.optional(v.nullable(integerAtLeast(1)), null),
-  localSetupScript: v.optional(v.nullable(v.string()), null),
-  localTearDownScript: v.optional(v.nullable(v.string()), null),
-  privateLocations: v.optional(v.nullable(v.array(NonEmptyStringSchema)), () => []),
+  localSetupScript: v.optional(v.nullable(CodeSchema), null),
+  localTearDownScript: v.optional(v.nullable(CodeSchema), null),
+  privateLocations: v.optional(v.nullable(v.array(NameSchema)), () => []),
   runParallel: v.optional(v.nullable(v.boolean()), false),
   alertSettings: v.optional(AlertSettingsSchema, {}),
   // FALLBACK: member checks keep their own strategy.
@@ -42,7 +42,7 @@ export type CheckGroupCreate = v.InferOutput<typeof CheckGroupCreateSchema>;
 /** PUT /v2/check-groups/{id}: the spec requires name in this body too. */
 export const CheckGroupUpdateSchema = modelObject({
   ...updateEntries(checkGroupEntries),
-  name: NonEmptyStringSchema,
+  name: NameSchema,
 });
 export type CheckGroupUpdate = v.InferOutput<typeof CheckGroupUpdateSchema>;
 

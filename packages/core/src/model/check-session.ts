@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema, TimestampSchema, UuidSchema, queryInteger } from './primitives.js';
+import { MAX_TAGS, MAX_TAG_LENGTH, NameSchema, NonEmptyStringSchema, TimestampSchema, UuidSchema, maxChars, queryInteger } from './primitives.js';
 import { CheckResultResponseSchema, RunSourceSchema } from './check-result.js';
 import { modelObject, oneOf } from './shared.js';
 
@@ -16,7 +16,10 @@ export function isFinalSessionStatus(status: string): boolean {
   return (FINAL_SESSION_STATUSES as readonly string[]).includes(status);
 }
 
-const LabelSchema = v.pipe(NonEmptyStringSchema, v.maxLength(255, 'must be at most 255 characters'));
+const LabelSchema = NameSchema;
+// A tag, or a tag with a leading `!` that negates it.
+const MatchTagSchema = v.pipe(NonEmptyStringSchema, maxChars(MAX_TAG_LENGTH + 1));
+const tooMany = `must hold at most ${MAX_TAGS} entries`;
 
 /**
  * Body of POST /v1/check-sessions/trigger. matchTags: the outer array is OR, each inner array AND,
@@ -25,9 +28,12 @@ const LabelSchema = v.pipe(NonEmptyStringSchema, v.maxLength(255, 'must be at mo
 export const CheckSessionTriggerSchema = modelObject({
   target: v.optional(
     modelObject({
-      checkId: v.optional(v.pipe(v.array(UuidSchema), v.minLength(1, 'must hold at least one check id'))),
+      checkId: v.optional(v.pipe(v.array(UuidSchema), v.minLength(1, 'must hold at least one check id'), v.maxLength(1000, 'must hold at most 1000 check ids'))),
       matchTags: v.optional(
-        v.array(v.pipe(v.array(NonEmptyStringSchema), v.minLength(1, 'must hold at least one tag'))),
+        v.pipe(
+          v.array(v.pipe(v.array(MatchTagSchema), v.minLength(1, 'must hold at least one tag'), v.maxLength(MAX_TAGS, tooMany))),
+          v.maxLength(MAX_TAGS, tooMany),
+        ),
       ),
     }),
   ),

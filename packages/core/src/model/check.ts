@@ -4,11 +4,17 @@ import { ApiRequestSchema } from './api-request.js';
 import {
   DEFAULT_FREQUENCY,
   FrequencySchema,
+  CodeSchema,
   LocationSchema,
+  LongTextSchema,
+  MAX_URL_LENGTH,
+  NameSchema,
   NonEmptyStringSchema,
   RuntimeIdSchema,
+  TagsSchema,
   TcpFrequencySchema,
   TimestampSchema,
+  maxChars,
 } from './primitives.js';
 import {
   AlertChannelSubscriptionSchema,
@@ -28,17 +34,17 @@ import {
 export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
-const PrivateLocationsSchema = v.nullable(v.array(NonEmptyStringSchema));
+const PrivateLocationsSchema = v.nullable(v.array(NameSchema));
 
 /** The spec's "Check (common fields, browser and TCP)", with its defaults; frequency is per type. */
 export const checkCommonEntries = {
-  name: NonEmptyStringSchema,
+  name: NameSchema,
   activated: v.optional(v.boolean(), true),
   muted: v.optional(v.boolean(), false),
   doubleCheck: v.optional(v.boolean(), true),
   shouldFail: v.optional(v.boolean(), false),
   locations: v.optional(v.nullable(v.array(LocationSchema)), () => []),
-  tags: v.optional(v.array(NonEmptyStringSchema), () => []),
+  tags: v.optional(TagsSchema, () => []),
   alertSettings: v.optional(AlertSettingsSchema, {}),
   useGlobalAlertSettings: v.optional(v.boolean(), true),
   groupId: v.optional(v.nullable(integerAtLeast(1)), null),
@@ -96,7 +102,7 @@ const responseTimeSchema = (fallback: number) => v.optional(v.nullable(integerBe
 export const TcpRequestSchema = modelObject({
   port: integerBetween(1, 65535),
   hostname: v.pipe(NonEmptyStringSchema, v.maxLength(253, 'must be at most 253 characters')),
-  data: v.optional(v.nullable(v.string()), null),
+  data: v.optional(v.nullable(LongTextSchema), null),
   assertions: v.optional(v.array(TcpAssertionSchema), () => []),
   ipFamily: v.optional(oneOf(['IPv4', 'IPv6']), 'IPv4'),
 });
@@ -189,16 +195,17 @@ export const BrowserDependencySchema = modelObject({
   path: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
+    maxChars(MAX_URL_LENGTH),
     v.check(isSafeRelativePath, 'must be a relative path without .. segments'),
   ),
-  content: v.string(),
+  content: CodeSchema,
 });
 export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
 
 const browserEntries = {
   ...checkCommonEntries,
-  script: v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be empty')),
-  scriptPath: v.optional(v.nullable(v.pipe(v.string(), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))), null),
+  script: v.pipe(CodeSchema, v.check((s) => s.trim().length > 0, 'must not be empty')),
+  scriptPath: v.optional(v.nullable(v.pipe(v.string(), maxChars(MAX_URL_LENGTH), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))), null),
   dependencies: v.optional(v.nullable(v.array(BrowserDependencySchema)), null),
   sslCheckDomain: v.optional(
     v.nullable(v.pipe(v.string(), v.regex(FQDN, 'must be a fully qualified domain name without scheme or path'))),

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { TimestampSchema } from './primitives.js';
-import { modelObject } from './shared.js';
+import { CodeSchema, TimestampSchema } from './primitives.js';
+import { HeaderValueSchema, modelObject } from './shared.js';
 
 const HOST = /^(\*\.)?(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)*(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
 
 const pem = (label: RegExp, what: string) =>
-  v.pipe(v.string(), v.check((s) => label.test(s), `must be ${what} in PEM text`));
+  v.pipe(CodeSchema, v.check((s) => label.test(s), `must be ${what} in PEM text`));
 
 export const CertificatePemSchema = pem(/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/, 'a certificate');
 export const PrivateKeyPemSchema = pem(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/, 'a private key');
@@ -19,7 +19,7 @@ export const ClientCertificateCreateSchema = modelObject({
   cert: CertificatePemSchema,
   ca: v.optional(v.nullable(CertificatePemSchema), null),
   key: v.optional(v.nullable(PrivateKeyPemSchema), null),
-  passphrase: v.optional(v.nullable(v.string()), null),
+  passphrase: v.optional(v.nullable(HeaderValueSchema), null),
 });
 export type ClientCertificateCreate = v.InferOutput<typeof ClientCertificateCreateSchema>;
 

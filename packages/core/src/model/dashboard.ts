@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema, TimestampSchema } from './primitives.js';
+import { LongTextSchema, NameSchema, TagsSchema, TimestampSchema } from './primitives.js';
 import { integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 import { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './urls.js';
 
@@ -8,14 +8,14 @@ export const REFRESH_RATES = [60, 300, 600] as const;
 export const PAGINATION_RATES = [30, 60, 300] as const;
 
 const dashboardEntries = {
-  header: NonEmptyStringSchema,
+  header: NameSchema,
   // Optional: the service derives one from the dashboardId when absent.
   customUrl: v.optional(SubdomainSchema),
   customDomain: v.optional(v.nullable(v.pipe(HostNameSchema, v.includes('.', 'must be a domain name with a dot'))), null),
   logo: v.optional(v.nullable(HttpUrlSchema), null),
   favicon: v.optional(v.nullable(HttpUrlSchema), null),
   link: v.optional(v.nullable(HttpUrlSchema), null),
-  description: v.optional(v.nullable(v.string()), null),
+  description: v.optional(v.nullable(LongTextSchema), null),
   width: v.optional(oneOf(DASHBOARD_WIDTHS), 'FULL'),
   refreshRate: v.optional(oneOf(REFRESH_RATES), 60),
   paginate: v.optional(v.boolean(), true),
@@ -25,7 +25,7 @@ const dashboardEntries = {
   hideTags: v.optional(v.boolean(), false),
   enableIncidents: v.optional(v.boolean(), false),
   expandChecks: v.optional(v.boolean(), false),
-  tags: v.optional(v.array(NonEmptyStringSchema), () => []),
+  tags: v.optional(TagsSchema, () => []),
   showHeader: v.optional(v.boolean(), true),
   showCheckRunLinks: v.optional(v.boolean(), false),
   showGroupNames: v.optional(v.boolean(), true),

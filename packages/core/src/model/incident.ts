@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTimeSchema, NonEmptyStringSchema, TimestampSchema } from './primitives.js';
+import { DateTimeSchema, MAX_LONG_TEXT_LENGTH, NameSchema, TimestampSchema, nameSchema } from './primitives.js';
 import { integerAtLeast, modelObject, oneOf } from './shared.js';
 
 export const INCIDENT_IMPACTS = ['MAINTENANCE', 'MAJOR', 'MINOR'] as const;
@@ -8,12 +8,12 @@ export type IncidentUpdateStatus = (typeof INCIDENT_UPDATE_STATUSES)[number];
 
 export const IncidentUpdateCreateSchema = modelObject({
   status: oneOf(INCIDENT_UPDATE_STATUSES),
-  description: NonEmptyStringSchema,
+  description: nameSchema(MAX_LONG_TEXT_LENGTH),
 });
 export type IncidentUpdateCreate = v.InferOutput<typeof IncidentUpdateCreateSchema>;
 
 export const IncidentCreateSchema = modelObject({
-  name: NonEmptyStringSchema,
+  name: NameSchema,
   impact: v.optional(oneOf(INCIDENT_IMPACTS), 'MINOR'),
   dashboardId: integerAtLeast(1),
   incidentUpdates: v.pipe(
@@ -27,7 +27,7 @@ export type IncidentCreate = v.InferOutput<typeof IncidentCreateSchema>;
 
 /** PUT of an incident: its own fields; updates are added through their own route. */
 export const IncidentUpdateSchema = modelObject({
-  name: v.optional(NonEmptyStringSchema),
+  name: v.optional(NameSchema),
   impact: v.optional(oneOf(INCIDENT_IMPACTS)),
   startedAt: v.optional(v.nullable(DateTimeSchema)),
   stoppedAt: v.optional(v.nullable(DateTimeSchema)),

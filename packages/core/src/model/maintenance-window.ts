@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DateTimeSchema, NonEmptyStringSchema, TimestampSchema } from './primitives.js';
+import { DateTimeSchema, TagsSchema, TimestampSchema, nameSchema } from './primitives.js';
 import { integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 
 export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
@@ -15,10 +15,9 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-const TagsSchema = v.array(NonEmptyStringSchema);
-
 const windowEntries = {
-  name: v.pipe(NonEmptyStringSchema, v.maxLength(200, 'must be at most 200 characters')),
+  // The API states this maximum.
+  name: nameSchema(200),
   startsAt: DateTimeSchema,
   endsAt: DateTimeSchema,
   repeatUnit: oneOf(REPEAT_UNITS),
@@ -29,7 +28,7 @@ const windowEntries = {
   pauseAllChecks: v.optional(v.boolean(), false),
   silenceAlertsTags: v.optional(TagsSchema, () => []),
   silenceAllAlerts: v.optional(v.boolean(), false),
-  timezone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'must be an IANA time zone such as Europe/Berlin')), 'UTC'),
+  timezone: v.optional(v.pipe(v.string(), v.maxLength(64, 'must be at most 64 characters'), v.check(isTimeZone, 'must be an IANA time zone such as Europe/Berlin')), 'UTC'),
 };
 
 export const MaintenanceWindowCreateSchema = v.pipe(

@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 import { ValidationError, type ValidationIssue, type ValidationSource } from '../errors.js';
+import { ARRAY_FOR_OBJECT } from './shared.js';
+
+const WHOLE: Record<ValidationSource, string> = { payload: 'the request body', query: 'the query', params: 'the path parameters' };
 
 /** Turns valibot issues into ValidationIssues, each naming the dotted path of its field. */
 export function toValidationIssues(issues: readonly v.BaseIssue<unknown>[]): ValidationIssue[] {
@@ -17,5 +20,9 @@ export function parse<TSchema extends v.GenericSchema>(
 ): v.InferOutput<TSchema> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
-  throw new ValidationError(toValidationIssues(result.issues), source);
+  // An array sent as the whole body (`[]` for `{}`) is named as the body, not as an unnamed field.
+  const issues = toValidationIssues(result.issues).map((issue) =>
+    issue.path === '' && issue.message === ARRAY_FOR_OBJECT ? { path: '', message: `${WHOLE[source]} ${ARRAY_FOR_OBJECT}` } : issue,
+  );
+  throw new ValidationError(issues, source);
 }

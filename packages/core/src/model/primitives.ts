@@ -128,3 +128,45 @@ export const ErrorBodySchema = v.object({
   error: v.string(),
   message: v.string(),
 });
+
+/**
+ * Maxima of free-text fields (docs/decisions.md "string lengths"). A longer value is a 400 naming
+ * the field; where the API states a maximum (a maintenance window's name, a description) it wins.
+ */
+export const MAX_NAME_LENGTH = 255;
+export const MAX_TAG_LENGTH = 64;
+export const MAX_TAGS = 100;
+export const MAX_HEADER_KEY_LENGTH = 255;
+export const MAX_HEADER_VALUE_LENGTH = 4096;
+export const MAX_URL_LENGTH = 2048;
+export const MAX_LONG_TEXT_LENGTH = 10_000;
+/** Code (scripts, snippets, dependencies, request bodies) may be longer than prose. */
+export const MAX_CODE_LENGTH = 100_000;
+
+/** A string of at most `max` characters; the message states the maximum. */
+export function maxChars(max: number) {
+  return v.maxLength<string, number, string>(max, `must be at most ${max} characters`);
+}
+
+/** A string of at most `max` characters. */
+export function boundedString(max: number) {
+  return v.pipe(v.string(), maxChars(max));
+}
+
+/** A required name: trimmed, not empty, at most 255 characters (or the API's own maximum). */
+export function nameSchema(max: number = MAX_NAME_LENGTH) {
+  return v.pipe(NonEmptyStringSchema, maxChars(max));
+}
+export const NameSchema = nameSchema();
+
+/** One tag: not empty, at most 64 characters. */
+export const TagSchema = v.pipe(NonEmptyStringSchema, maxChars(MAX_TAG_LENGTH));
+
+/** The tags of a resource: at most 100, each a TagSchema. */
+export const TagsSchema = v.pipe(v.array(TagSchema), v.maxLength(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`));
+
+/** Free text such as an incident update's description: at most 10,000 characters. */
+export const LongTextSchema = boundedString(MAX_LONG_TEXT_LENGTH);
+
+/** Code or a document sent as is (scripts, snippets, request bodies): at most 100,000 characters. */
+export const CodeSchema = boundedString(MAX_CODE_LENGTH);

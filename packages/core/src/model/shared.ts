@@ -1,5 +1,15 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema } from './primitives.js';
+import {
+  LongTextSchema,
+  MAX_HEADER_KEY_LENGTH,
+  MAX_HEADER_VALUE_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_URL_LENGTH,
+  NameSchema,
+  NonEmptyStringSchema,
+  boundedString,
+  maxChars,
+} from './primitives.js';
 import { isAbsoluteHttpUrl, isTemplatedUrl } from './urls.js';
 
 /**
@@ -7,8 +17,24 @@ import { isAbsoluteHttpUrl, isTemplatedUrl } from './urls.js';
  * "Invalid key" text. Unknown keys are dropped, as for every body.
  */
 export function modelObject<const TEntries extends v.ObjectEntries>(entries: TEntries) {
-  return v.object(entries, (issue) => (issue.path ? 'is required' : 'must be an object'));
+  const schema = v.object(entries, (issue) => (issue.path ? 'is required' : 'must be an object'));
+  type Run = (typeof schema)['~run'];
+  const run: Run = schema['~run'];
+  // A JSON array is an object to valibot: refuse it here, so `[]` never reads as `{}` with defaults.
+  const refuseArrays: Run = function (this: typeof schema, dataset, config) {
+    if (!Array.isArray(dataset.value)) return run.call(this, dataset, config);
+    const issue: v.ObjectIssue = {
+      kind: 'schema', type: 'object', input: dataset.value, expected: 'Object', received: 'Array',
+      message: ARRAY_FOR_OBJECT, lang: config.lang, abortEarly: config.abortEarly, abortPipeEarly: config.abortPipeEarly,
+    };
+    return { typed: false, value: dataset.value, issues: [issue] } as unknown as ReturnType<Run>;
+  };
+  (schema as { '~run': Run })['~run'] = refuseArrays;
+  return schema;
 }
+
+/** The message of a JSON array sent where an object is expected. */
+export const ARRAY_FOR_OBJECT = 'must be an object, not an array';
 
 type WithoutDefault<T> = T extends v.OptionalSchema<infer TWrapped, infer _TDefault> ? TWrapped : T;
 export type UpdateEntries<TEntries extends v.ObjectEntries> = {
@@ -110,8 +136,8 @@ export type GroupRetryStrategy = v.InferOutput<typeof GroupRetryStrategySchema>;
 
 export const TriggerIncidentSchema = modelObject({
   serviceId: NonEmptyStringSchema,
-  name: NonEmptyStringSchema,
-  description: v.string(),
+  name: NameSchema,
+  description: LongTextSchema,
   notifySubscribers: v.optional(v.boolean(), false),
 });
 export type TriggerIncident = v.InferOutput<typeof TriggerIncidentSchema>;
@@ -132,7 +158,7 @@ export const EnvironmentVariableSchema = modelObject({
   key: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
-    v.maxLength(255, 'must be at most 255 characters'),
+    maxChars(MAX_HEADER_KEY_LENGTH),
     v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must start with a letter or _ and hold only letters, digits and _'),
   ),
   value: v.string(),
@@ -174,10 +200,12 @@ export const EnvironmentVariablesSchema = v.nullable(
   ),
 );
 
-export const KeyValueSchema = modelObject({
-  key: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
-  value: v.string(),
-});
+/** An HTTP header's or query parameter's name: not empty, at most 255 characters. */
+export const HeaderKeySchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxChars(MAX_HEADER_KEY_LENGTH));
+/** An HTTP header's or query parameter's value: at most 4,096 characters. */
+export const HeaderValueSchema = boundedString(MAX_HEADER_VALUE_LENGTH);
+
+export const KeyValueSchema = modelObject({ key: HeaderKeySchema, value: HeaderValueSchema });
 export type KeyValue = v.InferOutput<typeof KeyValueSchema>;
 
 export const WebhookKeyValueSchema = modelObject({
@@ -185,6 +213,14 @@ export const WebhookKeyValueSchema = modelObject({
   locked: v.optional(v.boolean(), false),
 });
 export type WebhookKeyValue = v.InferOutput<typeof WebhookKeyValueSchema>;
+
+export const MAX_HEADERS = 100;
+
+/** Headers or query parameters: at most 100 entries of `item` (KeyValueSchema unless given). */
+export function headerListSchema<TItem extends v.GenericSchema>(item: TItem) {
+  return v.pipe(v.array(item), v.maxLength(MAX_HEADERS, `must hold at most ${MAX_HEADERS} entries`));
+}
+export const HeaderListSchema = headerListSchema(KeyValueSchema);
 
 export const ASSERTION_COMPARISONS = [
   'EQUALS', 'NOT_EQUALS', 'IS_EMPTY', 'NOT_EMPTY', 'LESS_THAN', 'GREATER_THAN', 'CONTAINS', 'NOT_CONTAINS',
@@ -205,9 +241,9 @@ function compiles(pattern: string): boolean {
 }
 
 const assertionCommonEntries = {
-  target: v.optional(v.string(), ''),
-  property: v.optional(v.string(), ''),
-  regex: v.optional(v.nullable(v.pipe(v.string(), v.check(compiles, 'must be a valid regular expression'))), null),
+  target: v.optional(LongTextSchema, ''),
+  property: v.optional(LongTextSchema, ''),
+  regex: v.optional(v.nullable(v.pipe(LongTextSchema, v.check(compiles, 'must be a valid regular expression'))), null),
 };
 
 export const TcpAssertionSchema = modelObject({
@@ -225,7 +261,10 @@ export const ApiAssertionSchema = modelObject({
 export type ApiAssertion = v.InferOutput<typeof ApiAssertionSchema>;
 
 /** HTTP basic authentication; an empty username means none. */
-export const BasicAuthSchema = modelObject({ username: v.optional(v.string(), ''), password: v.optional(v.string(), '') });
+export const BasicAuthSchema = modelObject({
+  username: v.optional(boundedString(MAX_NAME_LENGTH), ''),
+  password: v.optional(HeaderValueSchema, ''),
+});
 export type BasicAuth = v.InferOutput<typeof BasicAuthSchema>;
 
 export const ApiCheckDefaultsSchema = modelObject({
@@ -234,13 +273,13 @@ export const ApiCheckDefaultsSchema = modelObject({
     v.pipe(
       v.string(),
       v.trim(),
-      v.maxLength(2048, 'must be at most 2048 characters'),
+      maxChars(MAX_URL_LENGTH),
       v.check((url) => url === '' || isTemplatedUrl(url) || isAbsoluteHttpUrl(url), 'must be empty or an http:// or https:// URL'),
     ),
     '',
   ),
-  headers: v.optional(v.array(KeyValueSchema), () => []),
-  queryParameters: v.optional(v.array(KeyValueSchema), () => []),
+  headers: v.optional(HeaderListSchema, () => []),
+  queryParameters: v.optional(HeaderListSchema, () => []),
   assertions: v.optional(v.array(ApiAssertionSchema), () => []),
   basicAuth: v.optional(BasicAuthSchema, {}),
 });

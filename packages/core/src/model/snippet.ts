@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyStringSchema, TimestampSchema } from './primitives.js';
+import { CodeSchema, TimestampSchema, nameSchema } from './primitives.js';
 import { modelObject, updateEntries } from './shared.js';
 
 /**
@@ -8,8 +8,9 @@ import { modelObject, updateEntries } from './shared.js';
  * names the ids only; the fields are those of the product it follows (`/v1/snippets`).
  */
 const snippetEntries = {
-  name: v.pipe(NonEmptyStringSchema, v.maxLength(200, 'must be at most 200 characters')),
-  script: v.pipe(v.string(), v.check((s) => s.trim().length > 0, 'must not be empty')),
+  name: nameSchema(200),
+  // Code: up to 100,000 characters.
+  script: v.pipe(CodeSchema, v.check((s) => s.trim().length > 0, 'must not be empty')),
 };
 
 export const SnippetCreateSchema = modelObject(snippetEntries);

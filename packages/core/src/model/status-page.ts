@@ -1,5 +1,15 @@
 import * as v from 'valibot';
-import { CursorQuerySchema, DateTimeSchema, NonEmptyStringSchema, QueryBooleanSchema, TimestampSchema } from './primitives.js';
+import {
+  CursorQuerySchema,
+  DateTimeSchema,
+  MAX_LONG_TEXT_LENGTH,
+  MAX_NAME_LENGTH,
+  NameSchema,
+  QueryBooleanSchema,
+  TimestampSchema,
+  maxChars,
+  nameSchema,
+} from './primitives.js';
 import { INCIDENT_UPDATE_STATUSES } from './incident.js';
 import { modelObject, oneOf, updateEntries } from './shared.js';
 import { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './urls.js';
@@ -27,9 +37,12 @@ export const ThemeColorsSchema = modelObject({
 });
 export type ThemeColors = v.InferOutput<typeof ThemeColorsSchema>;
 
+/** Ids of services: at most 100, each at most 255 characters. */
+const IdListSchema = v.pipe(v.array(v.pipe(v.string(), maxChars(MAX_NAME_LENGTH))), v.maxLength(100, 'must hold at most 100 ids'));
+
 export const StatusPageCardCreateSchema = modelObject({
-  name: NonEmptyStringSchema,
-  serviceIds: v.optional(v.array(v.string()), () => []),
+  name: NameSchema,
+  serviceIds: v.optional(IdListSchema, () => []),
 });
 
 // A status page answers at /s/{id or url}: a url shaped like an id could stand in for another page.
@@ -39,7 +52,7 @@ const PageUrlSchema = v.pipe(
 );
 
 const pageEntries = {
-  name: NonEmptyStringSchema,
+  name: NameSchema,
   url: PageUrlSchema,
   description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))), null),
   customDomain: v.optional(v.nullable(HostNameSchema), null),
@@ -48,7 +61,7 @@ const pageEntries = {
   redirectTo: v.optional(v.nullable(HttpUrlSchema), null),
   favicon: v.optional(v.nullable(HttpUrlSchema), null),
   defaultTheme: v.optional(oneOf(DEFAULT_THEMES), 'AUTO'),
-  cards: v.optional(v.array(StatusPageCardCreateSchema), () => []),
+  cards: v.optional(v.pipe(v.array(StatusPageCardCreateSchema), v.maxLength(100, 'must hold at most 100 cards')), () => []),
   whiteLabel: v.optional(v.boolean(), false),
   isPrivate: v.optional(v.boolean(), false),
 };
@@ -73,7 +86,7 @@ export const StatusPageSchema = v.object({
 export type StatusPage = v.InferOutput<typeof StatusPageSchema>;
 
 export const ServiceCreateSchema = modelObject({
-  name: v.pipe(NonEmptyStringSchema, v.maxLength(200, 'must be at most 200 characters')),
+  name: nameSchema(200),
 });
 export type ServiceCreate = v.InferOutput<typeof ServiceCreateSchema>;
 export const ServiceUpdateSchema = ServiceCreateSchema;
@@ -97,7 +110,7 @@ export const StatusPageResponseSchema = v.object({
 export type StatusPageResponse = v.InferOutput<typeof StatusPageResponseSchema>;
 
 export const StatusPageIncidentUpdateCreateSchema = modelObject({
-  description: NonEmptyStringSchema,
+  description: nameSchema(MAX_LONG_TEXT_LENGTH),
   /**
    * Where the incident stands (docs/decisions.md's incident-update statuses). Absent: INVESTIGATING on
    * the first update, the incident's current status on a later one. RESOLVED closes the incident.
@@ -109,8 +122,8 @@ export const StatusPageIncidentUpdateCreateSchema = modelObject({
 export type StatusPageIncidentUpdateCreate = v.InferOutput<typeof StatusPageIncidentUpdateCreateSchema>;
 
 export const StatusPageIncidentCreateSchema = modelObject({
-  name: NonEmptyStringSchema,
-  serviceIds: v.pipe(v.array(v.string()), v.minLength(1, 'must name at least one service')),
+  name: NameSchema,
+  serviceIds: v.pipe(IdListSchema, v.minLength(1, 'must name at least one service')),
   incidentUpdate: StatusPageIncidentUpdateCreateSchema,
 });
 export type StatusPageIncidentCreate = v.InferOutput<typeof StatusPageIncidentCreateSchema>;

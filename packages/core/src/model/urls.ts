@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_URL_LENGTH, maxChars } from './primitives.js';
 
 /** A subdomain label: what customUrl of a dashboard and url of a status page hold. */
 export const SubdomainSchema = v.pipe(
@@ -26,7 +27,7 @@ function isHttpUrl(value: string): boolean {
 /** An absolute http(s) URL (logos, favicons, links). */
 export const HttpUrlSchema = v.pipe(
   v.string(),
-  v.maxLength(2048, 'must be at most 2048 characters'),
+  maxChars(MAX_URL_LENGTH),
   v.check(isHttpUrl, 'must be an http or https URL'),
 );
 
