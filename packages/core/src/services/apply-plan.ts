@@ -168,7 +168,8 @@ export class ApplyPlanner {
       case 'CheckGroup': {
         const group = await storage.checkGroups.get(accountId, id as number);
         if (!group) return null;
-        return { id: group.id, type: null, name: group.name, values: { ...group, environmentVariables: open(group.environmentVariables) } };
+        const values = { ...group, environmentVariables: open(group.environmentVariables), apiCheckDefaults: openApiRequest(group.apiCheckDefaults, secretBox) };
+        return { id: group.id, type: null, name: group.name, values };
       }
       case 'AlertChannel': {
         if (!(await storage.alertChannels.get(accountId, id as number))) return null;

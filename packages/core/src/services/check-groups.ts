@@ -1,4 +1,5 @@
 import { ConflictError, ValidationError } from '../errors.js';
+import type { SecretBox } from '../ports/secret-box.js';
 import { CheckGroupCreateSchema, CheckGroupUpdateSchema, type CheckGroup, type CheckGroupResponse } from '../model/check-group.js';
 import type { CheckResponse } from '../model/check.js';
 import { parse } from '../model/parse.js';
@@ -7,15 +8,21 @@ import { checkChannelIds, resolveSubscriptions, type AssignOptions } from './che
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { maskVariables, sealVariables } from './masking.js';
+import { maskApiRequest, openApiRequest, sealApiRequest, unmaskApiRequest } from './sealing.js';
 import { syncSchedule } from './schedule-sync.js';
 import { checkTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
 import { scriptIssues, SnippetService } from './snippets.js';
 import { found, mapPage, mergeDefined, numericId, pageOptions, slicePage, stripAccount } from './support.js';
 
-function toResponse(group: CheckGroup): CheckGroupResponse {
+/**
+ * A stored group as the API answers it: secret variables masked, and its apiCheckDefaults masked as
+ * an API check's request is (credential headers and the basic-auth password; other header values
+ * opened).
+ */
+function toResponse(group: CheckGroup, box: SecretBox): CheckGroupResponse {
   const rest = stripAccount(group);
-  return { ...rest, environmentVariables: maskVariables(rest.environmentVariables) };
+  return { ...rest, environmentVariables: maskVariables(rest.environmentVariables), apiCheckDefaults: maskApiRequest(rest.apiCheckDefaults, box) };
 }
 
 export class CheckGroupService {
@@ -43,18 +50,23 @@ export class CheckGroupService {
       ...parsed,
       alertChannelSubscriptions: subs,
       environmentVariables: sealVariables(parsed.environmentVariables, this.deps.secretBox),
+      apiCheckDefaults: sealApiRequest(parsed.apiCheckDefaults, this.deps.secretBox),
       created_at: nowIso(this.deps),
       updated_at: null,
     });
     await this.syncSubscriptions(accountId, group);
-    return toResponse(group);
+    return toResponse(group, this.deps.secretBox);
   }
 
   /** PUT /v2/check-groups/{id}: name is required; other given fields replace the stored ones. */
   async update(accountId: string, rawId: unknown, body: unknown, _options: AssignOptions = {}): Promise<CheckGroupResponse> {
     const stored = await this.getRecord(accountId, rawId);
     const given = parse(CheckGroupUpdateSchema, body);
-    const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = stored;
+    const box = this.deps.secretBox;
+    // The stored credentials are validated opened; masked ones sent back keep the stored values.
+    const apiCheckDefaults = openApiRequest(stored.apiCheckDefaults, box);
+    if (given.apiCheckDefaults) given.apiCheckDefaults = unmaskApiRequest(given.apiCheckDefaults, apiCheckDefaults);
+    const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = { ...stored, apiCheckDefaults };
     const parsed = parse(CheckGroupCreateSchema, mergeDefined(storedBody, given));
     checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, null);
     await this.checkScripts(accountId, parsed);
@@ -65,7 +77,8 @@ export class CheckGroupService {
         ...parsed,
         environmentVariables: given.environmentVariables === undefined
           ? stored.environmentVariables
-          : sealVariables(parsed.environmentVariables, this.deps.secretBox, stored.environmentVariables),
+          : sealVariables(parsed.environmentVariables, box, stored.environmentVariables),
+        apiCheckDefaults: sealApiRequest(parsed.apiCheckDefaults, box),
         id: stored.id,
         created_at: stored.created_at,
         updated_at: nowIso(this.deps),
@@ -77,11 +90,11 @@ export class CheckGroupService {
     for (const member of await this.deps.storage.checks.listByGroup(accountId, group.id)) {
       await syncSchedule(this.deps, accountId, member, group);
     }
-    return toResponse(group);
+    return toResponse(group, box);
   }
 
   async get(accountId: string, rawId: unknown): Promise<CheckGroupResponse> {
-    return toResponse(await this.getRecord(accountId, rawId));
+    return toResponse(await this.getRecord(accountId, rawId), this.deps.secretBox);
   }
 
   async getRecord(accountId: string, rawId: unknown): Promise<CheckGroup> {
@@ -89,7 +102,7 @@ export class CheckGroupService {
   }
 
   async list(accountId: string, rawQuery: unknown): Promise<Page<CheckGroupResponse>> {
-    return mapPage(await this.deps.storage.checkGroups.list(accountId, pageOptions(rawQuery)), toResponse);
+    return mapPage(await this.deps.storage.checkGroups.list(accountId, pageOptions(rawQuery)), (g) => toResponse(g, this.deps.secretBox));
   }
 
   /** A group that still has checks is not deleted (409). */

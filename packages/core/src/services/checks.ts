@@ -262,7 +262,7 @@ export class CheckService {
     await this.storage.schedule.remove(accountId, id);
   }
 
-  /** The check as it runs: its group's defaults merged in, secret variables opened. */
+  /** The check as it runs: its group's defaults merged in, secret variables and sealed credentials opened. */
   async getForRun(accountId: string, checkId: string): Promise<CheckForRun> {
     const stored = await this.getRecord(accountId, checkId);
     const group = stored.groupId === null ? null : await this.storage.checkGroups.get(accountId, stored.groupId);
@@ -282,7 +282,7 @@ export class CheckService {
       alertSettings: effective.alertSettings,
       alertChannelSubscriptions: effective.alertChannelSubscriptions,
       ...(stored.checkType === 'BROWSER' ? { environmentVariables: vars } : {}),
-      ...(stored.checkType === 'API' ? { request: mergeApiCheckDefaults(openApiRequest(stored.request, this.deps.secretBox), group?.apiCheckDefaults) } : {}),
+      ...(stored.checkType === 'API' ? { request: this.requestForRun(stored.request, group) } : {}),
     } as Check;
     return {
       check,
@@ -292,6 +292,12 @@ export class CheckService {
       muted: effective.muted,
       activated: effective.activated,
     };
+  }
+
+  /** An API check's request as it runs: its own and its group's apiCheckDefaults opened, then merged. */
+  private requestForRun(request: ApiRequest, group: CheckGroup | null): ApiRequest {
+    const box = this.deps.secretBox;
+    return mergeApiCheckDefaults(openApiRequest(request, box), group ? openApiRequest(group.apiCheckDefaults, box) : null);
   }
 
   private async groupOf(accountId: string, check: Check): Promise<CheckGroup | null> {

@@ -5,7 +5,7 @@ import { MASKED } from './masking.js';
 /**
  * Credentials that are not flagged secret by their owner, sealed at rest and masked in responses:
  * a webhook's header values, a chat channel's URL (the URL is its credential), an API check's
- * header values and basic-auth password. What a response shows masked is what a client may send
+ * header values and basic-auth password, and those of a group's apiCheckDefaults. What a response shows masked is what a client may send
  * back: the stored value is kept for it.
  *
  * Values stored before they were sealed read as they are (`open` leaves them) and are sealed on
@@ -140,9 +140,14 @@ export function openApiRequest<T extends ApiCredentials>(request: T, box: Secret
   return mapApiRequest(request, (h) => openValue(box, h.value), (p) => openValue(box, p));
 }
 
+/** An opened API check's request (or a group's apiCheckDefaults) with its credential headers and basic-auth password masked. */
+export function maskOpenedApiRequest<T extends ApiCredentials>(request: T): T {
+  return mapApiRequest(request, (h) => (isSensitiveName(h.key) ? MASKED : h.value), () => MASKED);
+}
+
 /** A stored API check's request as a response shows it: credential headers and the basic-auth password masked. */
 export function maskApiRequest<T extends ApiCredentials>(request: T, box: SecretBox): T {
-  return mapApiRequest(request, (h) => (isSensitiveName(h.key) ? MASKED : openValue(box, h.value)), () => MASKED);
+  return maskOpenedApiRequest(openApiRequest(request, box));
 }
 
 /** An API check's request a client sent, with the values it sent back masked replaced by the stored (opened) ones. */
