@@ -1,12 +1,14 @@
 /**
  * Credentials nobody flagged secret stay out of the database, the logs and the API's answers: a
  * webhook's unlocked headers (an Authorization, an X-Api-Key), the URLs of CHAT and CHAT_APP
- * channels, an API check's Authorization header and basic-auth password, each with its own random
- * value. An API check runs against a local receiver, fails and alerts every channel; a client reads
- * everything back and writes the masked values back as it read them. Then none of the values may
+ * channels, an API check's Authorization header and basic-auth password, a check group's
+ * apiCheckDefaults Cookie header and basic-auth password, each with its own random value. An API
+ * check, and one that takes its credentials from its group's defaults, run against a local
+ * receiver, fail and alert every channel; a client reads everything back and writes the masked
+ * values back as it read them. Then none of the values may
  * be found (as they are, or encoded) in any row or, on SQLite, the database files, in any log
  * entry, or in any API response. Header values that are no credential (X-Team, X-Plain) are sealed
- * in their channel or check too, and shown in responses as they are; a run's result records the
+ * in their channel, check or group too, and shown in responses as they are; a run's result records the
  * request it sent with its credentials masked, and such a header as it was sent.
  */
 import { randomBytes } from 'node:crypto';
@@ -30,9 +32,11 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     CHAT_APP_PATH: pathValue('chat-app-path'),
     API_AUTH: secretValue('api-auth'),
     API_BASIC: secretValue('api-basic'),
+    GROUP_COOKIE: secretValue('group-cookie'),
+    GROUP_BASIC: secretValue('group-basic'),
   };
   /** Sealed at rest, shown in responses. */
-  const shown = { HOOK_PLAIN: secretValue('hook-plain'), API_PLAIN: secretValue('api-plain') };
+  const shown = { HOOK_PLAIN: secretValue('hook-plain'), API_PLAIN: secretValue('api-plain'), GROUP_PLAIN: secretValue('group-plain') };
   let stack: Stack;
   let account: Account;
   let receiver: Receiver;
@@ -86,7 +90,20 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     expect(check.alertChannels.webhook[0].headers).toEqual(maskedHeaders);
     expect(check.alertChannels.chat).toEqual(expect.arrayContaining([{ url: `${new URL(receiver.url).origin}/${MASK}` }]));
 
-    const { sessions } = expectStatus(await api('post', '/v1/check-sessions/trigger', { target: { checkId: [check.id] } }), 201);
+    // A group whose defaults carry credentials, and a member that has none of its own.
+    const groupHeaders = [{ key: 'Cookie', value: `sid=${s.GROUP_COOKIE}` }, { key: 'X-Group-Plain', value: shown.GROUP_PLAIN }];
+    const group = expectStatus(await api('post', '/v2/check-groups', {
+      name: 'sealed group', apiCheckDefaults: { url: receiver.url, headers: groupHeaders, basicAuth: { username: 'grp', password: s.GROUP_BASIC } },
+    }), 201);
+    const maskedGroupDefaults = { headers: [{ key: 'Cookie', value: MASK }, { key: 'X-Group-Plain', value: shown.GROUP_PLAIN }], basicAuth: { username: 'grp', password: MASK } };
+    expect(group.apiCheckDefaults).toMatchObject(maskedGroupDefaults);
+    expect(expectStatus(await api('get', `/v2/check-groups/${group.id}`), 200).apiCheckDefaults).toMatchObject(maskedGroupDefaults);
+    const member = expectStatus(await api('post', '/v1/checks/api', {
+      name: 'sealed member', groupId: group.id, frequency: 1440, retryStrategy: null, doubleCheck: false,
+      request: { url: '/group-api', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+    }), 201);
+
+    const { sessions } = expectStatus(await api('post', '/v1/check-sessions/trigger', { target: { checkId: [check.id, member.id] } }), 201);
     for (const session of sessions as { checkSessionId: string }[]) {
       const done = expectStatus(await api('get', `/v1/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=30`), 200);
       expect(done.status, JSON.stringify(done.results)).toBe('FAILED');
@@ -98,6 +115,12 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     const run = receiver.requests.find((r) => r.path === '/api')!;
     expect(run.headers.authorization).toMatch(/^(Bearer|Basic) /);
     expect(run.headers['x-plain']).toBe(shown.API_PLAIN);
+    const memberRun = receiver.requests.find((r) => r.path === '/group-api')!;
+    expect(memberRun.headers).toMatchObject({
+      cookie: `sid=${s.GROUP_COOKIE}`,
+      authorization: `Basic ${Buffer.from(`grp:${s.GROUP_BASIC}`).toString('base64')}`,
+      'x-group-plain': shown.GROUP_PLAIN,
+    });
     const hook = receiver.requests.find((r) => r.path === '/hook')!;
     expect(hook.headers).toMatchObject({ authorization: `Bearer ${s.HOOK_AUTH}`, 'x-api-key': s.HOOK_KEY, 'x-team': shown.HOOK_PLAIN });
     expect(receiver.requests.some((r) => r.path === `/chat/${s.CHAT_PATH}`)).toBe(true);
@@ -115,11 +138,17 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     }
     const read = expectStatus(await api('get', `/v1/checks/api/${check.id}`), 200);
     expectStatus(await api('put', `/v1/checks/api/${check.id}`, { name: read.name, request: read.request }), 200);
+    const readGroup = expectStatus(await api('get', `/v2/check-groups/${group.id}`), 200);
+    expectStatus(await api('put', `/v2/check-groups/${group.id}`, { name: readGroup.name, apiCheckDefaults: readGroup.apiCheckDefaults }), 200);
+    expect((await stack.vigil.checks.getForRun(account.id, member.id)).check).toMatchObject({
+      request: { headers: groupHeaders, basicAuth: { username: 'grp', password: s.GROUP_BASIC } },
+    });
     expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[0]!.id)).config).toMatchObject({ headers: hookHeaders });
     expect((await stack.vigil.alertChannels.getForDelivery(account.id, made[1]!.id)).config).toMatchObject({ url: channels[1]!.config.url });
     expect((await stack.vigil.checks.getForRun(account.id, check.id)).check).toMatchObject({ request: { basicAuth: { password: s.API_BASIC } } });
     expectStatus(await api('get', '/v1/checks'), 200);
     expectStatus(await api('get', '/v1/alert-channels'), 200);
+    expectStatus(await api('get', '/v2/check-groups'), 200);
     expectStatus(await api('get', `/v1/check-results/${check.id}`), 200);
     await stack.vigil.stop();
 
@@ -133,6 +162,10 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     // The scan reads real data: the name of the check is stored and answered.
     expect(findSecrets({ name: 'sealed api' }, stored).length).toBeGreaterThan(0);
     expect(findSecrets({ shown: shown.HOOK_PLAIN }, responses).length).toBeGreaterThan(0);
+    // A group's header that is no credential is sealed in its row (a run's result records it as sent).
+    const groupRows = stored.filter((h) => /^table \w*check_groups row /.test(h.where));
+    expect(findSecrets({ name: 'sealed group' }, groupRows).length).toBeGreaterThan(0);
+    expect(findSecrets({ GROUP_PLAIN: shown.GROUP_PLAIN }, groupRows)).toEqual([]);
 
     const findings = [...findSecrets({ ...s, HOOK_PLAIN: shown.HOOK_PLAIN }, [...stored, ...logs]), ...findSecrets(s, responses)];
     expect(findings, report(findings)).toEqual([]);
