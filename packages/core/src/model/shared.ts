@@ -3,6 +3,7 @@ import {
   LongTextSchema,
   MAX_HEADER_KEY_LENGTH,
   MAX_HEADER_VALUE_LENGTH,
+  MAX_LONG_TEXT_LENGTH,
   MAX_NAME_LENGTH,
   MAX_URL_LENGTH,
   NameSchema,
@@ -151,9 +152,12 @@ export type AlertChannelSubscription = v.InferOutput<typeof AlertChannelSubscrip
 /** Keys starting with this are secret even when `secret` is false (docs/decisions.md "script environment"). */
 export const SECRET_ENV_PREFIX = 'SERVICE_SECRET_';
 export const MAX_ENVIRONMENT_VARIABLES = 100;
+/**
+ * The most characters of a variable's value. A secret value is stored sealed, which is longer: the
+ * services validate a stored value opened.
+ */
+export const MAX_ENVIRONMENT_VALUE_LENGTH = MAX_LONG_TEXT_LENGTH;
 
-// No cap on the value's length: stored secret values are ciphertext that the service re-validates
-// on merge, and the body limit already bounds what a client can send.
 export const EnvironmentVariableSchema = modelObject({
   key: v.pipe(
     v.string(),
@@ -161,7 +165,7 @@ export const EnvironmentVariableSchema = modelObject({
     maxChars(MAX_HEADER_KEY_LENGTH),
     v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must start with a letter or _ and hold only letters, digits and _'),
   ),
-  value: v.string(),
+  value: boundedString(MAX_ENVIRONMENT_VALUE_LENGTH),
   locked: v.optional(v.boolean(), false),
   secret: v.optional(v.boolean(), false),
 });

@@ -7,7 +7,7 @@ import type { Page } from '../model/primitives.js';
 import { checkChannelIds, resolveSubscriptions, type AssignOptions } from './checks.js';
 import { toCheckResponse } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
-import { maskVariables, sealVariables } from './masking.js';
+import { maskVariables, openVariables, sealVariables } from './masking.js';
 import { maskApiRequest, openApiRequest, sealApiRequest, unmaskApiRequest } from './sealing.js';
 import { syncSchedule } from './schedule-sync.js';
 import { checkTargetFields } from './target-fields.js';
@@ -63,10 +63,12 @@ export class CheckGroupService {
     const stored = await this.getRecord(accountId, rawId);
     const given = parse(CheckGroupUpdateSchema, body);
     const box = this.deps.secretBox;
-    // The stored credentials are validated opened; masked ones sent back keep the stored values.
+    // Sealed values are validated opened (a sealed value is longer than its plaintext); masked
+    // credentials sent back keep the stored values.
     const apiCheckDefaults = openApiRequest(stored.apiCheckDefaults, box);
     if (given.apiCheckDefaults) given.apiCheckDefaults = unmaskApiRequest(given.apiCheckDefaults, apiCheckDefaults);
-    const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = { ...stored, apiCheckDefaults };
+    const environmentVariables = stored.environmentVariables === null ? null : openVariables(stored.environmentVariables, box);
+    const { id: _id, accountId: _a, created_at: _c, updated_at: _u, ...storedBody } = { ...stored, apiCheckDefaults, environmentVariables };
     const parsed = parse(CheckGroupCreateSchema, mergeDefined(storedBody, given));
     checkTargetFields(await policyForAccount(this.deps.targetPolicy, accountId), parsed, null);
     await this.checkScripts(accountId, parsed);

@@ -185,8 +185,8 @@ export class CheckService {
     if (options.checkType && options.checkType !== stored.checkType) found(null, 'Check');
     const schemas = this.schemasOf(stored.checkType);
     const given = parse(schemas.update, body) as Record<string, unknown>;
-    // An API check's credentials are validated opened; masked ones sent back keep the stored values.
-    const opened = stored.checkType === 'API' ? { ...stored, request: openApiRequest(stored.request, this.deps.secretBox) } : stored;
+    // Sealed values are validated opened; an API check's masked credentials sent back keep the stored values.
+    const opened = this.opened(stored);
     if (opened.checkType === 'API' && given.request) given.request = unmaskApiRequest(given.request as ApiRequest, opened.request);
     const merged = mergeDefined(asCreateBody(opened), given);
     const parsed = parse(schemas.create, merged) as Record<string, unknown>;
@@ -292,6 +292,20 @@ export class CheckService {
       muted: effective.muted,
       activated: effective.activated,
     };
+  }
+
+  /**
+   * A stored check with its sealed values opened (an API check's credentials, a browser check's
+   * secret variables), so that an update validates them as they were written: a sealed value is
+   * longer than its plaintext.
+   */
+  private opened(stored: Check): Check {
+    const box = this.deps.secretBox;
+    if (stored.checkType === 'API') return { ...stored, request: openApiRequest(stored.request, box) };
+    if (stored.checkType === 'BROWSER' && stored.environmentVariables !== null) {
+      return { ...stored, environmentVariables: openVariables(stored.environmentVariables, box) };
+    }
+    return stored;
   }
 
   /** An API check's request as it runs: its own and its group's apiCheckDefaults opened, then merged. */
