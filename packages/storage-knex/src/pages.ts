@@ -143,13 +143,13 @@ export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSub
     listByPage: (accountId, statusPageId, afterId, limit) =>
       table.run(async () => {
         if (afterId !== null && afterId.includes('\0')) return [];
-        const q = table.query(accountId).where('status_page_id', statusPageId).orderBy('id', 'asc').limit(Math.max(0, Math.min(limit, 10_000)));
+        const q = table.readQuery(accountId).where('status_page_id', statusPageId).orderBy('id', 'asc').limit(Math.max(0, Math.min(limit, 10_000)));
         if (afterId !== null) q.where('id', '>', afterId);
         return ((await q) as Record<string, unknown>[]).map((r) => table.fromRow(r));
       }),
     countByPage: (accountId, statusPageId) =>
       table.run(async () => {
-        const [{ count }] = (await table.query(accountId).where('status_page_id', statusPageId).count({ count: '*' })) as [{ count: number | string }];
+        const [{ count }] = (await table.readQuery(accountId).where('status_page_id', statusPageId).count({ count: '*' })) as [{ count: number | string }];
         return Number(count);
       }),
     async findByEmail(accountId, statusPageId, email) {
@@ -160,13 +160,13 @@ export function statusPageSubscriberRepository(ctx: TableContext): StatusPageSub
     },
     countPendingByEmail: (email, sentSince) =>
       table.run(async () => {
-        const q = pending(table.query(null).where('email_hash', emailHash(email)).where('sent_ms', '>=', Date.parse(sentSince)));
+        const q = pending(table.readQuery(null).where('email_hash', emailHash(email)).where('sent_ms', '>=', Date.parse(sentSince)));
         const [{ count }] = (await q.count({ count: '*' })) as [{ count: number | string }];
         return Number(count);
       }),
     countPendingByAccount: (accountId, sentSince) =>
       table.run(async () => {
-        const [{ count }] = (await pending(table.query(accountId)).where('sent_ms', '>=', Date.parse(sentSince)).count({ count: '*' })) as [{ count: number | string }];
+        const [{ count }] = (await pending(table.readQuery(accountId)).where('sent_ms', '>=', Date.parse(sentSince)).count({ count: '*' })) as [{ count: number | string }];
         return Number(count);
       }),
     deletePending: (accountId, statusPageId, sentBefore) =>

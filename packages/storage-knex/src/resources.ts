@@ -105,7 +105,7 @@ export function checkRepository(ctx: TableContext): CheckRepository {
     async listSummaries(accountId) {
       // Columns of their own, so thousands of documents are neither read nor parsed.
       return table.run(async () => {
-        const rows = await table.query(accountId)
+        const rows = await table.readQuery(accountId)
           .select('id', 'name', { checkType: 'check_type' }, 'created_at')
           .orderBy('seq', 'asc');
         return rows.map((r: Record<string, unknown>) => ({
@@ -115,7 +115,7 @@ export function checkRepository(ctx: TableContext): CheckRepository {
     },
     async scan(afterId, limit) {
       return table.run(async () => {
-        const q = table.knex(table.table).orderBy('id', 'asc').limit(limit);
+        const q = table.reader(table.table).orderBy('id', 'asc').limit(limit);
         if (afterId !== null) q.where('id', '>', afterId);
         return (await q).map((r: Record<string, unknown>) => table.fromRow(r));
       });

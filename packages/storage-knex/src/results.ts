@@ -62,12 +62,12 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
       }),
     get: (accountId, id) =>
       run(async () => {
-        const row = await ctx.knex(table).where({ account_id: accountId, id }).first();
+        const row = await ctx.reader(table).where({ account_id: accountId, id }).first();
         return row ? fromRow(row) : null;
       }),
     listByCheck: (accountId, checkId, query) =>
       run(async () => {
-        const q = ctx.knex(table).where({ account_id: accountId, check_id: checkId });
+        const q = ctx.reader(table).where({ account_id: accountId, check_id: checkId });
         if (query.from) q.where('started_ms', '>=', query.from.getTime());
         if (query.to) q.where('started_ms', '<', query.to.getTime());
         if (query.resultType) q.where('result_type', query.resultType);
@@ -79,8 +79,8 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
     aggregate: (accountId, query) =>
       run(async () => {
         if (query.checkIds.length === 0) return [];
-        if (['pg', 'postgres', 'postgresql'].includes(String(ctx.knex.client.config.client))) return aggregateInPostgres(ctx.knex, table, accountId, query);
-        return aggregateInSqlite(ctx.knex, table, accountId, query);
+        if (['pg', 'postgres', 'postgresql'].includes(String(ctx.knex.client.config.client))) return aggregateInPostgres(ctx.reader, table, accountId, query);
+        return aggregateInSqlite(ctx.reader, table, accountId, query);
       }),
     deleteOlderThan: (before) => run(async () => Number(await ctx.knex(table).where('started_ms', '<', before.getTime()).delete())),
     prune: (accountId, before, limit) => run(() => pruneAccount(ctx, accountId, before, limit)),

@@ -170,7 +170,7 @@ async function mergeRollups(trx: Knex.Transaction, table: string, buckets: Map<s
 
 /** Hourly roll-ups of a check in [from, to), oldest first. */
 export async function listRollups(ctx: TableContext, accountId: string, checkId: string, from: Date, to: Date): Promise<HourlyRollup[]> {
-  const rows = await ctx.knex(`${ctx.prefix}check_result_rollups`)
+  const rows = await ctx.reader(`${ctx.prefix}check_result_rollups`)
     .where({ account_id: accountId, check_id: checkId })
     .where('hour_ms', '>=', from.getTime()).where('hour_ms', '<', to.getTime())
     .orderBy([{ column: 'hour_ms' }, { column: 'run_location' }]);

@@ -127,11 +127,11 @@ export function heartbeatRepository(ctx: TableContext): HeartbeatRepository {
       await ctx.knex(name).insert({ account_id: accountId, check_id: ping.checkId, at: ping.at, at_ms: Date.parse(ping.at), source: ping.source });
     },
     async lastPing(accountId, checkId) {
-      const row = await ctx.knex(name).where({ account_id: accountId, check_id: checkId }).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).first();
+      const row = await ctx.reader(name).where({ account_id: accountId, check_id: checkId }).orderBy([{ column: 'at_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).first();
       return row ? toPing(row) : null;
     },
     async listPings(accountId, checkId, from, to) {
-      const rows = await ctx.knex(name)
+      const rows = await ctx.reader(name)
         .where({ account_id: accountId, check_id: checkId })
         .where('at_ms', '>=', from.getTime())
         .where('at_ms', '<', to.getTime())

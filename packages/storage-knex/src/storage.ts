@@ -34,6 +34,13 @@ export interface KnexStorageOptions {
   /** Run the migrations on the first use. Default true. */
   migrate?: boolean;
   pool?: Knex.PoolConfig;
+  /**
+   * SQLite file only: connections that serve reads beside the one connection that writes, so a
+   * long list or report does not queue every other request behind it (write-ahead logging lets
+   * them read while the writer commits). Default 4; 0 reads on the writer. Ignored for
+   * PostgreSQL (its pool serves both), for `:memory:` and when `knex` or `pool` is given.
+   */
+  readers?: number;
 }
 
 export interface KnexStorage extends VigilStorage {
@@ -72,6 +79,22 @@ function sqliteSettings(conn: { exec(sql: string, cb: (err: Error | null) => voi
   conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;', (err) => done(err, conn));
 }
 
+/** A read connection: it waits for the writer's lock like the writer does, and can write nothing. */
+function sqliteReaderSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void): void {
+  conn.exec('PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;', (err) => done(err, conn));
+}
+
+/** The read connections of a SQLite file, or none (the writer reads) where they cannot share its data. */
+function sqliteReaders(filename: string | undefined, count: number): Knex | null {
+  if (count <= 0 || !filename || filename === ':memory:' || filename.startsWith('file:')) return null;
+  return knexFactory({
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: { min: 0, max: count, afterCreate: sqliteReaderSettings, idleTimeoutMillis: 60_000 },
+  });
+}
+
 /**
  * The SQLite file holds every account's data: it is readable by its owner only (0600). A new file
  * is created so before SQLite opens it (SQLite gives its -wal and -shm files the mode of the
@@ -101,9 +124,11 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
     knex.client.config.connection = { filename: knex.client.config.connection };
   }
-  if (owned && client === 'sqlite3') restrictSqliteFile((knex.client.config.connection as { filename?: string } | undefined)?.filename);
+  const filename = (knex.client.config.connection as { filename?: string } | undefined)?.filename;
+  if (owned && client === 'sqlite3') restrictSqliteFile(filename);
+  const readers = owned && client === 'sqlite3' && !options.pool ? sqliteReaders(filename, options.readers ?? 4) : null;
   const prefix = options.tablePrefix ?? 'vigil_';
-  const ctx: TableContext = { knex, prefix, database: describe(knex) };
+  const ctx: TableContext = { knex, reader: readers ?? knex, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;
   // A failed migration (database down) is tried again on the next call.
@@ -141,6 +166,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     outbox: outbox(ctx),
     migrate: () => ensure(),
     close: async () => {
+      await readers?.destroy();
       if (owned) await knex.destroy();
     },
   };

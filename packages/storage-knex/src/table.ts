@@ -17,6 +17,11 @@ export interface DocTableSpec<T> {
 
 export interface TableContext {
   knex: Knex;
+  /**
+   * Where reads outside a transaction go: SQLite's read connections beside its one writer, or
+   * `knex` itself (PostgreSQL, an in-memory SQLite database, or a knex the host passed).
+   */
+  reader: Knex;
   prefix: string;
   database: string;
 }
@@ -50,6 +55,10 @@ export class DocTable<T extends { id: string | number }> {
     return this.ctx.knex;
   }
 
+  get reader(): Knex {
+    return this.ctx.reader;
+  }
+
   run<R>(fn: () => Promise<R>): Promise<R> {
     return dbCall(this.ctx.database)(fn);
   }
@@ -69,8 +78,18 @@ export class DocTable<T extends { id: string | number }> {
     return { ...doc, id, ...(this.spec.global ? {} : { accountId: String(row.account_id) }) } as unknown as T;
   }
 
+  /** The account's rows, on the writer (for updates and deletes). */
   query(accountId: string | null): Knex.QueryBuilder {
-    const q = this.knex(this.table);
+    return this.scoped(this.knex, accountId);
+  }
+
+  /** The account's rows, to read (on a read connection where there are some). */
+  readQuery(accountId: string | null): Knex.QueryBuilder {
+    return this.scoped(this.reader, accountId);
+  }
+
+  private scoped(db: Knex | Knex.Transaction, accountId: string | null): Knex.QueryBuilder {
+    const q = db(this.table);
     return this.spec.global || accountId === null ? q : q.where('account_id', accountId);
   }
 
@@ -97,7 +116,7 @@ export class DocTable<T extends { id: string | number }> {
       // The hottest read of the API, as one fixed statement: no query building per call.
       const scoped = !this.spec.global && accountId !== null;
       const sql = scoped ? this.getScopedSql : this.getSql;
-      const result = await this.knex.raw(sql, scoped ? [accountId, id] : [id]);
+      const result = await this.reader.raw(sql, scoped ? [accountId, id] : [id]);
       const rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
       return rows[0] ? this.fromRow(rows[0]) : null;
     });
@@ -119,8 +138,8 @@ export class DocTable<T extends { id: string | number }> {
     return this.run(async () => {
       const limit = options?.limit ?? Number.MAX_SAFE_INTEGER;
       const offset = options?.offset ?? 0;
-      const [{ count }] = (await this.query(accountId).count({ count: '*' })) as [{ count: number | string }];
-      const rows = await this.order(this.query(accountId)).limit(Math.min(limit, 2 ** 31 - 1)).offset(offset);
+      const [{ count }] = (await this.readQuery(accountId).count({ count: '*' })) as [{ count: number | string }];
+      const rows = await this.order(this.readQuery(accountId)).limit(Math.min(limit, 2 ** 31 - 1)).offset(offset);
       return { items: rows.map((r: Row) => this.fromRow(r)), total: Number(count), offset };
     });
   }
@@ -131,7 +150,7 @@ export class DocTable<T extends { id: string | number }> {
     if ((accountId !== null && !storable(accountId)) || !values.every(storable)) return [];
     if (this.spec.numericId && filter.id !== undefined && ![filter.id].flat().every(idInRange)) return [];
     return this.run(async () => {
-      const base = trx ? (this.spec.global || accountId === null ? trx(this.table) : trx(this.table).where('account_id', accountId)) : this.query(accountId);
+      const base = trx ? this.scoped(trx, accountId) : this.readQuery(accountId);
       const q = this.order(base);
       for (const [col, value] of Object.entries(filter)) {
         if (value === null) q.whereNull(col);
