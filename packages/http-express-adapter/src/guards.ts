@@ -1,7 +1,7 @@
 // The router's guards against one client crowding others out: failed authentication throttled per
 // client address (before the key is looked up), and a cap on the requests each key has in flight.
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { isVigilError } from '@vigil/core';
 import { errorBody, sendError } from './errors.js';
@@ -97,29 +97,82 @@ function presentedKey(req: Request): string | undefined {
   return key === undefined ? undefined : createHash('sha256').update(key).digest('base64url');
 }
 
+export interface InFlightOptions {
+  /** Requests of one API key under way at once. Default 4. */
+  limit?: number;
+  /**
+   * Requests of one key that wait for a slot beyond those, served in order as slots free; beyond
+   * them 429 with `Retry-After: 1`. Default 1,000; 0 refuses at once.
+   */
+  queue?: number;
+  /** How long a request may wait for a slot before it is answered 429. Default 10,000 ms. */
+  waitMs?: number;
+}
+
+/** The requests of one key under way at once that the options allow. */
+export function inFlightLimit(options: number | InFlightOptions): number {
+  return (typeof options === 'number' ? options : options.limit) ?? 4;
+}
+
+interface KeySlots {
+  running: number;
+  waiting: (() => void)[];
+}
+
 /**
- * At most `max` requests of one key in flight; beyond it 429 with `Retry-After: 1`. Counted before
- * authentication, by the key presented, so a key's excess costs no key lookup and does not queue
- * in front of other keys' requests. A slot is released when its response finishes or its client
- * hangs up (the response's `close`). Counted in this process.
+ * At most `limit` requests of one key under way; the next ones wait in line for a slot (up to
+ * `queue` of them, each up to `waitMs`), and beyond that the key gets 429 with `Retry-After: 1`.
+ * Counted before authentication, by the key presented, so a key's excess costs no key lookup and
+ * does not queue in front of other keys' requests. A key that opens hundreds of connections thus
+ * has only `limit` requests taking turns with everyone else's, and its other connections wait
+ * quietly instead of retrying in a loop. A slot is released when its response finishes or its
+ * client hangs up (the response's `close`); a waiting request whose client hung up leaves the line.
+ * Counted in this process.
  */
-export function inFlightCap(max: number): RequestHandler {
-  const inFlight = new Map<string, number>();
+export function inFlightCap(options: number | InFlightOptions): RequestHandler {
+  const limit = inFlightLimit(options);
+  const { queue = 1_000, waitMs = 10_000 } = typeof options === 'number' ? {} : options;
+  const slots = new Map<string, KeySlots>();
+  const refuse = (res: Response) =>
+    sendError(res, 429, errorBody(429, `More than ${limit} requests of this API key in flight; retry after the time in Retry-After`), 1);
+  const release = (key: string, entry: KeySlots) => {
+    const next = entry.waiting.shift();
+    if (next) return next();
+    entry.running -= 1;
+    if (entry.running === 0) slots.delete(key);
+  };
   return (req, res, next) => {
     const key = presentedKey(req);
     // Without a key the request fails authentication, which the throttle above counts.
     if (key === undefined) return next();
-    const count = inFlight.get(key) ?? 0;
-    if (count >= max) {
-      sendError(res, 429, errorBody(429, `More than ${max} requests of this API key in flight; retry after the time in Retry-After`), 1);
-      return;
+    let entry = slots.get(key);
+    if (!entry) slots.set(key, (entry = { running: 0, waiting: [] }));
+    const start = () => {
+      res.once('close', () => release(key, entry));
+      next();
+    };
+    if (entry.running < limit) {
+      entry.running += 1;
+      return start();
     }
-    inFlight.set(key, count + 1);
-    res.once('close', () => {
-      const left = (inFlight.get(key) ?? 1) - 1;
-      if (left > 0) inFlight.set(key, left);
-      else inFlight.delete(key);
-    });
-    next();
+    if (entry.waiting.length >= queue) return refuse(res);
+    // The slot passes from the request that ends to this one, so `running` stays as it is.
+    const admit = () => {
+      clearTimeout(timer);
+      res.off('close', leave);
+      start();
+    };
+    const leave = () => {
+      clearTimeout(timer);
+      const at = entry.waiting.indexOf(admit);
+      if (at >= 0) entry.waiting.splice(at, 1);
+    };
+    const timer = setTimeout(() => {
+      leave();
+      res.off('close', leave);
+      refuse(res);
+    }, waitMs);
+    entry.waiting.push(admit);
+    res.once('close', leave);
   };
 }

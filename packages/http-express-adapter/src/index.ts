@@ -1,6 +1,6 @@
 /** @vigil/http-express-adapter: the public HTTP API of Vigil as an Express router. */
 export { vigilRouter, type RateLimitOptions, type VigilRouterOptions } from './router.js';
-export type { AuthThrottleOptions } from './guards.js';
+export type { AuthThrottleOptions, InFlightOptions } from './guards.js';
 export { vigilFrom } from './vigil-from.js';
 export { vigilAdminRouter, type AdminRouterOptions } from './admin.js';
 export { agentHealthServer, type AgentHealthOptions, type AgentHealthServer } from './agent-health.js';

@@ -3,7 +3,7 @@ import { rateLimit, type Store } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import { noopMetrics, ValidationError, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
-import { authThrottle, inFlightCap, type AuthThrottle, type AuthThrottleOptions } from './guards.js';
+import { authThrottle, inFlightCap, inFlightLimit, type AuthThrottle, type AuthThrottleOptions, type InFlightOptions } from './guards.js';
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { openApiDocument } from './api/openapi.js';
 import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
@@ -36,10 +36,12 @@ export interface VigilRouterOptions {
    */
   authThrottle?: AuthThrottleOptions | false;
   /**
-   * Requests of one API key in flight at once (default 20); beyond them 429 with `Retry-After: 1`.
-   * `false` turns the cap off (also the default with `rateLimit: false`). Counted in each process.
+   * Requests of one API key under way at once (a number, or `{ limit, queue, waitMs }`; default 4).
+   * Further requests of that key wait in line for a slot (default up to 1,000 of them, each up to
+   * 10 s); beyond that, 429 with `Retry-After: 1`. `false` turns the cap off (also the default with
+   * `rateLimit: false`). Counted in each process.
    */
-  maxInFlight?: number | false;
+  maxInFlight?: number | InFlightOptions | false;
   /**
    * The client address (of the failed-authentication throttle) is the socket's peer by default.
    * With `trustProxy: true` it is Express's `req.ip`, which follows the host app's `trust proxy`
@@ -201,8 +203,11 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   const throttle = throttleOptions === false ? null : authThrottle(throttleOptions, options.trustProxy === true);
   const auth = authenticate(vigil, throttle);
   const rate = options.rateLimit === false ? null : limiter(options.rateLimit ?? {}, (_req, res) => keyOf(res));
-  const maxInFlight = options.maxInFlight ?? (limits ? 20 : false);
+  const maxInFlight = options.maxInFlight ?? (limits ? {} : false);
   const cap = maxInFlight === false ? null : inFlightCap(maxInFlight);
+  // Waiting for a session to end takes no work but a slot's time, so those polls have a lane of
+  // their own: up to 10 of a key at once (or its limit, if higher), refused beyond without waiting.
+  const pollCap = maxInFlight === false ? null : inFlightCap({ limit: Math.max(10, inFlightLimit(maxInFlight)), queue: 0 });
 
   // Check types plugins added get their routes (and their place in the document) like built-in ones.
   const checkTypes = [...vigil.checks.pluginCheckTypes.values()];
@@ -228,7 +233,8 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   for (const route of apiRoutes(checkTypes)) {
     const handlers: RequestHandler[] = [...named(route.path), watchHangUp];
     if (throttle) handlers.push(throttle.before);
-    if (cap) handlers.push(cap);
+    const lane = route.longPoll ? pollCap : cap;
+    if (lane) handlers.push(lane);
     handlers.push(auth);
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
