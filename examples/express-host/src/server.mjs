@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import express from 'express';
 import { consoleLogger } from '@vigil/core';
-import { metricsHandler, prometheusMetrics, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
+import { metricsHandler, prometheusMetrics, vigilAdminRouter, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
 import { assembleVigil, hostAccountId, hostSettings, persisted } from './assemble.mjs';
-import { requireBearerToken } from './metrics-token.mjs';
+import { hasBearerToken, requireBearerToken } from './metrics-token.mjs';
 
 const port = Number(process.env.PORT ?? 3000);
 const settings = hostSettings();
@@ -47,7 +47,7 @@ app.get('/-/readiness', async (_req, res) => {
 // Vigil's API: its own body parser, rate limit and error handler apply only under /api.
 // VIGIL_API_RATE_LIMIT sets the requests per minute each API key may make (default 600; `off`
 // turns every limit of the router off), VIGIL_API_MAX_IN_FLIGHT the requests each key may have
-// under way at once (default 20; `off`).
+// under way at once (default 4, the rest wait in line; `off`).
 const rateLimit = process.env.VIGIL_API_RATE_LIMIT;
 const maxInFlight = process.env.VIGIL_API_MAX_IN_FLIGHT;
 app.use('/api', vigilRouter(vigil, {
@@ -57,6 +57,11 @@ app.use('/api', vigilRouter(vigil, {
 // Prometheus metrics of Vigil (runs, scheduler, outbox, API) and of the process; keep it for the
 // scraper. With VIGIL_METRICS_TOKEN set it answers only `Authorization: Bearer <that token>`.
 app.get('/metrics', requireBearerToken(process.env.VIGIL_METRICS_TOKEN), metricsHandler(vigil));
+// Accounts and API keys for tenants, only when VIGIL_ADMIN_TOKEN is set, and only for requests
+// with `Authorization: Bearer <that token>`. A tenant's account may reach public addresses only.
+if (process.env.VIGIL_ADMIN_TOKEN) {
+  app.use('/admin/vigil', vigilAdminRouter(vigil, { authorize: (req) => hasBearerToken(req, process.env.VIGIL_ADMIN_TOKEN) }));
+}
 // Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
 app.use(vigilPages(vigil));
 
