@@ -2,6 +2,7 @@ import { LOCKED_CONFIG_LISTS, SECRET_CONFIG_FIELDS, type AlertChannelType } from
 import type { ResourceKind } from '../model/managed-resource.js';
 import type { EnvironmentVariable } from '../model/shared.js';
 import { MASKED, maskVariables } from './masking.js';
+import { ChannelCredentials, maskOpenedApiRequest, UNOPENED, type ApiCredentials } from './sealing.js';
 
 /** JSON with object keys sorted, so that equal values compare equal whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -20,24 +21,28 @@ export function changedFields(desired: Record<string, unknown>, stored: Record<s
   return fields.filter((f) => !sameValue(desired[f], stored[f]));
 }
 
+const isApiCredentials = (value: unknown): value is ApiCredentials =>
+  !!value && typeof value === 'object' && Array.isArray((value as { headers?: unknown }).headers);
+
 /**
- * A value as a plan may show it: secret environment variables, secret channel config fields and
- * the locked entries of a channel's key/value lists (a webhook's headers and query parameters)
- * masked, so that a plan printed in a deployment log leaks nothing.
+ * A value (opened) as a plan may show it, masked as a response shows it, so that a plan printed in
+ * a deployment log leaks nothing: secret environment variables; an API check's request and a
+ * group's apiCheckDefaults with their credential headers and basic-auth password; a channel's
+ * secret config fields, the locked entries of its key/value lists, a webhook's credential headers
+ * and a chat channel's URL (its scheme and host shown).
  */
 export function displayValue(kind: ResourceKind, type: string | null, field: string, value: unknown, secretFields?: readonly string[]): unknown {
   if (field === 'environmentVariables' && Array.isArray(value)) return maskVariables(value as EnvironmentVariable[]);
+  if (((kind === 'Check' && type === 'API' && field === 'request') || (kind === 'CheckGroup' && field === 'apiCheckDefaults')) && isApiCredentials(value)) {
+    return maskOpenedApiRequest(value);
+  }
   if (kind === 'AlertChannel' && field === 'config' && value && typeof value === 'object') {
     const hidden = secretFields ?? (type && type in SECRET_CONFIG_FIELDS ? SECRET_CONFIG_FIELDS[type as AlertChannelType] : []);
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
     for (const f of hidden) if (typeof out[f] === 'string' && out[f] !== '') out[f] = MASKED;
     const lists = type && type in LOCKED_CONFIG_LISTS ? LOCKED_CONFIG_LISTS[type as AlertChannelType] : [];
-    for (const list of lists) {
-      const entries = out[list];
-      if (!Array.isArray(entries)) continue;
-      out[list] = entries.map((e: unknown) => (e && typeof e === 'object' && (e as { locked?: unknown }).locked === true ? { ...(e as object), value: MASKED } : e));
-    }
-    return out;
+    // The values are opened already: the box is never asked.
+    return new ChannelCredentials(type ?? '', lists, UNOPENED).mask(out);
   }
   return value;
 }

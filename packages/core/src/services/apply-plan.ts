@@ -210,7 +210,9 @@ export function withReferences(d: DesiredResource, ids: Map<string, string | num
 
 function nameOf(body: Record<string, unknown>): string | undefined {
   for (const field of ['name', 'header']) if (typeof body[field] === 'string') return body[field] as string;
-  const config = body.config as { name?: unknown; address?: unknown; url?: unknown } | undefined;
+  // A chat channel's URL, its credential, names it masked as a response shows it.
+  const type = typeof body.type === 'string' ? body.type : null;
+  const config = displayValue('AlertChannel', type, 'config', body.config) as { name?: unknown; address?: unknown; url?: unknown } | undefined;
   for (const value of [config?.name, config?.address, config?.url]) if (typeof value === 'string') return value;
   return undefined;
 }

@@ -119,7 +119,8 @@ export class ChannelCredentials {
   }
 }
 
-type ApiCredentials = Pick<ApiRequest, 'headers' | 'basicAuth'>;
+/** The credentials of an API check's request, or of a group's apiCheckDefaults. */
+export type ApiCredentials = Pick<ApiRequest, 'headers' | 'basicAuth'>;
 
 function mapApiRequest<T extends ApiCredentials>(request: T, header: (h: { key: string; value: string }) => string, password: (p: string) => string): T {
   const auth = request.basicAuth;
