@@ -215,6 +215,8 @@ export { SCRUBBED, scrubDeep, scrubSecrets } from './runner-kit/scrub.js';
 export { isDegradedRun, isOverMaxResponseTime, type ResponseTimeLimits } from './rules/response-time.js';
 export { type RetryFailureKind, type RetryStrategyInput } from './rules/retry.js';
 export { isRelativeApiUrl } from './model/urls.js';
+// The request a store works for (a read route's), so that it can give up once the client has gone.
+export { outsideRequest, requestSignal, runForRequest } from './request/request-scope.js';
 // What a storage adapter computes as core does: result ids of a slot, percentiles, private locations.
 export { slotResultId } from './engine/index.js';
 export { percentileCont } from './rules/result-aggregates.js';

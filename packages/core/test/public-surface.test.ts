@@ -74,11 +74,11 @@ const ROOT_EXPORTS = [
   'defineTransport', 'embeddedIpv4', 'endWithHost', 'fillVariables', 'formatIpAddress', 'formatPlan',
   'hasCode', 'integerAtLeast', 'integerBetween', 'isConstruct', 'isCredentialHeader', 'isDegradedRun',
   'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime', 'isPrivateLocation', 'isRelativeApiUrl',
-  'isValidationError', 'isVigilError', 'lookupChecked', 'modelObject', 'noopMetrics', 'oneOf', 'parse',
+  'isValidationError', 'isVigilError', 'lookupChecked', 'modelObject', 'noopMetrics', 'oneOf', 'outsideRequest', 'parse',
   'parseCidr', 'parseIpAddress', 'parseIpv4', 'parseIpv6', 'parseSecretKey', 'percentileCont',
   'permissionFlag', 'policyOf', 'positiveOption', 'probeCertificate', 'randomIdGenerator', 'readJsonPath',
-  'reasonPhrase', 'redactingLogger', 'registerVigil', 'resolve', 'resolveAll', 'runChecked', 'runCli',
-  'runResult', 'scriptProcessFlags', 'scrubDeep', 'scrubSecrets', 'silentLogger', 'slotResultId',
+  'reasonPhrase', 'redactingLogger', 'registerVigil', 'requestSignal', 'resolve', 'resolveAll', 'runChecked', 'runCli',
+  'runForRequest', 'runResult', 'scriptProcessFlags', 'scrubDeep', 'scrubSecrets', 'silentLogger', 'slotResultId',
   'systemClock', 'systemLookupAll', 'targetPolicy', 'targetRefusalMessage', 'toValidationIssues',
 ];
 

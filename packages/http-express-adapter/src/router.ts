@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
-import { noopMetrics, ValidationError, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
+import { noopMetrics, runForRequest, ValidationError, type AuthContext, type Logger, type Page, type Vigil } from '@vigil/core';
 import { errorBody, errorHandler, sendError } from './errors.js';
 import { authThrottle, inFlightCap, inFlightLimit, type AuthThrottle, type AuthThrottleOptions, type InFlightOptions } from './guards.js';
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
@@ -169,7 +169,7 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
     // body) gets nothing computed; the handler sees the same signal (a long poll stops early).
     const abort = res.locals.vigilAbort as AbortController;
     if (abort.signal.aborted) return;
-    const result = await route.handle({
+    const handle = () => route.handle({
       vigil,
       accountId: auth.accountId,
       params: req.params as Record<string, string>,
@@ -177,6 +177,15 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
       body: req.body ?? {},
       signal: abort.signal,
     });
+    // A read is given up once its client has gone (the store sends no further query and cancels
+    // the one under way); a write always completes, so it never stops halfway.
+    let result: unknown;
+    try {
+      result = await (route.method === 'get' ? runForRequest(abort.signal, handle) : handle());
+    } catch (err) {
+      if (abort.signal.aborted) return;
+      throw err;
+    }
     sendResult(route, res, result);
   });
 }

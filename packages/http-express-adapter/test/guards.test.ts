@@ -89,4 +89,40 @@ describe('a request whose client hung up', () => {
     expect((await call('/v1/checks', h.a)).status).toBe(200);
     expect(listed).toBe(1);
   });
+
+  it('makes no further query for a read whose client left while it ran, and answers nothing', async () => {
+    await start({});
+    const knex = (h.vigil.storage as unknown as { knex: import('knex').Knex }).knex;
+    const queries: string[] = [];
+    knex.on('query', (q: { sql: string }) => queries.push(q.sql));
+    const summaries = h.vigil.storage.checks.listSummaries.bind(h.vigil.storage.checks);
+    const held = gate();
+    const reached = gate();
+    h.vigil.storage.checks.listSummaries = async (accountId) => {
+      reached.open();
+      await held.opened;
+      return summaries(accountId);
+    };
+    await hangUp('/v1/check-statuses', h.a, reached.opened);
+    const before = queries.length;
+    held.open();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(queries.slice(before).filter((sql) => /vigil_checks|vigil_check_statuses/.test(sql))).toEqual([]);
+  });
+
+  it('completes a write whose client left while it ran', async () => {
+    await start({});
+    const create = h.vigil.checks.create.bind(h.vigil.checks);
+    const held = gate();
+    const reached = gate();
+    h.vigil.checks.create = (async (...args: Parameters<typeof create>) => {
+      reached.open();
+      await held.opened;
+      return create(...args);
+    }) as typeof create;
+    await hangUp('/v1/checks/tcp', h.a, reached.opened, 'POST', { name: 'kept', request: { hostname: '127.0.0.1', port: 5432 } });
+    held.open();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await h.vigil.checks.list(h.a.accountId, {})).items.map((c) => c.name)).toEqual(['kept']);
+  });
 });

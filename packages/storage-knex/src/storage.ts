@@ -1,6 +1,7 @@
 import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
+import { cancelWithRequest } from './cancel.js';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
 import { managedResourceRepository } from './managed.js';
@@ -128,6 +129,8 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   if (owned && client === 'sqlite3') restrictSqliteFile(filename);
   const readers = owned && client === 'sqlite3' && !options.pool ? sqliteReaders(filename, options.readers ?? 4) : null;
   const prefix = options.tablePrefix ?? 'vigil_';
+  // A host's own knex is left as it is; Vigil's connections give up on a request whose client left.
+  for (const db of owned ? [knex, readers] : []) if (db) cancelWithRequest(db);
   const ctx: TableContext = { knex, reader: readers ?? knex, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;

@@ -59,10 +59,13 @@ export function call(path: string, creds: { key: string | null; accountId: strin
 }
 
 /** Sends a request and hangs up once it has reached the server, without waiting for the answer. */
-export async function hangUp(path: string, creds: { key: string; accountId: string }, reached: Promise<unknown>): Promise<void> {
-  const req = http.request({ host: '127.0.0.1', port, path: `/api${path}`, agent: false, headers: { authorization: `Bearer ${creds.key}`, 'x-service-account': creds.accountId } });
+export async function hangUp(path: string, creds: { key: string; accountId: string }, reached: Promise<unknown>, method = 'GET', body?: unknown): Promise<void> {
+  const req = http.request({
+    host: '127.0.0.1', port, path: `/api${path}`, method, agent: false,
+    headers: { authorization: `Bearer ${creds.key}`, 'x-service-account': creds.accountId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+  });
   req.on('error', () => {});
-  req.end();
+  req.end(body === undefined ? undefined : JSON.stringify(body));
   await reached;
   req.destroy();
   // Long enough for the server to see the connection close.

@@ -1,0 +1,34 @@
+import { requestSignal } from '@vigil/core';
+import type { Knex } from 'knex';
+
+interface QueryingClient {
+  query(connection: unknown, query: unknown): Promise<unknown>;
+  cancelQuery?(connection: unknown): Promise<unknown>;
+}
+
+/**
+ * Queries made for a request whose client has hung up (`requestSignal()`, set by the HTTP adapter
+ * around read routes) stop: one not yet sent is not sent, and one under way is cancelled, on
+ * PostgreSQL by `pg_cancel_backend` from a connection of its own, on SQLite by interrupting the
+ * connection that runs it. Work done outside a request is never touched.
+ */
+export function cancelWithRequest(knex: Knex): void {
+  const client = knex.client as unknown as QueryingClient;
+  const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
+  const query = client.query.bind(client);
+  client.query = (connection, sql) => {
+    const signal = requestSignal();
+    if (!signal) return query(connection, sql);
+    if (signal.aborted) return Promise.reject(abandoned());
+    const cancel = () => {
+      if (pg) client.cancelQuery?.(connection).catch(() => {});
+      else (connection as { interrupt?(): void }).interrupt?.();
+    };
+    signal.addEventListener('abort', cancel, { once: true });
+    return query(connection, sql).finally(() => signal.removeEventListener('abort', cancel));
+  };
+}
+
+function abandoned(): Error {
+  return Object.assign(new Error('The request was abandoned: its client hung up'), { name: 'AbortError', code: 'ABORT_ERR' });
+}
