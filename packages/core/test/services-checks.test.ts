@@ -208,6 +208,27 @@ describe('API keys', () => {
     expect(await code(vigil.apiKeys.revoke(b, apiKey.id))).toBe('NOT_FOUND');
   });
 
+  it('reads a key once for the requests that present it at the same time with a cold cache', async () => {
+    const { vigil, a, storage } = await setup();
+    const { key, apiKey } = await vigil.apiKeys.create(a, { name: 'ci' });
+    const { key: other } = await vigil.apiKeys.create(a, { name: 'other' });
+    const find = storage.apiKeys.findByPrefix.bind(storage.apiKeys);
+    let reads = 0;
+    storage.apiKeys.findByPrefix = async (prefix) => {
+      reads++;
+      return find(prefix);
+    };
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+      vigil.authenticator.authenticate({ authorization: `Bearer ${i % 10 === 9 ? other : key}`, account: a })));
+    expect(answers.filter((x) => x.apiKeyId === apiKey.id)).toHaveLength(45);
+    expect(reads).toBe(2);
+    // A failed read is not kept: the next request reads again.
+    await expect(Promise.all([1, 2].map(() => vigil.authenticator.authenticate({ authorization: `Bearer ${key}x`, account: a })))).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(reads).toBe(3);
+    await expect(vigil.authenticator.authenticate({ authorization: `Bearer ${key}x`, account: a })).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(reads).toBe(4);
+  });
+
   it('createVigil needs a secret key and a store', () => {
     expect(() => createVigil({ storage: memoryStorage() }).checks).toThrow(/secretKey/);
     expect(() => createVigil({ secretKey: randomBytes(32) })).toThrow(/No Vigil storage/);

@@ -104,6 +104,7 @@ export interface ApiKeyAuthenticatorOptions {
  */
 export class ApiKeyAuthenticator implements Authenticator {
   private readonly cacheMs: number;
+  private readonly reading = new Map<string, Promise<ApiKey | undefined>>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -144,7 +145,19 @@ export class ApiKeyAuthenticator implements Authenticator {
     return { accountId: stored.accountId, apiKeyId: stored.id };
   }
 
-  private async lookup(key: string, hash: string): Promise<ApiKey | undefined> {
+  /**
+   * One read per key at a time: requests that present the same key while it is being read (a
+   * client opening many connections at once, with a cold cache) share that read.
+   */
+  private lookup(key: string, hash: string): Promise<ApiKey | undefined> {
+    const pending = this.reading.get(hash);
+    if (pending) return pending;
+    const read = this.read(key, hash).finally(() => this.reading.delete(hash));
+    this.reading.set(hash, read);
+    return read;
+  }
+
+  private async read(key: string, hash: string): Promise<ApiKey | undefined> {
     const digest = Buffer.from(hash, 'hex');
     const candidates = key.length >= PREFIX_LENGTH ? await this.deps.storage.apiKeys.findByPrefix(key.slice(0, PREFIX_LENGTH)) : [];
     return candidates.find((c) => {
