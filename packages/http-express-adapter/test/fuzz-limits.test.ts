@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { AlertChannelCreateSchema } from '@vigil/core';
+import { AlertChannelCreateSchema, THEME_COLOR_FIELDS } from '@vigil/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES, type RouteDef } from '../src/index.js';
 import { apiHarness, type ApiHarness } from './support/harness.js';
@@ -60,7 +60,6 @@ const FORMAT_BOUNDED: Record<string, string> = {
 const NO_MAXIMUM_YET: [RegExp, string][] = [
   [/^triggerIncident\.serviceId$/, 'refused when it names no service, but a value of any length is looked up'],
   [/^environmentVariables\.\[\]\.value$/, 'stored as sent (sealed when secret), of any length up to the body limit'],
-  [/^themeColors\.(light|dark)\.\w+$/, 'a colour pattern whose rgb()/hsl() arguments have no bound'],
 ];
 const noMaximumYet = (name: string) => NO_MAXIMUM_YET.some(([pattern]) => pattern.test(name));
 
@@ -73,6 +72,7 @@ const NEVER_VALID_AT_MAXIMUM: Record<string, string> = {
   'serviceIds.[]': 'names a stored service, whose id is a UUID',
   'cards.[].serviceIds.[]': 'names a stored service, whose id is a UUID',
   '[].checkId': 'names a stored check, whose id is a UUID',
+  ...Object.fromEntries((['light', 'dark'] as const).flatMap((t) => THEME_COLOR_FIELDS.map((f) => [`themeColors.${t}.${f}`, 'no colour is 64 characters long']))),
 };
 
 const routes = API_ROUTES.filter((r) => r.method !== 'get' && r.body);

@@ -21,9 +21,16 @@ export const THEME_COLOR_FIELDS = [
 ] as const;
 export const DEFAULT_THEMES = ['LIGHT', 'DARK', 'AUTO'] as const;
 
-// Colours end up inside CSS, so only colour syntax is accepted: nothing that can close a rule.
-const CSS_COLOR = /^(#[0-9a-f]{3,4}|#[0-9a-f]{6}|#[0-9a-f]{8}|(rgb|rgba|hsl|hsla)\(\s*[0-9.%\s,/+-]+\)|[a-z]{3,20})$/i;
-const ColorSchema = v.pipe(v.string(), v.regex(CSS_COLOR, 'must be a CSS colour (#rgb, #rrggbb, rgb(), hsl() or a name)'));
+/** The most characters of a theme colour: room for any hex, rgb()/rgba() or hsl()/hsla() value. */
+export const MAX_COLOR_LENGTH = 64;
+// Colours end up inside CSS, so only colour syntax is accepted: nothing that can close a rule. The
+// arguments of rgb()/hsl() are one character class, so that a long value is matched in linear time.
+const CSS_COLOR = /^(#[0-9a-f]{3,4}|#[0-9a-f]{6}|#[0-9a-f]{8}|(rgb|rgba|hsl|hsla)\([0-9.%\s,/+-]+\)|[a-z]{3,20})$/i;
+const ColorSchema = v.pipe(
+  v.string(),
+  maxChars(MAX_COLOR_LENGTH),
+  v.regex(CSS_COLOR, 'must be a CSS colour (#rgb, #rrggbb, rgb(), hsl() or a name)'),
+);
 
 const ThemeSchema = modelObject(
   Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, v.optional(ColorSchema)])) as Record<

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Knex } from 'knex';
 import type * as v from 'valibot';
+import { THEME_COLOR_FIELDS } from '@vigil/core';
 import type { ApiHarness } from './harness.js';
 
 /** A step of a field path: an object key, or any item of an array. */
@@ -261,9 +262,12 @@ const window = (): Body => ({
   tags: TAGS, silenceAlertsTags: TAGS, timezone: 'Europe/Berlin',
 });
 
+/** Every colour of a theme set to `color`. */
+const theme = (color: string): Body => Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, color]));
+
 const page = (ctx: FuzzContext, n: number): Body => ({
   name: 'Public', url: `public-${n}`, description: 'How we are doing', customDomain: `page-${n}.acme.example`,
-  themeColors: { light: { bodyBackgroundColor: '#ffffff' }, dark: { bodyBackgroundColor: '#000000' } },
+  themeColors: { light: theme('#ffffff'), dark: theme('rgb(0, 0, 0)') },
   logo: 'https://cdn.example.com/logo/', redirectTo: 'https://acme.example/', favicon: 'https://cdn.example.com/icon/',
   cards: [{ name: 'Core', serviceIds: [ctx.serviceId] }, { name: 'Edge', serviceIds: [ctx.serviceId] }],
 });
