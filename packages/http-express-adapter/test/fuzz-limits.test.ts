@@ -58,7 +58,6 @@ const FORMAT_BOUNDED: Record<string, string> = {
  * one, the properties below try it like any other, and its entry here goes.
  */
 const NO_MAXIMUM_YET: [RegExp, string][] = [
-  [/^triggerIncident\.serviceId$/, 'refused when it names no service, but a value of any length is looked up'],
   [/^environmentVariables\.\[\]\.value$/, 'stored as sent (sealed when secret), of any length up to the body limit'],
 ];
 const noMaximumYet = (name: string) => NO_MAXIMUM_YET.some(([pattern]) => pattern.test(name));
@@ -72,6 +71,7 @@ const NEVER_VALID_AT_MAXIMUM: Record<string, string> = {
   'serviceIds.[]': 'names a stored service, whose id is a UUID',
   'cards.[].serviceIds.[]': 'names a stored service, whose id is a UUID',
   '[].checkId': 'names a stored check, whose id is a UUID',
+  'triggerIncident.serviceId': 'names a stored service, whose id is a UUID',
   ...Object.fromEntries((['light', 'dark'] as const).flatMap((t) => THEME_COLOR_FIELDS.map((f) => [`themeColors.${t}.${f}`, 'no colour is 64 characters long']))),
 };
 

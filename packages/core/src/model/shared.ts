@@ -7,7 +7,6 @@ import {
   MAX_NAME_LENGTH,
   MAX_URL_LENGTH,
   NameSchema,
-  NonEmptyStringSchema,
   boundedString,
   maxChars,
 } from './primitives.js';
@@ -136,7 +135,8 @@ export const GroupRetryStrategySchema = v.union(
 export type GroupRetryStrategy = v.InferOutput<typeof GroupRetryStrategySchema>;
 
 export const TriggerIncidentSchema = modelObject({
-  serviceId: NonEmptyStringSchema,
+  // An id, bounded as the other ids a body names (not empty, at most 255 characters) before it is looked up.
+  serviceId: NameSchema,
   name: NameSchema,
   description: LongTextSchema,
   notifySubscribers: v.optional(v.boolean(), false),
