@@ -57,9 +57,7 @@ const FORMAT_BOUNDED: Record<string, string> = {
  * String fields that have no maximum yet, left out of the check above. Once a field's schema states
  * one, the properties below try it like any other, and its entry here goes.
  */
-const NO_MAXIMUM_YET: [RegExp, string][] = [
-  [/^environmentVariables\.\[\]\.value$/, 'stored as sent (sealed when secret), of any length up to the body limit'],
-];
+const NO_MAXIMUM_YET: [RegExp, string][] = [];
 const noMaximumYet = (name: string) => NO_MAXIMUM_YET.some(([pattern]) => pattern.test(name));
 
 /**
