@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
   classifyAddress,
@@ -9,6 +10,7 @@ import {
   targetRefusalMessage,
 } from '../src/runner-kit/target-policy.js';
 import { lookupChecked } from '../src/runner-kit/target-lookup.js';
+import { thisMachineAddresses } from '../src/runner-kit/own-addresses.js';
 
 describe('parseIpAddress', () => {
   it.each([
@@ -172,7 +174,35 @@ describe('targetPolicy', () => {
     expect(policy.checkHost('localhost')).toBeNull();
   });
 
-  it('names a malformed allow entry', () => {
+  it('refuses the host\'s own public addresses and its refuse list, which allow does not reopen', () => {
+    const policy = targetPolicy({
+      refuseInternalAddresses: true, allow: ['198.51.100.0/24', '10.20.0.0/16'], refuse: ['198.51.100.7', '10.20.9.0/24'],
+      ownAddresses: () => ['203.0.113.5', '10.20.0.4', 'fe80::1'],
+    });
+    expect(policy.checkAddress('203.0.113.5')).toMatchObject({ reason: '203.0.113.5 is an address of this host' });
+    expect(policy.checkAddress('::ffff:203.0.113.5')).toMatchObject({ address: '203.0.113.5' });
+    expect(policy.checkHost('0xcb007105')).toMatchObject({ address: '203.0.113.5' });
+    expect(policy.checkAddress('203.0.113.6')).toBeNull();
+    expect(policy.checkAddress('198.51.100.7')).toMatchObject({ reason: "198.51.100.7 is refused by this host's target policy (198.51.100.7/32)" });
+    expect(policy.checkAddress('198.51.100.8')).toBeNull();
+    expect(policy.checkAddress('10.20.9.1')?.range.name).toBe('refused by the host');
+    // An internal address of the host stays a matter of allow: the host opened 10.20/16 itself.
+    expect(policy.checkAddress('10.20.0.4')).toBeNull();
+    expect(targetRefusalMessage(policy.checkAddress('203.0.113.5')!, 'status.example.com')).toMatch(/^The target policy refused "status.example.com" \(203\.0\.113\.5\): 203\.0\.113\.5 is an address of this host/);
+    // Open policies refuse nothing, whatever the lists say.
+    expect(targetPolicy({ refuse: ['203.0.113.5'], ownAddresses: () => ['203.0.113.5'] }).checkAddress('203.0.113.5')).toBeNull();
+  });
+
+  it('by default takes this host\'s addresses from its network interfaces, and refuses each', () => {
+    const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+    expect(addresses).toContain('127.0.0.1');
+    expect(thisMachineAddresses()).toEqual(addresses);
+    const strictPolicy = targetPolicy({ refuseInternalAddresses: true });
+    for (const address of addresses) expect(strictPolicy.checkAddress(address), address).not.toBeNull();
+  });
+
+  it('names a malformed allow or refuse entry', () => {
+    expect(() => targetPolicy({ refuseInternalAddresses: true, refuse: ['intranet'] })).toThrow('targetPolicy.refuse[0]: "intranet" is not a CIDR');
     expect(() => targetPolicy({ refuseInternalAddresses: true, allow: ['10.0.0.0/8', 'intranet'] })).toThrow(
       'targetPolicy.allow[1]: "intranet" is not a CIDR: "intranet" is not an IPv4 or IPv6 address',
     );

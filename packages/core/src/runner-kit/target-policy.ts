@@ -4,12 +4,25 @@
  * (loopback, private, link-local, ...). Runners apply the policy to the address they actually
  * connect to, after name lookup, so a name that resolves to an internal address is refused too.
  */
+import { thisMachineAddresses } from './own-addresses.js';
 
 export interface TargetPolicyOptions {
   /** Refuse loopback, private, link-local, shared (CGNAT), multicast, broadcast and unspecified addresses. Default false. */
   refuseInternalAddresses?: boolean;
   /** CIDRs (or single addresses) that checks may reach even so: `10.20.0.0/16`, `fd00:1::/64`, `192.168.1.10`. */
   allow?: readonly string[];
+  /**
+   * With `refuseInternalAddresses`: CIDRs (or single addresses) refused too, even public ones and
+   * even when `allow` holds them, such as the public address a balancer or NAT forwards to this
+   * host: `203.0.113.7`.
+   */
+  refuse?: readonly string[];
+  /**
+   * With `refuseInternalAddresses`: the addresses of this host, refused whatever `allow` says (a
+   * check must not reach the host's own listening ports by a public address of its own). Default:
+   * the addresses of this machine's network interfaces; `() => []` turns it off.
+   */
+  ownAddresses?: () => readonly string[];
 }
 
 /** A range of addresses the policy refuses, e.g. `{ name: 'loopback', cidr: '127.0.0.0/8' }`. */
@@ -243,13 +256,27 @@ const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 export function targetPolicy(options: TargetPolicyOptions = {}): TargetPolicy {
   const refuse = options.refuseInternalAddresses === true;
   const allow = [...(options.allow ?? [])];
-  const allowed = allow.map((text, i) => {
+  const cidrs = (field: 'allow' | 'refuse') => (options[field] ?? []).map((text, i) => {
     try {
       return parseCidr(text);
     } catch (err) {
-      throw new TypeError(`targetPolicy.allow[${i}]: ${(err as Error).message}`);
+      throw new TypeError(`targetPolicy.${field}[${i}]: ${(err as Error).message}`);
     }
   });
+  const allowed = cidrs('allow');
+  const refused = cidrs('refuse');
+  const ownAddresses = options.ownAddresses ?? thisMachineAddresses;
+  // The host's `refuse` list, which `allow` does not reopen, and this host's own public addresses
+  // (its internal ones are refused as internal, or reopened by `allow`).
+  const hostRefusal = (ip: IpAddress, internal: boolean): TargetRefusal | null => {
+    const address = formatIpAddress(ip);
+    const cidr = refused.find((c) => inCidr(ip, c));
+    if (cidr) return { address, range: { name: 'refused by the host', cidr: cidr.text }, reason: `${address} is refused by this host's target policy (${cidr.text})` };
+    if (internal) return null;
+    const own = ownAddresses().map(parseIpAddress).find((o) => o !== null && o.family === ip.family && asBig(o) === asBig(ip));
+    if (own) return { address, range: { name: "this host's own", cidr: `${address}/${width(ip.family)}` }, reason: `${address} is an address of this host` };
+    return null;
+  };
   const isAllowed = (ip: IpAddress) => {
     if (allowed.some((c) => inCidr(ip, c))) return true;
     const v4 = ip.family === 6 ? embeddedIpv4(ip.value) : null;
@@ -257,6 +284,9 @@ export function targetPolicy(options: TargetPolicyOptions = {}): TargetPolicy {
   };
   const judge = (ip: IpAddress): TargetRefusal | null => {
     const hit = classifyAddress(ip);
+    const v4 = ip.family === 6 ? embeddedIpv4(ip.value) : null;
+    const own = hostRefusal(ip, hit !== null) ?? (v4 !== null ? hostRefusal({ family: 4, value: v4 }, hit !== null) : null);
+    if (own) return own;
     if (!hit || isAllowed(ip)) return null;
     const address = formatIpAddress(ip);
     return { address, range: hit, reason: `${address} is ${article(hit.name)} ${hit.name} address (${hit.cidr})` };
