@@ -1,7 +1,7 @@
 /**
  * Credentials nobody flagged secret stay out of the database, the logs and the API's answers: a
  * webhook's unlocked headers (an Authorization, an X-Api-Key), the URLs of CHAT and CHAT_APP
- * channels, an API check's Authorization header and basic-auth password, a check group's
+ * channels, an API check's Authorization and X-Api-Key headers and basic-auth password, a check group's
  * apiCheckDefaults Cookie header and basic-auth password, each with its own random value. An API
  * check, and one that takes its credentials from its group's defaults, run against a local
  * receiver, fail and alert every channel; a client reads everything back and writes the masked
@@ -32,6 +32,7 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     CHAT_APP_PATH: pathValue('chat-app-path'),
     API_AUTH: secretValue('api-auth'),
     API_BASIC: secretValue('api-basic'),
+    API_KEY: secretValue('api-key'),
     GROUP_COOKIE: secretValue('group-cookie'),
     GROUP_BASIC: secretValue('group-basic'),
   };
@@ -79,13 +80,13 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
       name: 'sealed api', frequency: 1440, retryStrategy: null, doubleCheck: false,
       request: {
         url: `${receiver.url}/api`,
-        headers: [{ key: 'Authorization', value: `Bearer ${s.API_AUTH}` }, { key: 'X-Plain', value: shown.API_PLAIN }],
+        headers: [{ key: 'Authorization', value: `Bearer ${s.API_AUTH}` }, { key: 'X-Api-Key', value: s.API_KEY }, { key: 'X-Plain', value: shown.API_PLAIN }],
         basicAuth: { username: 'svc', password: s.API_BASIC },
         // The receiver answers 202: the run fails, and alerts.
         assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
       },
     }), 201);
-    expect(check.request.headers).toEqual([{ key: 'Authorization', value: MASK }, { key: 'X-Plain', value: shown.API_PLAIN }]);
+    expect(check.request.headers).toEqual([{ key: 'Authorization', value: MASK }, { key: 'X-Api-Key', value: MASK }, { key: 'X-Plain', value: shown.API_PLAIN }]);
     expect(check.request.basicAuth).toEqual({ username: 'svc', password: MASK });
     expect(check.alertChannels.webhook[0].headers).toEqual(maskedHeaders);
     expect(check.alertChannels.chat).toEqual(expect.arrayContaining([{ url: `${new URL(receiver.url).origin}/${MASK}` }]));
@@ -115,6 +116,7 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     const run = receiver.requests.find((r) => r.path === '/api')!;
     expect(run.headers.authorization).toMatch(/^(Bearer|Basic) /);
     expect(run.headers['x-plain']).toBe(shown.API_PLAIN);
+    expect(run.headers['x-api-key']).toBe(s.API_KEY);
     const memberRun = receiver.requests.find((r) => r.path === '/group-api')!;
     expect(memberRun.headers).toMatchObject({
       cookie: `sid=${s.GROUP_COOKIE}`,
@@ -127,7 +129,7 @@ describe.each(BACKENDS)('sealed credentials on %s', (backend) => {
     expect(receiver.requests.some((r) => r.path === `/chat-app/${s.CHAT_APP_PATH}`)).toBe(true);
     const forRun = await stack.vigil.checks.getForRun(account.id, check.id);
     expect(forRun.check.checkType === 'API' && forRun.check.request).toMatchObject({
-      headers: [{ key: 'Authorization', value: `Bearer ${s.API_AUTH}` }, { key: 'X-Plain', value: shown.API_PLAIN }],
+      headers: [{ key: 'Authorization', value: `Bearer ${s.API_AUTH}` }, { key: 'X-Api-Key', value: s.API_KEY }, { key: 'X-Plain', value: shown.API_PLAIN }],
       basicAuth: { username: 'svc', password: s.API_BASIC },
     });
 

@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { credentialSecrets, isCredentialHeader, scrubSecrets, SCRUBBED } from '../src/index.js';
 
 describe('credentialSecrets', () => {
-  it('names Authorization, Proxy-Authorization, Cookie and Set-Cookie in any case, and no other header', () => {
-    for (const name of ['Authorization', 'proxy-authorization', 'COOKIE', 'Set-Cookie ']) expect(isCredentialHeader(name), name).toBe(true);
-    for (const name of ['X-Api-Key', 'Accept', 'Authorization-Hint']) expect(isCredentialHeader(name), name).toBe(false);
-    expect(credentialSecrets('X-Api-Key', 'abc-123')).toEqual([]);
+  it('names Authorization, Proxy-Authorization, Cookie, Set-Cookie and any name with token, key or secret, in any case', () => {
+    for (const name of ['Authorization', 'proxy-authorization', 'COOKIE', 'Set-Cookie ', 'X-Api-Key', 'x-auth-token', 'Client-Secret']) {
+      expect(isCredentialHeader(name), name).toBe(true);
+    }
+    for (const name of ['Accept', 'Authorization-Hint', 'Keep-Alive', 'X-Trace']) expect(isCredentialHeader(name), name).toBe(false);
+    expect(credentialSecrets('X-Api-Key', 'abc-123456')).toEqual(['abc-123456']);
+    expect(credentialSecrets('X-Trace', 'abc-123456')).toEqual([]);
   });
 
   it('gives the whole value and the credential after its scheme', () => {

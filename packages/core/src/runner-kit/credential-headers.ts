@@ -8,9 +8,14 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'coo
  */
 const MIN_COOKIE_VALUE = 8;
 
-/** Authorization, Proxy-Authorization, Cookie and Set-Cookie, in any case: headers whose values are credentials. */
+/**
+ * Headers whose values are credentials: Authorization, Proxy-Authorization, Cookie, Set-Cookie, and
+ * any name containing token, key or secret (`X-Api-Key`, `X-Auth-Token`), in any case. Responses
+ * and plans mask them, and a run keeps their values out of what it records.
+ */
 export function isCredentialHeader(name: string): boolean {
-  return CREDENTIAL_HEADERS.has(name.trim().toLowerCase());
+  const n = name.trim().toLowerCase();
+  return CREDENTIAL_HEADERS.has(n) || /token|key|secret/.test(n);
 }
 
 /** The `user:password` a Basic credential encodes, when it is base64 of text with a colon. */
@@ -31,7 +36,7 @@ function basicPair(credential: string): string | null {
  */
 export function credentialSecrets(name: string, value: string): string[] {
   const header = name.trim().toLowerCase();
-  if (!CREDENTIAL_HEADERS.has(header)) return [];
+  if (!isCredentialHeader(header)) return [];
   const whole = value.trim();
   const out = new Set([whole]);
   if (header === 'cookie' || header === 'set-cookie') {

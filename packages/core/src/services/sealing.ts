@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../model/api-request.js';
 import type { SecretBox } from '../ports/secret-box.js';
 import { MASKED } from './masking.js';
+import { isCredentialHeader } from '../runner-kit/credential-headers.js';
 
 /**
  * Credentials that are not flagged secret by their owner, sealed at rest and masked in responses:
@@ -12,14 +13,8 @@ import { MASKED } from './masking.js';
  * their next write.
  */
 
-/**
- * A header (or parameter) whose name says it carries a credential: Authorization,
- * Proxy-Authorization, Cookie, or any name containing token, key or secret (in any case).
- */
-export function isSensitiveName(name: string): boolean {
-  const n = name.trim().toLowerCase();
-  return n === 'authorization' || n === 'proxy-authorization' || n === 'cookie' || /token|key|secret/.test(n);
-}
+/** Whether a header or a key/value entry is named as a credential (see `isCredentialHeader`). */
+export const isSensitiveName = isCredentialHeader;
 
 /** A URL that is a credential as a response shows it: its scheme and host, the rest masked. */
 export function maskUrl(url: string): string {
