@@ -1,17 +1,10 @@
 // The example host's account administration under /admin/vigil: absent without VIGIL_ADMIN_TOKEN,
 // behind that bearer token with it; the accounts it makes are tenants, limited to public targets.
-import { afterAll, describe, expect, it } from 'vitest';
-import { startExampleHost, type RunningHost } from '../../../test/reliability/support/example-host.js';
+import { describe, expect, it } from 'vitest';
+import { exampleHostsOfFile, type RunningHost } from '../../../test/reliability/support/example-host.js';
 
 describe('the example host\'s admin routes', () => {
-  const hosts: RunningHost[] = [];
-  afterAll(async () => {
-    for (const host of hosts) {
-      host.child.process.kill('SIGKILL');
-      await host.child.exited();
-      host.cleanup();
-    }
-  });
+  const startHost = exampleHostsOfFile();
 
   const post = (host: RunningHost, path: string, body: unknown, token?: string) =>
     fetch(`${host.base}${path}`, {
@@ -21,15 +14,13 @@ describe('the example host\'s admin routes', () => {
     });
 
   it('are not served without VIGIL_ADMIN_TOKEN', async () => {
-    const host = await startExampleHost({});
-    hosts.push(host);
+    const host = await startHost({});
     const res = await post(host, '/admin/vigil/accounts', { name: 'tenant' }, 'anything');
     expect(res.status).toBe(404);
   }, 60_000);
 
   it('make an account and a key only with the token; the tenant\'s key works and its checks reach public addresses only', async () => {
-    const host = await startExampleHost({ VIGIL_ADMIN_TOKEN: 'admin-5c1d' });
-    hosts.push(host);
+    const host = await startHost({ VIGIL_ADMIN_TOKEN: 'admin-5c1d' });
     for (const token of [undefined, 'admin-5c1e', 'admin-5c1d-more']) {
       const refused = await post(host, '/admin/vigil/accounts', { name: 'tenant' }, token);
       expect(refused.status, String(token)).toBe(403);

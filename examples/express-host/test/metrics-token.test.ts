@@ -1,23 +1,15 @@
 // GET /metrics of the example host: public without VIGIL_METRICS_TOKEN, behind that bearer token with it.
-import { afterAll, describe, expect, it } from 'vitest';
-import { startExampleHost, type RunningHost } from '../../../test/reliability/support/example-host.js';
+import { describe, expect, it } from 'vitest';
+import { exampleHostsOfFile, type RunningHost } from '../../../test/reliability/support/example-host.js';
 
 describe('the example host\'s /metrics', () => {
-  const hosts: RunningHost[] = [];
-  afterAll(async () => {
-    for (const host of hosts) {
-      host.child.process.kill('SIGKILL');
-      await host.child.exited();
-      host.cleanup();
-    }
-  });
+  const startHost = exampleHostsOfFile();
 
   const metrics = (host: RunningHost, authorization?: string) =>
     fetch(`${host.base}/metrics`, authorization ? { headers: { authorization } } : {});
 
   it('answers 401 without the token, with another one or another scheme, and the metrics with it', async () => {
-    const host = await startExampleHost({ VIGIL_METRICS_TOKEN: 'scrape-me-7f3a' });
-    hosts.push(host);
+    const host = await startHost({ VIGIL_METRICS_TOKEN: 'scrape-me-7f3a' });
     for (const authorization of [undefined, 'Bearer scrape-me-7f3b', 'Bearer scrape-me-7f3a-and-more', 'Basic c2NyYXBlLW1lLTdmM2E=']) {
       const refused = await metrics(host, authorization);
       expect(refused.status, String(authorization)).toBe(401);
@@ -33,8 +25,7 @@ describe('the example host\'s /metrics', () => {
   }, 60_000);
 
   it('stays public when VIGIL_METRICS_TOKEN is not set', async () => {
-    const host = await startExampleHost({});
-    hosts.push(host);
+    const host = await startHost({});
     const ok = await metrics(host);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('vigil_');

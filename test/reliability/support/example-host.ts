@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { startNode, type Child } from './processes.js';
 
 const SERVER = fileURLToPath(new URL('../../../examples/express-host/src/server.mjs', import.meta.url));
@@ -49,5 +50,22 @@ export async function startExampleHost(env: Record<string, string>): Promise<Run
       call(`${base}/api${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }, timeoutMs),
     get: (path, timeoutMs = 15_000) => call(`${base}${path}`, {}, timeoutMs),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** `startExampleHost` for a test file whose hosts are all killed and cleaned up after the file. */
+export function exampleHostsOfFile(): (env: Record<string, string>) => Promise<RunningHost> {
+  const hosts: RunningHost[] = [];
+  afterAll(async () => {
+    for (const host of hosts) {
+      host.child.process.kill('SIGKILL');
+      await host.child.exited();
+      host.cleanup();
+    }
+  });
+  return async (env) => {
+    const host = await startExampleHost(env);
+    hosts.push(host);
+    return host;
   };
 }
