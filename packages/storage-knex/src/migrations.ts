@@ -354,6 +354,19 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await knex.schema.dropTable(old);
     },
   },
+  {
+    // Roll-ups made as hours close: each field's sums and DDSketch (null before), whether the
+    // hour's raw results are gone (so were all earlier ones), and an account's newest by hour.
+    name: '010_rollup_sketches',
+    async up(knex, prefix) {
+      const table = `${prefix}check_result_rollups`;
+      await knex.schema.alterTable(table, (t) => {
+        t.text('sketches').nullable();
+        t.boolean('pruned').notNullable().defaultTo(true);
+        t.index(['account_id', 'hour_ms'], indexName(table, ['account_id', 'hour_ms']));
+      });
+    },
+  },
 ];
 
 /**

@@ -1,7 +1,8 @@
 import { type AggregateMeasure, type CheckResult, type CheckResultRepository, type ResultAggregateQuery, type ResultAggregateRow } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
-import { pruneAccount } from './retention.js';
+import { pruneAccount, rollUpAccount } from './retention.js';
+import { aggregateWithRollups } from './rollup-aggregate.js';
 import type { TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
@@ -79,11 +80,14 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
     aggregate: (accountId, query) =>
       run(async () => {
         if (query.checkIds.length === 0) return [];
+        const rolled = await aggregateWithRollups(ctx, accountId, query);
+        if (rolled) return rolled;
         if (['pg', 'postgres', 'postgresql'].includes(String(ctx.knex.client.config.client))) return aggregateInPostgres(ctx.reader, table, accountId, query);
         return aggregateInSqlite(ctx.reader, table, accountId, query);
       }),
     deleteOlderThan: (before) => run(async () => Number(await ctx.knex(table).where('started_ms', '<', before.getTime()).delete())),
     prune: (accountId, before, limit) => run(() => pruneAccount(ctx, accountId, before, limit)),
+    rollUp: (accountId, after, before, limit) => run(() => rollUpAccount(ctx, accountId, after, before, limit)),
   };
 }
 

@@ -1,8 +1,13 @@
 import { percentileCont, type PruneOutcome } from '@vigil/core';
 import type { Knex } from 'knex';
+import { readRawResults } from './raw-results.js';
+import { fieldStats, mergeStats, type FieldStats } from './sketch.js';
 import type { TableContext } from './table.js';
 
 const HOUR = 3_600_000;
+/** Hours the roll-up job recomputes behind the newest roll-up, for results that were stored late. */
+const LOOKBACK = 2 * HOUR;
+const floorHour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
 export interface HourlyRollup {
   accountId: string;
@@ -19,6 +24,10 @@ export interface HourlyRollup {
   p90: number;
   p95: number;
   p99: number;
+  /** Whether the hour's raw results are gone (retention deleted them). */
+  pruned: boolean;
+  /** Each field's sums and DDSketch; null on a roll-up made before sketches were kept. */
+  sketches: Record<string, FieldStats> | null;
 }
 
 interface Acc {
@@ -26,102 +35,160 @@ interface Acc {
   check_id: string;
   hour_ms: number;
   run_location: string;
-  values: number[];
   failures: number;
+  fields: Map<string, number[]>;
 }
 
+/** `roll`: an hour whose raw results are still there (recomputed); `prune`: retention, which deletes them next. */
+type Mode = 'roll' | 'prune';
+
 /**
- * Rolls FINAL results that started before `before` up into hourly rows (count, failures, sum,
- * sum of squares, min, max and response-time percentiles), then deletes those raw results, in one
- * transaction. Running it again over hours that already have a roll-up merges into them (the
- * percentiles then weighted by count).
+ * Rolls FINAL results that started before `before` up into hourly rows, then deletes those raw
+ * results, in one transaction (every account). An hour rolled up while its raw results were
+ * there is recomputed; one whose raw results were already deleted takes late results in.
  */
 export async function rollUpAndPrune(ctx: TableContext, before: Date): Promise<{ rolledUp: number; deleted: number }> {
-  const upTo = Math.floor(before.getTime() / HOUR) * HOUR;
-  return ctx.knex.transaction((trx) => rollUpBefore(trx, ctx, null, upTo));
+  const upTo = floorHour(before.getTime());
+  return ctx.knex.transaction(async (trx) => {
+    const rolledUp = await rollHours(trx, ctx, null, null, upTo, 'prune');
+    const deleted = Number(await trx(`${ctx.prefix}check_results`).where('started_ms', '<', upTo).delete());
+    return { rolledUp, deleted };
+  });
 }
 
 /**
- * The same for one account, a batch at a time (the engine's retention job): about `limit` results,
- * oldest first, cut at a whole hour so that no hour is rolled up in two pieces (an hour that alone
- * holds more than `limit` goes whole). The results table's index on started_ms finds the batch.
+ * Where a batch of about `limit` due results ends: oldest first, cut at a whole hour so that no
+ * hour goes in two pieces (an hour that alone holds more than `limit` goes whole).
+ */
+async function batchEnd(due: () => Knex.QueryBuilder, upTo: number, limit: number): Promise<{ upTo: number; done: boolean }> {
+  const past = await due().select('started_ms').orderBy('started_ms').offset(Math.max(0, Math.floor(limit))).limit(1);
+  if (past.length === 0) return { upTo, done: true };
+  const [{ first }] = (await due().min({ first: 'started_ms' })) as [{ first: string | number }];
+  const firstHour = floorHour(Number(first));
+  const pastHour = floorHour(Number(past[0].started_ms));
+  const cut = pastHour > firstHour ? pastHour : firstHour + HOUR;
+  return cut < upTo ? { upTo: cut, done: false } : { upTo, done: true };
+}
+
+/**
+ * Retention of one account, a batch at a time (the engine's retention job): about `limit`
+ * results before `before` (rounded down to the hour), oldest first, rolled up and deleted.
  */
 export async function pruneAccount(ctx: TableContext, accountId: string, before: Date, limit: number): Promise<PruneOutcome> {
   const results = `${ctx.prefix}check_results`;
   return ctx.knex.transaction(async (trx) => {
-    let upTo = Math.floor(before.getTime() / HOUR) * HOUR;
-    let done = true;
-    const due = () => trx(results).where('account_id', accountId).where('started_ms', '<', upTo);
-    const past = await due().select('started_ms').orderBy('started_ms').offset(Math.max(0, Math.floor(limit))).limit(1);
-    if (past.length > 0) {
-      const [{ first }] = (await due().min({ first: 'started_ms' })) as [{ first: string | number }];
-      const firstHour = Math.floor(Number(first) / HOUR) * HOUR;
-      const pastHour = Math.floor(Number(past[0].started_ms) / HOUR) * HOUR;
-      const cut = pastHour > firstHour ? pastHour : firstHour + HOUR;
-      if (cut < upTo) {
-        upTo = cut;
-        done = false;
-      }
-    }
-    return { ...(await rollUpBefore(trx, ctx, accountId, upTo)), done };
+    const end = floorHour(before.getTime());
+    const due = () => trx(results).where('account_id', accountId).where('started_ms', '<', end);
+    const { upTo, done } = await batchEnd(due, end, limit);
+    const rolledUp = await rollHours(trx, ctx, accountId, null, upTo, 'prune');
+    const deleted = Number(await trx(results).where('account_id', accountId).where('started_ms', '<', upTo).delete());
+    return { rolledUp, deleted, done };
   });
 }
 
-async function rollUpBefore(trx: Knex.Transaction, ctx: TableContext, accountId: string | null, limit: number): Promise<{ rolledUp: number; deleted: number }> {
+/**
+ * Rolls an account's closed hours up, keeping their raw results: from `after` (null: two hours
+ * behind the account's newest roll-up, or its oldest result when it has none) up to `before`
+ * (rounded down to the hour), about `limit` results a call. Each hour is recomputed from its raw
+ * results and replaces its roll-up, so rolling an hour up again never counts a result twice.
+ */
+export async function rollUpAccount(ctx: TableContext, accountId: string, after: Date | null, before: Date, limit: number): Promise<{ rolledUp: number; done: boolean; next: Date }> {
   const results = `${ctx.prefix}check_results`;
   const rollups = `${ctx.prefix}check_result_rollups`;
-  const scoped = (q: Knex.QueryBuilder) => (accountId === null ? q : q.where('account_id', accountId));
-  const buckets = new Map<string, Acc>();
-  // Stream in pages so a large backlog does not sit in memory at once.
-  let lastSeq = 0;
-  for (;;) {
-    const rows = await scoped(trx(results))
-      .select('seq', 'account_id', 'check_id', 'started_ms', 'run_location', 'response_time', 'failed')
-      .where('started_ms', '<', limit).where('result_type', 'FINAL').where('seq', '>', lastSeq)
-      .orderBy('seq').limit(5000);
-    if (rows.length === 0) break;
-    for (const r of rows) {
-      lastSeq = Number(r.seq);
-      const hour = Math.floor(Number(r.started_ms) / HOUR) * HOUR;
-      const key = bucketKey(r.account_id, r.check_id, hour, r.run_location);
-      let acc = buckets.get(key);
-      if (!acc) buckets.set(key, (acc = { account_id: r.account_id, check_id: r.check_id, hour_ms: hour, run_location: r.run_location, values: [], failures: 0 }));
-      acc.values.push(Number(r.response_time));
-      if (r.failed === true || r.failed === 1) acc.failures++;
+  return ctx.knex.transaction(async (trx) => {
+    let from: number | null = after === null ? null : floorHour(after.getTime());
+    if (from === null) {
+      const [{ newest }] = (await trx(rollups).where('account_id', accountId).max({ newest: 'hour_ms' })) as [{ newest: string | number | null }];
+      if (newest !== null) from = Number(newest) + HOUR - LOOKBACK;
     }
-  }
-  await mergeRollups(trx, rollups, buckets);
-  const deleted = Number(await scoped(trx(results)).where('started_ms', '<', limit).delete());
-  return { rolledUp: buckets.size, deleted };
+    const end = floorHour(before.getTime());
+    const due = () => {
+      const q = trx(results).where('account_id', accountId).where('result_type', 'FINAL').where('started_ms', '<', end);
+      return from === null ? q : q.where('started_ms', '>=', from);
+    };
+    const { upTo, done } = from !== null && from >= end ? { upTo: end, done: true } : await batchEnd(due, end, limit);
+    const rolledUp = from !== null && from >= upTo ? 0 : await rollHours(trx, ctx, accountId, from, upTo, 'roll');
+    return { rolledUp, done, next: new Date(upTo) };
+  });
 }
 
-type Summary = Record<'count' | 'failures' | 'sum' | 'sum_sq' | 'min' | 'max' | 'p50' | 'p90' | 'p95' | 'p99', number>;
+/** Rolls the FINAL results in [from, upTo) up by account, check, hour and location; answers how many roll-ups were written. */
+async function rollHours(trx: Knex.Transaction, ctx: TableContext, accountId: string | null, from: number | null, upTo: number, mode: Mode): Promise<number> {
+  const buckets = new Map<string, Acc>();
+  for (const r of await readRawResults(trx, `${ctx.prefix}check_results`, accountId, [{ from, to: upTo }])) {
+    const hour = floorHour(r.startedMs);
+    const key = bucketKey(r.accountId, r.checkId, hour, r.runLocation);
+    let acc = buckets.get(key);
+    if (!acc) buckets.set(key, (acc = { account_id: r.accountId, check_id: r.checkId, hour_ms: hour, run_location: r.runLocation, failures: 0, fields: new Map() }));
+    if (r.failed) acc.failures++;
+    for (const [field, v] of Object.entries(r.values)) {
+      let list = acc.fields.get(field);
+      if (!list) acc.fields.set(field, (list = []));
+      list.push(v);
+    }
+  }
+  return writeRollups(trx, `${ctx.prefix}check_result_rollups`, buckets, mode);
+}
+
+type Summary = Record<'count' | 'failures' | 'sum' | 'sum_sq' | 'min' | 'max' | 'p50' | 'p90' | 'p95' | 'p99', number> & { sketches: string | null };
 
 function summarize(acc: Acc): Summary {
-  const sorted = [...acc.values].sort((a, b) => a - b);
+  const stats = Object.fromEntries([...acc.fields].map(([field, values]) => [field, fieldStats(values)]));
+  const sorted = [...acc.fields.get('responseTime')!].sort((a, b) => a - b);
+  const rt = stats.responseTime!;
   return {
     count: sorted.length,
     failures: acc.failures,
-    sum: sorted.reduce((a, b) => a + b, 0),
-    sum_sq: sorted.reduce((a, b) => a + b * b, 0),
-    min: sorted[0]!,
-    max: sorted.at(-1)!,
+    sum: rt.sum,
+    sum_sq: acc.fields.get('responseTime')!.reduce((a, v) => a + v * v, 0),
+    min: rt.min,
+    max: rt.max,
     p50: percentileCont(sorted, 0.5)!,
     p90: percentileCont(sorted, 0.9)!,
     p95: percentileCont(sorted, 0.95)!,
     p99: percentileCont(sorted, 0.99)!,
+    sketches: JSON.stringify(stats),
+  };
+}
+
+/** A late batch of results taken into a roll-up whose own raw results are gone. */
+function merge(old: Record<string, unknown>, fresh: Summary): Summary {
+  const oldCount = Number(old.count);
+  const n = oldCount + fresh.count;
+  const weigh = (a: unknown, b: number) => (Number(a) * oldCount + b * fresh.count) / n;
+  // A roll-up made before sketches were kept stays without one: its percentiles are weighted.
+  let sketches: string | null = null;
+  if (old.sketches !== null && old.sketches !== undefined && fresh.sketches !== null) {
+    const a = JSON.parse(String(old.sketches)) as Record<string, FieldStats>;
+    const b = JSON.parse(fresh.sketches) as Record<string, FieldStats>;
+    sketches = JSON.stringify(Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((f) => [f, mergeStats(a[f], b[f])])));
+  }
+  return {
+    count: n,
+    failures: Number(old.failures) + fresh.failures,
+    sum: Number(old.sum) + fresh.sum,
+    sum_sq: Number(old.sum_sq) + fresh.sum_sq,
+    min: Math.min(Number(old.min), fresh.min),
+    max: Math.max(Number(old.max), fresh.max),
+    p50: weigh(old.p50, fresh.p50),
+    p90: weigh(old.p90, fresh.p90),
+    p95: weigh(old.p95, fresh.p95),
+    p99: weigh(old.p99, fresh.p99),
+    sketches,
   };
 }
 
 const bucketKey = (account: unknown, check: unknown, hour: unknown, location: unknown) => JSON.stringify([String(account), String(check), Number(hour), String(location)]);
+const isPruned = (row: Record<string, unknown>) => row.pruned === true || Number(row.pruned) === 1;
 
 /**
- * Writes the buckets: new hours in multi-row inserts, hours that already have a roll-up merged
- * into it. The roll-ups already there are read per account and a few hundred checks at a time,
- * over the batch's hours, along the primary key.
+ * Writes the buckets: new hours in multi-row inserts; an hour whose roll-up was made while its raw
+ * results were there is replaced; one whose raw results are gone takes a late batch in at
+ * retention and is left alone by the roll-up job. The roll-ups already there are read per account
+ * and a few hundred checks at a time, over the batch's hours, along the primary key.
  */
-async function mergeRollups(trx: Knex.Transaction, table: string, buckets: Map<string, Acc>): Promise<void> {
-  if (buckets.size === 0) return;
+async function writeRollups(trx: Knex.Transaction, table: string, buckets: Map<string, Acc>, mode: Mode): Promise<number> {
+  if (buckets.size === 0) return 0;
   const accs = [...buckets.values()];
   const minHour = Math.min(...accs.map((a) => a.hour_ms));
   const maxHour = Math.max(...accs.map((a) => a.hour_ms));
@@ -140,32 +207,21 @@ async function mergeRollups(trx: Knex.Transaction, table: string, buckets: Map<s
       for (const r of rows as Record<string, unknown>[]) existing.set(bucketKey(r.account_id, r.check_id, r.hour_ms, r.run_location), r);
     }
   }
+  const pruned = mode === 'prune';
   const inserts: Record<string, unknown>[] = [];
+  let written = 0;
   for (const [key, acc] of buckets) {
-    const fresh = summarize(acc);
     const where = { account_id: acc.account_id, check_id: acc.check_id, hour_ms: acc.hour_ms, run_location: acc.run_location };
     const old = existing.get(key);
-    if (!old) {
-      inserts.push({ ...where, ...fresh });
-      continue;
-    }
-    const n = Number(old.count) + fresh.count;
-    const weigh = (a: unknown, b: number) => (Number(a) * Number(old.count) + b * fresh.count) / n;
-    await trx(table).where(where).update({
-      count: n,
-      failures: Number(old.failures) + fresh.failures,
-      sum: Number(old.sum) + fresh.sum,
-      sum_sq: Number(old.sum_sq) + fresh.sum_sq,
-      min: Math.min(Number(old.min), fresh.min),
-      max: Math.max(Number(old.max), fresh.max),
-      p50: weigh(old.p50, fresh.p50),
-      p90: weigh(old.p90, fresh.p90),
-      p95: weigh(old.p95, fresh.p95),
-      p99: weigh(old.p99, fresh.p99),
-    });
+    if (old && isPruned(old) && !pruned) continue;
+    written++;
+    const fresh = summarize(acc);
+    if (!old) inserts.push({ ...where, ...fresh, pruned });
+    else await trx(table).where(where).update({ ...(isPruned(old) ? merge(old, fresh) : fresh), pruned });
   }
-  // 14 columns a row: 200 rows a statement stay well under SQLite's limit of bound variables.
+  // 16 columns a row: 200 rows a statement stay well under SQLite's limit of bound variables.
   for (let i = 0; i < inserts.length; i += 200) await trx(table).insert(inserts.slice(i, i + 200));
+  return written;
 }
 
 /** Hourly roll-ups of a check in [from, to), oldest first. */
@@ -178,5 +234,6 @@ export async function listRollups(ctx: TableContext, accountId: string, checkId:
     accountId: String(r.account_id), checkId: String(r.check_id), hour: new Date(Number(r.hour_ms)).toISOString(),
     runLocation: String(r.run_location), count: Number(r.count), failures: Number(r.failures), sum: Number(r.sum),
     sumSq: Number(r.sum_sq), min: Number(r.min), max: Number(r.max), p50: Number(r.p50), p90: Number(r.p90), p95: Number(r.p95), p99: Number(r.p99),
+    pruned: isPruned(r), sketches: r.sketches === null || r.sketches === undefined ? null : (JSON.parse(String(r.sketches)) as Record<string, FieldStats> | null),
   }));
 }

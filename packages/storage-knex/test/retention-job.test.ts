@@ -97,7 +97,9 @@ describe.each(dialects)('retention job of the engine on %s', (_name, open) => {
       expect(Math.min(...ofA)).toBe(before);
       expect(left.filter((r) => r.account_id === b)).toHaveLength(3 * 24 * 12);
       const rollups = await storage.rollups(a, 'check-1', new Date(T0 - 40 * DAY), new Date(T0));
-      expect(rollups).toHaveLength(48);
+      // The 48 hours retention deleted, then the 24 kept ones rolled up as closed hours, raw results kept.
+      expect(rollups).toHaveLength(72);
+      expect(rollups.filter((r) => r.pruned).map((r) => r.hour)).toEqual(rollups.slice(0, 48).map((r) => r.hour));
       expect(rollups.every((r) => r.count === 12 && r.failures === 1 && r.min === 100 && r.max === 111)).toBe(true);
       expect(rollups[0]!.hour).toBe(new Date(T0 - 32 * DAY).toISOString());
       expect(log.find((e) => e.msg === 'retention: removed check results')?.meta).toEqual({

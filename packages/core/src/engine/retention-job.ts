@@ -38,6 +38,7 @@ export interface RetentionReport {
   /** Accounts that lost results. */
   accounts: number;
   deleted: number;
+  /** Hourly roll-ups written: of hours retention deleted, and of hours that closed since the last run. */
   rolledUp: number;
   /** False when the deadline came first; the next run goes on from there. */
   finished: boolean;
@@ -123,9 +124,41 @@ export class RetentionJob {
   }
 
   /**
+   * The account's closed hours rolled up by the store (where it keeps roll-ups), raw results kept:
+   * each run takes the hours that closed since the last, so analytics over long ranges read one
+   * row an hour. Answers the roll-ups written; a store error is logged and the next run retries.
+   */
+  private async rollUp(accountId: string, timeLeft: () => boolean, took: (ms: number) => void, report: RetentionReport): Promise<number> {
+    const { clock, logger, storage } = this.deps;
+    if (!storage.checkResults.rollUp) return 0;
+    const before = new Date(Math.floor(clock.now().getTime() / HOUR) * HOUR);
+    let after: Date | null = null;
+    let rolledUp = 0;
+    try {
+      for (;;) {
+        const t0 = clock.now().getTime();
+        const step = await storage.checkResults.rollUp(accountId, after, before, this.batch);
+        took(clock.now().getTime() - t0);
+        rolledUp += step.rolledUp;
+        if (step.done) break;
+        after = step.next;
+        if (!timeLeft()) {
+          report.finished = false;
+          break;
+        }
+      }
+    } catch (err) {
+      logger.warn('retention: rolling an account up failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
+    }
+    return rolledUp;
+  }
+
+  /**
    * One pass over every account: results that started before now minus the account's retention
-   * (rounded down to the hour, so nothing inside the window goes) are rolled up and deleted. It
-   * starts no batch that might end past `deadline`, nor any after `signal` aborts.
+   * (rounded down to the hour, so nothing inside the window goes) are rolled up and deleted; then
+   * the hours that closed since the last run are rolled up, their raw results kept (an account
+   * whose results are kept for ever too). It starts no batch that might end past `deadline`, nor
+   * any after `signal` aborts.
    */
   async prune(deadline: Date = new Date(8.64e15), signal?: AbortSignal): Promise<RetentionReport> {
     const { clock, logger, storage } = this.deps;
@@ -138,11 +171,11 @@ export class RetentionJob {
         break;
       }
       const days = await this.daysFor(accountId);
-      if (days === null || days === undefined) continue;
-      const before = new Date(Math.floor((clock.now().getTime() - days * DAY) / HOUR) * HOUR);
+      if (days === undefined) continue;
+      const before = days === null ? null : new Date(Math.floor((clock.now().getTime() - days * DAY) / HOUR) * HOUR);
       const account = { deleted: 0, rolledUp: 0 };
       try {
-        for (;;) {
+        for (; before !== null; ) {
           const t0 = clock.now().getTime();
           const step = await storage.checkResults.prune(accountId, before, this.batch);
           slowest = Math.max(slowest, clock.now().getTime() - t0);
@@ -158,11 +191,12 @@ export class RetentionJob {
         logger.warn('retention: pruning an account failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
       }
       if (account.deleted > 0) {
-        logger.info('retention: removed check results', { accountId, before: before.toISOString(), days, ...account });
+        logger.info('retention: removed check results', { accountId, before: before?.toISOString(), days, ...account });
         report.accounts++;
         report.deleted += account.deleted;
-        report.rolledUp += account.rolledUp;
       }
+      report.rolledUp += account.rolledUp;
+      if (report.finished) report.rolledUp += await this.rollUp(accountId, timeLeft, (ms) => (slowest = Math.max(slowest, ms)), report);
       if (!report.finished) break;
     }
     if (report.finished && this.deliveredDays !== null && storage.outbox.pruneDelivered) {

@@ -84,6 +84,7 @@ export const AnalyticsResponseSchema = v.object({
   tags: v.array(v.string()),
   series: v.array(v.record(v.string(), v.union([v.string(), v.number(), v.null()]))),
   pagination: v.object({ page: v.number(), limit: v.number() }),
-  metadata: v.record(v.string(), v.object({ label: v.string(), unit: v.string() })),
+  // `approximate: true` on a percentile metric some of whose hours were read from roll-ups' sketches.
+  metadata: v.record(v.string(), v.object({ label: v.string(), unit: v.string(), approximate: v.optional(v.boolean()) })),
 });
 export type AnalyticsResponse = v.InferOutput<typeof AnalyticsResponseSchema>;

@@ -40,4 +40,9 @@ export interface ResultAggregateRow {
   /** Results with hasFailures or hasErrors. */
   failures: number;
   values: Record<string, number | null>;
+  /**
+   * Some of the row's results were read from a store's hourly roll-ups: its percentiles are then
+   * estimates (within the store's stated relative error), not computed over every value.
+   */
+  approximate?: boolean;
 }

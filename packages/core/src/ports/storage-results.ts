@@ -49,6 +49,22 @@ export interface CheckResultRepository {
    * hour that holds more goes whole), oldest first; `done` is false while more remain before `before`.
    */
   prune(accountId: string, before: Date, limit: number): Promise<PruneOutcome>;
+  /**
+   * A store that keeps hourly roll-ups and reads them in `aggregate` rolls an account's closed
+   * hours up while their raw results are kept: the FINAL results of [after, before), both rounded
+   * down to the hour (`after` null: from where the store's own roll-ups end, a little behind for
+   * late results). Each hour is recomputed from its raw results and replaces its roll-up, so
+   * rolling an hour up twice counts nothing twice. About `limit` results a call, whole hours;
+   * `next` is where the next call goes on, `done` false while more remain before `before`.
+   */
+  rollUp?(accountId: string, after: Date | null, before: Date, limit: number): Promise<RollUpOutcome>;
+}
+
+export interface RollUpOutcome {
+  /** Hourly roll-up rows written. */
+  rolledUp: number;
+  done: boolean;
+  next: Date;
 }
 
 export interface PruneOutcome {

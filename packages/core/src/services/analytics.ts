@@ -7,6 +7,8 @@ import { found, stringId } from './support.js';
 /** The phase a metric base reads: TCP total is the run's response time. */
 const FIELD: Record<string, string> = { total: 'responseTime', responseTime: 'responseTime' };
 
+const PERCENTILE_FNS = new Set<string>(['median', 'p50', 'p90', 'p95', 'p99']);
+
 function measureOf(metric: string): AggregateMeasure | null {
   if (metric === 'availability') return null;
   if (metric === 'retries') return { name: metric, field: 'attempts', fn: 'sum' };
@@ -50,6 +52,9 @@ export class AnalyticsService {
     });
     series.sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)));
     const start = (q.page - 1) * q.limit;
+    // A percentile is exact unless some of its results were read from roll-ups' sketches.
+    const approximate = rows.some((r) => r.approximate);
+    const metadataOf = (m: string) => (approximate && PERCENTILE_FNS.has(measureOf(m)?.fn ?? '') ? { ...metricMetadata(m), approximate } : metricMetadata(m));
     return {
       checkId: check.id,
       name: check.name,
@@ -62,7 +67,7 @@ export class AnalyticsService {
       tags: check.tags,
       series: series.slice(start, start + q.limit),
       pagination: { page: q.page, limit: q.limit },
-      metadata: Object.fromEntries(q.metrics.map((m) => [m, metricMetadata(m)])),
+      metadata: Object.fromEntries(q.metrics.map((m) => [m, metadataOf(m)])),
     };
   }
 }

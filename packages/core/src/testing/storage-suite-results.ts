@@ -176,6 +176,34 @@ export function resultCases(c: StorageCase) {
     checkMeasures(rows[0], 'dns', times.map((t) => t / 10), 'near-equal timeouts, a phase');
   });
 
+  c('check results: aggregate over more than a day after the store rolls closed hours up (where it does) counts exactly, percentiles within 2%', async (f) => {
+    // One run every 5 minutes for 30 hours up to the hour under way, a skewed spread with a slow tail.
+    const times = Array.from({ length: 30 * 12 }, (_, i) => 80 + ((i * 37) % 97) ** 2 / 20 + (i % 53 === 0 ? 4000 : 0));
+    const start = Date.parse(T0) - 30 * 60 * MIN;
+    await f.storage.checkResults.insertMany(ACCOUNT_A, times.map((t, i) => checkResultFixture('check-1', {
+      startedAt: new Date(start + i * 5 * MIN).toISOString(), responseTime: t, hasFailures: i % 10 === 0, phases: { dns: t / 10, total: t },
+    })));
+    for (let after: Date | null = null, done = !f.storage.checkResults.rollUp; !done;) {
+      const step = await f.storage.checkResults.rollUp!(ACCOUNT_A, after, new Date(T0), 100);
+      ({ done, next: after } = step);
+    }
+    // Twice: a roll-up replaces its hour.
+    if (f.storage.checkResults.rollUp) await f.storage.checkResults.rollUp(ACCOUNT_A, new Date(start), new Date(T0), 10_000);
+    const [row] = await f.storage.checkResults.aggregate(ACCOUNT_A, {
+      checkIds: ['check-1'], from: new Date(start), to: new Date(Date.parse(T0) + MIN), measures: [...measuresOf('responseTime'), ...measuresOf('dns')],
+    });
+    check(row?.count === times.length && row.failures === times.length / 10, `every run counted once, got ${row?.count}/${row?.failures}`);
+    for (const [field, values] of [['responseTime', times], ['dns', times.map((t) => t / 10)]] as const) {
+      for (const fn of ['avg', 'sum', 'min', 'max', 'stddev', 'count'] as const) checkClose(row!.values[`${field}_${fn}`], expected([...values], fn), `${field} ${fn}`);
+      for (const fn of ['median', 'p90', 'p95', 'p99'] as const) {
+        const exact = expected([...values], fn)!;
+        const got = row!.values[`${field}_${fn}`]!;
+        check(Math.abs(got - exact) <= 0.02 * exact, `${field} ${fn} within 2% of ${exact}, got ${got}`);
+        if (!row!.approximate) checkClose(got, exact, `${field} ${fn} exact when no roll-up took part`);
+      }
+    }
+  });
+
   c('check results: aggregate buckets align to `from` and skip empty buckets', async (f) => {
     // from is 12:03, so 10-minute buckets start at 12:03, 12:13, 12:23, ... whatever the clock's tens.
     await f.storage.checkResults.insertMany(ACCOUNT_A, [
