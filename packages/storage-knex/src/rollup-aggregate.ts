@@ -3,7 +3,7 @@ import type { AggregateFunction, ResultAggregateQuery, ResultAggregateRow } from
 import { aggregateValues } from '@vigil/core/internals';
 import type { Knex } from 'knex';
 import { readRawResults, type RawRange, type RawResult } from './raw-results.js';
-import { decodeSketch, mergeM2, newSketch, type FieldStats } from './sketch.js';
+import { addSketch, mergeM2, newSketch, type FieldStats } from './sketch.js';
 import type { TableContext } from './table.js';
 
 const HOUR = 3_600_000;
@@ -59,9 +59,7 @@ class FieldAcc {
 
   addStats(s: FieldStats): void {
     this.stat(s.n, s.sum, s.m2, s.min, s.max);
-    const sketch = decodeSketch(s.sketch);
-    if (this.sketch) this.sketch.merge(sketch);
-    else (this.sketch = newSketch()).merge(sketch);
+    addSketch((this.sketch ??= newSketch()), s.sketch);
     this.sketchN += s.n;
   }
 
@@ -157,16 +155,24 @@ export async function aggregateWithRollups(ctx: TableContext, accountId: string,
   }
   if (at < to) raw.push({ from: at, to });
   const [rollupRows, rawRows] = await Promise.all([
-    readRollups(db, rollups, accountId, query.checkIds, rolled),
+    readRollups(db, rollups, accountId, query, rolled),
     readRawResults(db, results, accountId, raw, query.checkIds),
   ]);
   return answer(query, bucketOf, rollupRows, rawRows);
 }
 
-async function readRollups(db: Knex, table: string, accountId: string, checkIds: string[], ranges: RawRange[]): Promise<Record<string, unknown>[]> {
+/**
+ * The roll-ups of the rolled-up hours, each with only the measured fields' stats (`f0`, `f1`, ...,
+ * JSON text, taken out of `sketches` by the database) and `legacy` for one made before sketches.
+ */
+async function readRollups(db: Knex, table: string, accountId: string, query: ResultAggregateQuery, ranges: RawRange[]): Promise<Record<string, unknown>[]> {
+  const pg = ['pg', 'postgres', 'postgresql'].includes(String(db.client.config.client));
+  const fields = [...new Set(query.measures.map((m) => m.field))];
   const rows = (await db(table)
-    .select('check_id', 'hour_ms', 'run_location', 'count', 'failures', 'sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'sketches')
-    .where('account_id', accountId).whereIn('check_id', checkIds)
+    .select('check_id', 'hour_ms', 'run_location', 'count', 'failures', 'sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99',
+      db.raw('(case when sketches is null then 1 else 0 end) as legacy'),
+      ...fields.map((f, i) => (pg ? db.raw(`(sketches::json -> ?)::text as f${i}`, [f]) : db.raw(`json_extract(sketches, ?) as f${i}`, [`$."${f.replace(/"/g, '')}"`]))))
+    .where('account_id', accountId).whereIn('check_id', query.checkIds)
     .where('hour_ms', '>=', ranges[0]!.from!).where('hour_ms', '<', ranges.at(-1)!.to)) as Record<string, unknown>[];
   const inRange = (h: number) => ranges.some((r) => h >= r.from! && h < r.to);
   return ranges.length === 1 ? rows : rows.filter((r) => inRange(Number(r.hour_ms)));
@@ -174,6 +180,8 @@ async function readRollups(db: Knex, table: string, accountId: string, checkIds:
 
 function answer(query: ResultAggregateQuery, bucketOf: (t: number) => number, rollupRows: Record<string, unknown>[], rawRows: RawResult[]): ResultAggregateRow[] {
   const fields = new Set(query.measures.map((m) => m.field));
+  // readRollups names the fields' stats f0, f1, ... in this order.
+  const fieldIndex = new Map([...fields].map((f, i) => [f, i]));
   const rows = new Map<string, RowAcc>();
   const rowOf = (checkId: string, t: number, location: string) => {
     const bucket = bucketOf(t);
@@ -195,10 +203,11 @@ function answer(query: ResultAggregateQuery, bucketOf: (t: number) => number, ro
     row.count += count;
     row.failures += Number(r.failures);
     row.fromRollups = true;
-    const stats = r.sketches === null || r.sketches === undefined ? null : (JSON.parse(String(r.sketches)) as Record<string, FieldStats>);
+    const legacy = Number(r.legacy) === 1;
     for (const [f, acc] of row.fields) {
-      if (stats) {
-        if (stats[f]) acc.addStats(stats[f]!);
+      const stats = r[`f${fieldIndex.get(f)}`];
+      if (!legacy) {
+        if (stats !== null && stats !== undefined) acc.addStats(JSON.parse(String(stats)) as FieldStats);
       } else if (f === 'responseTime') {
         // A roll-up made before sketches were kept: its sums and stored percentiles.
         acc.stat(count, Number(r.sum), Number(r.sum_sq) - (Number(r.sum) * Number(r.sum)) / count, Number(r.min), Number(r.max));
