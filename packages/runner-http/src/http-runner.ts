@@ -131,10 +131,8 @@ export function httpRunner(options: HttpRunnerOptions = {}): HttpRunner {
     const { setup, teardown } = loaded.scripts;
     if (setup.length === 0 && teardown.length === 0) {
       const exchanged = await exchange(job, check, built.request, signal, { ms: runMs, scripted: false });
-      // What the credential headers sent carry (the job's secrets name them too, when the engine
-      // made the job), and the cookies the target set, known only now.
-      const credentials = [...headerCredentials(built.request.headers), ...(exchanged.response ? headerCredentials(exchanged.response.headers) : [])];
-      return credentials.length > 0 ? scrubDeep(exchanged.result, credentials) : exchanged.result;
+      // The cookies the target set are credentials too, known only now.
+      return exchanged.response ? scrubDeep(exchanged.result, headerCredentials(exchanged.response.headers)) : exchanged.result;
     }
 
     const scripted = new ScriptedRun({ job, scripts: loaded.scripts, signal, workerFile: workerFile ??= scriptWorkerFile(), memoryLimitMb: settings.scriptMemoryLimitMb });
