@@ -119,7 +119,13 @@ async function ownMonitoring(actualPort) {
   writeFileSync(idFile, check.id);
 }
 
-const server = app.listen(port, async () => {
+const server = app.listen(port, async (err) => {
+  if (err) {
+    // Express 5 hands the listen error to this callback: a port in use is the usual one.
+    console.error(err.code === 'EADDRINUSE' ? `Port ${port} is in use: stop what listens there, or set PORT` : `The host cannot listen on port ${port}: ${err.message}`);
+    await vigil.close().catch(() => {});
+    process.exit(1);
+  }
   const { port: actual } = server.address();
   if (process.env.VIGIL_EXAMPLE_PAGES !== 'false') {
     await ownMonitoring(actual).catch((err) => console.error('The example dashboard and status page could not be made:', err.message));
