@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { knexStorage } from '@vigil/storage-knex';
 import knexFactory from 'knex';
+import { seededRandom as random } from '@vigil/core/testing';
 
 const PG_URL = process.env.VIGIL_PG_URL;
 const N = Number(process.env.BENCH_GROWTH_RESULTS ?? 100_000);
@@ -118,16 +119,6 @@ function extrapolate(label, perResult, perRollup) {
   console.log(`  ${label}: after a year with the default 90 days: ${gb(year90)} (roll-ups of the other 275 days: ${gb(275 * CHECKS * 24 * perRollup)})`);
 }
 
-/** A seeded generator, so every run measures the same distribution. */
-function random(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const percentileCont = (sorted, p) => {
   const pos = p * (sorted.length - 1);

@@ -3,6 +3,7 @@ import { checkResultFixture } from '@vigil/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
 import { freshStore, STORES } from './support/fresh-store.js';
+import { seededRandom as random } from '@vigil/core/testing';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -11,17 +12,6 @@ const DAY = 24 * HOUR;
 const NOW = Date.UTC(2026, 4, 31, 12, 25);
 const START = NOW - 30 * DAY;
 const ACC = 'acc-rollups';
-
-/** A seeded generator, so every run sees the same distribution. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Response times as a real endpoint has them: log-normal around 120 ms, with 2% slow outliers up to seconds. */
 function skewed(rand: () => number): number {

@@ -4,6 +4,7 @@
  * conformance suites every storage, runner and transport plugin calls first in its tests.
  */
 export { FakeClock } from './fake-clock.js';
+export { seededRandom } from './seeded-random.js';
 export { FakeRunner, passResult, failResult, degradedResult, type FakeOutcome } from './fake-runner.js';
 export { FakeTransport, type FakeDelivery } from './fake-transport.js';
 export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js';

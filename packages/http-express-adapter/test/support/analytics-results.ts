@@ -4,6 +4,7 @@
  */
 import type { CheckResult, NewRecord } from '@vigil/core';
 import { checkResultFixture } from '@vigil/core/testing';
+import { seededRandom as random } from '@vigil/core/testing';
 
 export type Result = NewRecord<CheckResult>;
 export type Point = Record<string, string | number | null>;
@@ -29,16 +30,6 @@ export const allMetrics = (kind: Kind) => [
 
 // The stored results: deterministic, varied, with the awkward cases a real check produces.
 
-/** mulberry32: a small seeded generator, so every run stores the same results. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const ms3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Times of the runs: dense over the last day, sparse over the 40 days before, and the edges. */
