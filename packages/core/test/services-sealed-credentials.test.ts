@@ -5,7 +5,8 @@ import { createVigil } from '../src/container.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { MASKED } from '../src/services/masking.js';
-import { isSensitiveName, maskUrl } from '../src/services/sealing.js';
+import { maskUrl } from '../src/services/sealing.js';
+import { isCredentialHeader } from '../src/runner-kit/credential-headers.js';
 import type { CheckResponse } from '../src/model/check.js';
 import { AlertChannel, ApiCheck } from '../src/constructs/index.js';
 
@@ -38,8 +39,8 @@ const apiRequest = {
 
 describe('sealed credentials', () => {
   it('names a header a credential by its name', () => {
-    for (const name of ['Authorization', 'proxy-authorization', 'COOKIE', 'X-Api-Key', 'x-auth-token', 'Client-Secret']) expect(isSensitiveName(name), name).toBe(true);
-    for (const name of ['X-Team', 'Accept', 'Content-Type']) expect(isSensitiveName(name), name).toBe(false);
+    for (const name of ['Authorization', 'proxy-authorization', 'COOKIE', 'X-Api-Key', 'x-auth-token', 'Client-Secret']) expect(isCredentialHeader(name), name).toBe(true);
+    for (const name of ['X-Team', 'Accept', 'Content-Type']) expect(isCredentialHeader(name), name).toBe(false);
     expect(maskUrl('https://hooks.slack.com/services/T0/B0/xyz?x=1')).toBe(`https://hooks.slack.com/${MASKED}`);
     expect(maskUrl('not a url')).toBe(MASKED);
   });

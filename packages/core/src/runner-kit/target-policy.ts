@@ -266,6 +266,13 @@ export function targetPolicy(options: TargetPolicyOptions = {}): TargetPolicy {
   const allowed = cidrs('allow');
   const refused = cidrs('refuse');
   const ownAddresses = options.ownAddresses ?? thisMachineAddresses;
+  // Parsed once per list the source gives (the default gives the same list until it re-reads).
+  let own: { list: readonly string[]; parsed: (IpAddress | null)[] } | null = null;
+  const ownParsed = () => {
+    const list = ownAddresses();
+    if (own?.list !== list) own = { list, parsed: list.map(parseIpAddress) };
+    return own.parsed;
+  };
   // The host's `refuse` list, which `allow` does not reopen, and this host's own public addresses
   // (its internal ones are refused as internal, or reopened by `allow`).
   const hostRefusal = (ip: IpAddress, internal: boolean): TargetRefusal | null => {
@@ -273,7 +280,7 @@ export function targetPolicy(options: TargetPolicyOptions = {}): TargetPolicy {
     const cidr = refused.find((c) => inCidr(ip, c));
     if (cidr) return { address, range: { name: 'refused by the host', cidr: cidr.text }, reason: `${address} is refused by this host's target policy (${cidr.text})` };
     if (internal) return null;
-    const own = ownAddresses().map(parseIpAddress).find((o) => o !== null && o.family === ip.family && asBig(o) === asBig(ip));
+    const own = ownParsed().find((o) => o !== null && o.family === ip.family && asBig(o) === asBig(ip));
     if (own) return { address, range: { name: "this host's own", cidr: `${address}/${width(ip.family)}` }, reason: `${address} is an address of this host` };
     return null;
   };

@@ -13,9 +13,6 @@ import { isCredentialHeader } from '../runner-kit/credential-headers.js';
  * their next write.
  */
 
-/** Whether a header or a key/value entry is named as a credential (see `isCredentialHeader`). */
-export const isSensitiveName = isCredentialHeader;
-
 /** A URL that is a credential as a response shows it: its scheme and host, the rest masked. */
 export function maskUrl(url: string): string {
   try {
@@ -53,7 +50,7 @@ type Config = Record<string, unknown>;
 
 /** Whether a response masks an entry of a channel's list: a locked one, or a header named as a credential. */
 function masksEntry(type: string, list: string, entry: Entry): boolean {
-  return entry.locked === true || (SEALED_CONFIG_LISTS[type]?.includes(list) === true && isSensitiveName(entry.key));
+  return entry.locked === true || (SEALED_CONFIG_LISTS[type]?.includes(list) === true && isCredentialHeader(entry.key));
 }
 
 /**
@@ -138,7 +135,7 @@ export function openApiRequest<T extends ApiCredentials>(request: T, box: Secret
 
 /** An opened API check's request (or a group's apiCheckDefaults) with its credential headers and basic-auth password masked. */
 export function maskOpenedApiRequest<T extends ApiCredentials>(request: T): T {
-  return mapApiRequest(request, (h) => (isSensitiveName(h.key) ? MASKED : h.value), () => MASKED);
+  return mapApiRequest(request, (h) => (isCredentialHeader(h.key) ? MASKED : h.value), () => MASKED);
 }
 
 /** A stored API check's request as a response shows it: credential headers and the basic-auth password masked. */
@@ -148,7 +145,7 @@ export function maskApiRequest<T extends ApiCredentials>(request: T, box: Secret
 
 /** An API check's request a client sent, with the values it sent back masked replaced by the stored (opened) ones. */
 export function unmaskApiRequest<T extends ApiCredentials>(request: T, storedOpened: ApiCredentials): T {
-  const stored = new Map(storedOpened.headers.filter((h) => isSensitiveName(h.key)).map((h) => [h.key.toLowerCase(), h.value]));
+  const stored = new Map(storedOpened.headers.filter((h) => isCredentialHeader(h.key)).map((h) => [h.key.toLowerCase(), h.value]));
   const password = storedOpened.basicAuth?.password ?? '';
   return mapApiRequest(
     request,
