@@ -36,7 +36,11 @@ export interface ResultListQuery extends ListOptions {
 export interface CheckResultRepository {
   /** Stores a batch in one transaction. */
   insertMany(accountId: string, results: NewRecord<CheckResult>[]): Promise<void>;
-  get(accountId: string, id: string): Promise<CheckResult | null>;
+  /**
+   * One result by id. `checkId`, when the caller knows it, lets a store that keeps scheduled runs
+   * by check and due time (and recomputes their ids) find the result without a scan.
+   */
+  get(accountId: string, id: string, checkId?: string): Promise<CheckResult | null>;
   /** Newest first (by startedAt). */
   listByCheck(accountId: string, checkId: string, query: ResultListQuery): Promise<Page<CheckResult>>;
   aggregate(accountId: string, query: ResultAggregateQuery): Promise<ResultAggregateRow[]>;
