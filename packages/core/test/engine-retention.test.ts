@@ -3,7 +3,7 @@ import { runFor, settle } from './fake-time.js';
 import { RetentionJob } from '../src/engine/index.js';
 import { createVigil, type LogMeta, type Logger, type Vigil, type VigilOptions, type VigilStorage } from '../src/index.js';
 import { checkResultFixture, FakeClock, memoryStorage, outboxMessageFixture } from '../src/testing/index.js';
-import { testDeps } from './helpers.js';
+import { ACCOUNT_A, ACCOUNT_B, testDeps } from './helpers.js';
 
 const SECRET = 'c'.repeat(64);
 const T0 = '2026-05-01T12:00:00.000Z';
@@ -219,5 +219,105 @@ describe('RetentionJob', () => {
     const job = new RetentionJob(deps, false);
     expect(job.entry(deps.clock.now())).toBeNull();
     expect(await job.run(new Date(Date.parse(T0) + 60_000))).toEqual(new Date(Date.parse(T0) + HOUR));
+  });
+});
+
+describe('RetentionJob with a store that drops whole time ranges (dropBefore)', () => {
+  /**
+   * Two accounts on the memory store, its checkResults given a dropBefore that records its calls
+   * and deletes what started before `before` through deleteOlderThan; retentionFor answers
+   * `plans`, throws for 'fail', and records whom it was asked about. The clock is at 12:25.
+   */
+  async function dropping(plans: Record<string, number | null | 'fail'>, withDrop = true) {
+    const log: Entry[] = [];
+    const deps = testDeps({ logger: recordingLogger(log) });
+    const results = deps.storage.checkResults;
+    const drops: string[] = [];
+    if (withDrop) {
+      deps.storage.checkResults = {
+        ...results,
+        async dropBefore(before) {
+          drops.push(before.toISOString());
+          return { rolledUp: 0, deleted: await results.deleteOlderThan(before) };
+        },
+      };
+    }
+    for (const id of [ACCOUNT_A, ACCOUNT_B]) await deps.storage.accounts.insert({ id, name: id, alertSettings: {} as never, created_at: T0, updated_at: null });
+    // A keeps 7 days at most, B 30: B's result 10 minutes inside the hour the cut-off falls in stays.
+    await seed(deps.storage, ACCOUNT_A, [6 * DAY, 8 * DAY, 31 * DAY, 40 * DAY]);
+    await seed(deps.storage, ACCOUNT_B, [6 * DAY, 29 * DAY, 30 * DAY - 10 * 60_000, 30 * DAY + 10 * 60_000, 40 * DAY]);
+    deps.clock.advance(25 * 60_000);
+    const asked: string[] = [];
+    const job = new RetentionJob(deps, {
+      retentionFor: (id) => {
+        asked.push(id);
+        const plan = plans[id];
+        if (plan === 'fail') throw new Error('plans service down');
+        return plan;
+      },
+    });
+    return { deps, log, drops, asked, job };
+  }
+
+  it('drops once a pass at the longest retention, rounded down to the hour; the per-account pass removes the rest', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: 30 });
+    const report = await d.job.prune();
+    expect(d.drops).toEqual(['2026-04-01T12:00:00.000Z']);
+    expect(await ages(d.deps.storage, ACCOUNT_A)).toEqual([6 * DAY]);
+    expect(await ages(d.deps.storage, ACCOUNT_B)).toEqual([6 * DAY, 29 * DAY, 30 * DAY - 10 * 60_000]);
+    // Four results went in the drop, A's 8-day-old one in the per-account pass.
+    expect(report).toEqual({ accounts: 1, deleted: 5, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } });
+    expect(d.log.filter((e) => e.msg.startsWith('retention: dropped') || e.msg === 'retention: removed check results')).toEqual([
+      { level: 'info', msg: 'retention: dropped whole ranges of check results', meta: { before: '2026-04-01T12:00:00.000Z', deleted: 4, rolledUp: 0 } },
+      { level: 'info', msg: 'retention: removed check results', meta: { accountId: ACCOUNT_A, before: '2026-04-24T12:00:00.000Z', days: 7, deleted: 1, rolledUp: 0 } },
+    ]);
+    expect(d.asked.sort()).toEqual([ACCOUNT_A, ACCOUNT_B]);
+    expect(await d.job.prune()).toMatchObject({ accounts: 0, deleted: 0, finished: true });
+    expect(d.drops).toEqual(['2026-04-01T12:00:00.000Z', '2026-04-01T12:00:00.000Z']);
+    expect(d.asked.sort()).toEqual([ACCOUNT_A, ACCOUNT_A, ACCOUNT_B, ACCOUNT_B]);
+  });
+
+  it('drops nothing while an account keeps its results for ever', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: null });
+    expect(await d.job.prune()).toMatchObject({ accounts: 1, deleted: 3 });
+    expect(d.drops).toEqual([]);
+    expect(await ages(d.deps.storage, ACCOUNT_A)).toEqual([6 * DAY]);
+    expect(await ages(d.deps.storage, ACCOUNT_B)).toHaveLength(5);
+  });
+
+  it('drops nothing while an account is skipped because its retentionFor failed', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: 'fail' });
+    expect(await d.job.prune()).toMatchObject({ accounts: 1, deleted: 3 });
+    expect(d.drops).toEqual([]);
+    expect(await ages(d.deps.storage, ACCOUNT_B)).toHaveLength(5);
+    expect(d.log.filter((e) => e.level === 'warn').map((e) => [e.msg, e.meta.accountId])).toEqual([['retention: retentionFor failed; the account is skipped', ACCOUNT_B]]);
+  });
+
+  it('a store without dropBefore ends with the same results, all deleted by the per-account pass', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: 30 }, false);
+    expect(d.deps.storage.checkResults.dropBefore).toBeUndefined();
+    expect(await d.job.prune()).toEqual({ accounts: 2, deleted: 5, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } });
+    expect(await ages(d.deps.storage, ACCOUNT_A)).toEqual([6 * DAY]);
+    expect(await ages(d.deps.storage, ACCOUNT_B)).toEqual([6 * DAY, 29 * DAY, 30 * DAY - 10 * 60_000]);
+  });
+
+  it('a failing drop is logged and the per-account pass still removes every account\'s old results', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: 30 });
+    d.deps.storage.checkResults.dropBefore = async () => {
+      throw new Error('partition locked');
+    };
+    expect(await d.job.prune()).toMatchObject({ accounts: 2, deleted: 5, finished: true });
+    expect(d.log.filter((e) => e.level === 'warn').map((e) => [e.msg, e.meta.error])).toEqual([
+      ['retention: dropping whole ranges of check results failed; the next run tries again', 'partition locked'],
+    ]);
+  });
+
+  it('does not start the drop once no time is left, and reports the pass unfinished', async () => {
+    const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: 30 });
+    const job = new RetentionJob(d.deps, { retentionFor: () => (d.deps.clock.advance(30_000), 30) });
+    const report = await job.prune(new Date(d.deps.clock.now().getTime() + 50_000));
+    expect(report).toMatchObject({ deleted: 0, finished: false });
+    expect(d.drops).toEqual([]);
+    expect(await ages(d.deps.storage, ACCOUNT_A)).toHaveLength(4);
   });
 });

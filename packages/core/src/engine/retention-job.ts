@@ -154,25 +154,73 @@ export class RetentionJob {
   }
 
   /**
+   * Every account's results before the earliest cut-off (the longest retention) dropped by a store
+   * that keeps them in whole time ranges, in one call. Not done while any account keeps its
+   * results for ever or is skipped (its retentionFor failed): nothing of it may go. A store error
+   * is logged and the per-account pass goes on.
+   */
+  private async dropBefore(
+    cutOffs: ReadonlyMap<string, { before: Date | null }>,
+    timeLeft: () => boolean,
+    took: (ms: number) => void,
+    report: RetentionReport,
+  ): Promise<void> {
+    const { clock, logger, storage } = this.deps;
+    if (!storage.checkResults.dropBefore || cutOffs.size === 0) return;
+    let earliest: Date | null = null;
+    for (const { before } of cutOffs.values()) {
+      if (before === null) return;
+      if (earliest === null || before < earliest) earliest = before;
+    }
+    if (earliest === null) return;
+    if (!timeLeft()) {
+      report.finished = false;
+      return;
+    }
+    try {
+      const t0 = clock.now().getTime();
+      const { deleted, rolledUp } = await storage.checkResults.dropBefore(earliest);
+      took(clock.now().getTime() - t0);
+      if (deleted > 0 || rolledUp > 0) logger.info('retention: dropped whole ranges of check results', { before: earliest.toISOString(), deleted, rolledUp });
+      report.deleted += deleted;
+      report.rolledUp += rolledUp;
+    } catch (err) {
+      logger.warn('retention: dropping whole ranges of check results failed; the next run tries again', { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  /**
    * One pass over every account: results that started before now minus the account's retention
    * (rounded down to the hour, so nothing inside the window goes) are rolled up and deleted; then
    * the hours that closed since the last run are rolled up, their raw results kept (an account
    * whose results are kept for ever too). It starts no batch that might end past `deadline`, nor
-   * any after `signal` aborts.
+   * any after `signal` aborts. A store that drops whole time ranges (`dropBefore`) is first given
+   * every account's results at once, up to the longest retention's cut-off, when no account keeps
+   * its results for ever or is skipped; the per-account pass then removes what it kept.
    */
   async prune(deadline: Date = new Date(8.64e15), signal?: AbortSignal): Promise<RetentionReport> {
     const { clock, logger, storage } = this.deps;
     const report: RetentionReport = { accounts: 0, deleted: 0, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } };
     let slowest = 0;
     const timeLeft = () => !signal?.aborted && clock.now().getTime() + Math.max(1_000, 2 * slowest) < deadline.getTime();
+    // Every account's cut-off, asked of retentionFor once a pass: `before` null keeps the
+    // account's results for ever (days null) or skips it (days undefined).
+    const cutOffs = new Map<string, { days: number | null | undefined; before: Date | null }>();
     for (const accountId of await storage.accounts.listIds()) {
       if (!timeLeft()) {
         report.finished = false;
         break;
       }
       const days = await this.daysFor(accountId);
+      cutOffs.set(accountId, { days, before: days == null ? null : new Date(Math.floor((clock.now().getTime() - days * DAY) / HOUR) * HOUR) });
+    }
+    if (report.finished) await this.dropBefore(cutOffs, timeLeft, (ms) => (slowest = Math.max(slowest, ms)), report);
+    for (const [accountId, { days, before }] of cutOffs) {
+      if (!timeLeft()) {
+        report.finished = false;
+        break;
+      }
       if (days === undefined) continue;
-      const before = days === null ? null : new Date(Math.floor((clock.now().getTime() - days * DAY) / HOUR) * HOUR);
       const account = { deleted: 0, rolledUp: 0 };
       try {
         for (; before !== null; ) {

@@ -62,6 +62,14 @@ export interface CheckResultRepository {
    * `next` is where the next call goes on, `done` false while more remain before `before`.
    */
   rollUp?(accountId: string, after: Date | null, before: Date, limit: number): Promise<RollUpOutcome>;
+  /**
+   * Retention of every account at once, for a store that keeps results in whole time ranges
+   * (partitions): the results that started before `before` (every account's retention window
+   * ends after it) are rolled up where the store keeps roll-ups, then dropped a whole range at a
+   * time. A store may keep a range that reaches past `before`; the per-account `prune` that
+   * follows removes what remains. Answers how many roll-ups were written and results dropped.
+   */
+  dropBefore?(before: Date): Promise<{ rolledUp: number; deleted: number }>;
 }
 
 export interface RollUpOutcome {
