@@ -218,7 +218,7 @@ export { isRelativeApiUrl } from './model/urls.js';
 // The request a store works for (a read route's), so that it can give up once the client has gone.
 export { outsideRequest, requestSignal, runForRequest } from './request/request-scope.js';
 // What a storage adapter computes as core does: result ids of a slot, percentiles, private locations.
-export { slotResultId } from './engine/index.js';
+export { slotIdDueAt, slotResultId } from './engine/index.js';
 export { percentileCont } from './rules/result-aggregates.js';
 export { isPrivateLocation } from './rules/schedule.js';
 export { type AlertState } from './rules/alerting.js';

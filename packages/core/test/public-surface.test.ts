@@ -78,7 +78,7 @@ const ROOT_EXPORTS = [
   'parseCidr', 'parseIpAddress', 'parseIpv4', 'parseIpv6', 'parseSecretKey', 'percentileCont',
   'permissionFlag', 'policyOf', 'positiveOption', 'probeCertificate', 'randomIdGenerator', 'readJsonPath',
   'reasonPhrase', 'redactingLogger', 'registerVigil', 'requestSignal', 'resolve', 'resolveAll', 'runChecked', 'runCli',
-  'runForRequest', 'runResult', 'scriptProcessFlags', 'scrubDeep', 'scrubSecrets', 'silentLogger', 'slotResultId',
+  'runForRequest', 'runResult', 'scriptProcessFlags', 'scrubDeep', 'scrubSecrets', 'silentLogger', 'slotIdDueAt', 'slotResultId',
   'systemClock', 'systemLookupAll', 'targetPolicy', 'targetRefusalMessage', 'toValidationIssues',
 ];
 

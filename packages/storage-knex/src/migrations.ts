@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createCompactTables } from './compact/schema.js';
 import { createDocTable, DOC_TABLES, indexName, SNIPPETS_TABLE, SUBSCRIBERS_TABLE } from './doc-tables.js';
 
 const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
@@ -233,6 +234,12 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.index(['account_id', 'hour_ms'], indexName(table, ['account_id', 'hour_ms']));
       });
     },
+  },
+  {
+    // Scheduled TCP and API runs as narrow rows keyed by check and slot, with the full detail of
+    // the runs that keep it beside them (see compact/layout.ts).
+    name: '011_compact_results',
+    up: (knex, prefix) => createCompactTables(knex, prefix),
   },
 ];
 

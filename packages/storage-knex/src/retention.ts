@@ -1,5 +1,8 @@
 import { percentileCont, type PruneOutcome } from '@vigil/core';
 import type { Knex } from 'knex';
+import { dropDays } from './compact/drop.js';
+import { deleteNarrowBefore } from './compact/prune.js';
+import { timesRelation } from './compact/union.js';
 import { readRawResults } from './raw-results.js';
 import { fieldStats, mergeStats, type FieldStats } from './sketch.js';
 import type { TableContext } from './table.js';
@@ -52,7 +55,7 @@ export async function rollUpAndPrune(ctx: TableContext, before: Date): Promise<{
   return ctx.knex.transaction(async (trx) => {
     const rolledUp = await rollHours(trx, ctx, null, null, upTo, 'prune');
     const deleted = Number(await trx(`${ctx.prefix}check_results`).where('started_ms', '<', upTo).delete());
-    return { rolledUp, deleted };
+    return { rolledUp, deleted: deleted + (await deleteNarrowBefore(trx, ctx, null, upTo)) };
   });
 }
 
@@ -60,12 +63,12 @@ export async function rollUpAndPrune(ctx: TableContext, before: Date): Promise<{
  * Where a batch of about `limit` due results ends: oldest first, cut at a whole hour so that no
  * hour goes in two pieces (an hour that alone holds more than `limit` goes whole).
  */
-async function batchEnd(due: () => Knex.QueryBuilder, upTo: number, limit: number): Promise<{ upTo: number; done: boolean }> {
-  const past = await due().select('started_ms').orderBy('started_ms').offset(Math.max(0, Math.floor(limit))).limit(1);
+async function batchEnd(trx: Knex.Transaction, due: () => Knex.QueryBuilder, upTo: number, limit: number): Promise<{ upTo: number; done: boolean }> {
+  const past = await trx.from(due().as('u')).select('t').orderBy('t').offset(Math.max(0, Math.floor(limit))).limit(1);
   if (past.length === 0) return { upTo, done: true };
-  const [{ first }] = (await due().min({ first: 'started_ms' })) as [{ first: string | number }];
+  const [{ first }] = (await trx.from(due().as('u')).min({ first: 't' })) as [{ first: string | number }];
   const firstHour = floorHour(Number(first));
-  const pastHour = floorHour(Number(past[0].started_ms));
+  const pastHour = floorHour(Number(past[0].t));
   const cut = pastHour > firstHour ? pastHour : firstHour + HOUR;
   return cut < upTo ? { upTo: cut, done: false } : { upTo, done: true };
 }
@@ -76,14 +79,15 @@ async function batchEnd(due: () => Knex.QueryBuilder, upTo: number, limit: numbe
  */
 export async function pruneAccount(ctx: TableContext, accountId: string, before: Date, limit: number): Promise<PruneOutcome> {
   const results = `${ctx.prefix}check_results`;
-  return ctx.knex.transaction(async (trx) => {
+  const pruned = await ctx.knex.transaction(async (trx) => {
     const end = floorHour(before.getTime());
-    const due = () => trx(results).where('account_id', accountId).where('started_ms', '<', end);
-    const { upTo, done } = await batchEnd(due, end, limit);
+    const due = () => timesRelation(trx, ctx, { accountId, from: null, to: end, time: 'due' });
+    const { upTo, done } = await batchEnd(trx, due, end, limit);
     const rolledUp = await rollHours(trx, ctx, accountId, null, upTo, 'prune');
     const deleted = Number(await trx(results).where('account_id', accountId).where('started_ms', '<', upTo).delete());
-    return { rolledUp, deleted, done };
+    return { rolledUp, deleted: deleted + (await deleteNarrowBefore(trx, ctx, accountId, upTo)), done };
   });
+  return pruned;
 }
 
 /**
@@ -93,7 +97,6 @@ export async function pruneAccount(ctx: TableContext, accountId: string, before:
  * results and replaces its roll-up, so rolling an hour up again never counts a result twice.
  */
 export async function rollUpAccount(ctx: TableContext, accountId: string, after: Date | null, before: Date, limit: number): Promise<{ rolledUp: number; done: boolean; next: Date }> {
-  const results = `${ctx.prefix}check_results`;
   const rollups = `${ctx.prefix}check_result_rollups`;
   return ctx.knex.transaction(async (trx) => {
     let from: number | null = after === null ? null : floorHour(after.getTime());
@@ -102,20 +105,24 @@ export async function rollUpAccount(ctx: TableContext, accountId: string, after:
       if (newest !== null) from = Number(newest) + HOUR - LOOKBACK;
     }
     const end = floorHour(before.getTime());
-    const due = () => {
-      const q = trx(results).where('account_id', accountId).where('result_type', 'FINAL').where('started_ms', '<', end);
-      return from === null ? q : q.where('started_ms', '>=', from);
-    };
-    const { upTo, done } = from !== null && from >= end ? { upTo: end, done: true } : await batchEnd(due, end, limit);
+    const due = () => timesRelation(trx, ctx, { accountId, from, to: end, finalOnly: true, time: 'due' });
+    const { upTo, done } = from !== null && from >= end ? { upTo: end, done: true } : await batchEnd(trx, due, end, limit);
     const rolledUp = from !== null && from >= upTo ? 0 : await rollHours(trx, ctx, accountId, from, upTo, 'roll');
     return { rolledUp, done, next: new Date(upTo) };
   });
 }
 
+/**
+ * Retention of every account by whole days (PostgreSQL's day partitions): the days before
+ * `before`, rolled up where the roll-up job has not, then dropped.
+ */
+export const dropDaysBefore = (ctx: TableContext, before: Date) =>
+  dropDays(ctx, before, (trx, c, accountId, from, upTo) => rollHours(trx, c, accountId, from, upTo, 'prune'));
+
 /** Rolls the FINAL results in [from, upTo) up by account, check, hour and location; answers how many roll-ups were written. */
 async function rollHours(trx: Knex.Transaction, ctx: TableContext, accountId: string | null, from: number | null, upTo: number, mode: Mode): Promise<number> {
   const buckets = new Map<string, Acc>();
-  for (const r of await readRawResults(trx, `${ctx.prefix}check_results`, accountId, [{ from, to: upTo }])) {
+  for (const r of await readRawResults(trx, ctx, accountId, [{ from, to: upTo }])) {
     const hour = floorHour(r.startedMs);
     const key = bucketKey(r.accountId, r.checkId, hour, r.runLocation);
     let acc = buckets.get(key);

@@ -2,6 +2,7 @@ import type { DDSketch } from '@datadog/sketches-js';
 import type { AggregateFunction, ResultAggregateQuery, ResultAggregateRow } from '@vigil/core';
 import { aggregateValues } from '@vigil/core/internals';
 import type { Knex } from 'knex';
+import { timesRelation } from './compact/union.js';
 import { readRawResults, type RawRange, type RawResult } from './raw-results.js';
 import { addSketch, mergeM2, newSketch, type FieldStats } from './sketch.js';
 import type { TableContext } from './table.js';
@@ -121,7 +122,6 @@ export async function aggregateWithRollups(ctx: TableContext, accountId: string,
   if (!eligible(query)) return null;
   const db = ctx.reader;
   const rollups = `${ctx.prefix}check_result_rollups`;
-  const results = `${ctx.prefix}check_results`;
   const from = query.from.getTime();
   const to = query.to.getTime();
   const firstHour = Math.ceil(from / HOUR) * HOUR;
@@ -132,8 +132,8 @@ export async function aggregateWithRollups(ctx: TableContext, accountId: string,
   if (newest === null) return null;
   let end = Number(newest) + HOUR;
   if (to - from <= EXACT_SPAN) {
-    const [{ oldest }] = (await db(results).where('account_id', accountId).whereIn('check_id', query.checkIds).where('result_type', 'FINAL')
-      .where('started_ms', '>=', from).where('started_ms', '<', to).min({ oldest: 'started_ms' })) as [{ oldest: string | number | null }];
+    const [{ oldest }] = (await db.from(timesRelation(db, ctx, { accountId, checkIds: query.checkIds, from, to, finalOnly: true, time: 'due' }).as('u'))
+      .min({ oldest: 't' })) as [{ oldest: string | number | null }];
     if (oldest !== null) end = Math.min(end, Math.floor(Number(oldest) / HOUR) * HOUR);
   }
   const bucketMs = query.bucketMs && query.bucketMs > 0 ? query.bucketMs : null;
@@ -156,7 +156,7 @@ export async function aggregateWithRollups(ctx: TableContext, accountId: string,
   if (at < to) raw.push({ from: at, to });
   const [rollupRows, rawRows] = await Promise.all([
     readRollups(db, rollups, accountId, query, rolled),
-    readRawResults(db, results, accountId, raw, query.checkIds),
+    readRawResults(db, ctx, accountId, raw, query.checkIds),
   ]);
   return answer(query, bucketOf, rollupRows, rawRows);
 }

@@ -53,7 +53,7 @@ describe.runIf(PG_URL)('PostgreSQL outage', () => {
       await proxy.cut();
       const admin = knexFactory({ client: 'pg', connection: PG_URL });
       const rows = (await admin.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
-      for (const { tablename } of rows) await admin.schema.dropTable(tablename);
+      for (const { tablename } of rows) await admin.schema.dropTableIfExists(tablename);
       await admin.destroy();
     });
     await storage.accounts.insert({ id: '6f1d2c3b-0000-4000-8000-000000000001', name: 'a', alertSettings: {} as never, created_at: new Date().toISOString(), updated_at: null });

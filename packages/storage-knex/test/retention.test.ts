@@ -40,7 +40,7 @@ describe.each(dialects)('retention on %s', (_name, open) => {
       // Leave no tables of this run behind in a shared PostgreSQL database.
       if (storage.name === 'knex-pg') {
         const rows = (await storage.knex.raw("select tablename from pg_tables where schemaname = current_schema() and tablename like 'ret\\_%'")).rows as { tablename: string }[];
-        for (const { tablename } of rows) await storage.knex.schema.dropTable(tablename);
+        for (const { tablename } of rows) await storage.knex.schema.dropTableIfExists(tablename);
         await storage.knex.destroy();
       }
       await storage.close();

@@ -85,7 +85,7 @@ describe.runIf(PG_URL)('PostgreSQL', () => {
     storage.close = async () => {
       await close();
       const rows = (await knex.raw('select tablename from pg_tables where schemaname = ?', [schema])).rows as { tablename: string }[];
-      for (const { tablename } of rows.filter((r) => r.tablename.startsWith(prefix))) await knex.schema.dropTable(tablename);
+      for (const { tablename } of rows.filter((r) => r.tablename.startsWith(prefix))) await knex.schema.dropTableIfExists(tablename);
       await knex.destroy();
     };
     return { storage, raw: storage.raw };
@@ -104,7 +104,7 @@ describe('migrations', () => {
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
     expect(names).toContain('mon_status_page_subscribers');
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 10 }]);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 11 }]);
     await storage.close();
   });
 });

@@ -17,7 +17,7 @@ import type { ServiceDeps } from '../services/deps.js';
 import type { ErrorGroupService } from '../services/error-groups.js';
 import { runOutcomeLabel, type EngineInstruments } from './instruments.js';
 import type { Attempt } from './run-attempts.js';
-import { slotResultId, STATE_TRIES, type RunSpec } from './run-spec.js';
+import { legacySlotResultId, slotResultId, STATE_TRIES, type RunSpec } from './run-spec.js';
 import { scrubSecrets } from '../runner-kit/scrub.js';
 
 /** The detail that marks the errored result the engine stores for a session run it could not complete. */
@@ -49,12 +49,22 @@ function sequenceOutcome(result: CheckResult, failureKind?: RunResult['failureKi
   return result.isDegraded ? 'DEGRADED' : 'PASSED';
 }
 
-/** The final result of a slot in one location, found by its ids (null while it has none). */
+/**
+ * The final result of a slot in one location, found by its ids (null while it has none); a slot
+ * stored before slot ids carried their due time is found by its older ids.
+ */
 export async function storedSlotResult(storage: VigilStorage, accountId: string, checkId: string, location: string, dueAt: Date): Promise<CheckResult | null> {
-  for (let attempt = 1; ; attempt++) {
-    const stored = await storage.checkResults.get(accountId, slotResultId(checkId, location, dueAt, attempt));
-    if (!stored || stored.resultType === 'FINAL') return stored;
+  for (const idOf of [slotResultId, legacySlotResultId]) {
+    for (let attempt = 1; ; attempt++) {
+      const stored = await storage.checkResults.get(accountId, idOf(checkId, location, dueAt, attempt), checkId);
+      if (!stored) {
+        if (attempt > 1) return null;
+        break;
+      }
+      if (stored.resultType === 'FINAL') return stored;
+    }
   }
+  return null;
 }
 
 export class ResultSink {

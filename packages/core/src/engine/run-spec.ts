@@ -41,9 +41,28 @@ export type RunOutcome =
 
 /**
  * The id of a scheduled slot's result: the same in every process, so a slot that a second process
- * runs again (the first died before it moved the schedule on) is stored once.
+ * runs again (the first died before it moved the schedule on) is stored once. It has the UUID
+ * version 7 layout: the first 48 bits are the due time in milliseconds, the rest a hash of the
+ * check, location, due time and attempt. A store can therefore find a result by its id from the
+ * check and due time alone, and recompute the id instead of keeping it.
  */
 export function slotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
+  const ms = dueAt.getTime();
+  const text = `${checkId}|${location}|${dueAt.toISOString()}|${attempt}`;
+  if (!(ms >= 0 && ms < 2 ** 48)) return hashedUuid(text);
+  const t = ms.toString(16).padStart(12, '0');
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${h.slice(0, 3)}-${((parseInt(h[3]!, 16) & 3) | 8).toString(16)}${h.slice(4, 7)}-${h.slice(7, 19)}`;
+}
+
+/** The due time a version 7 slot id carries, or null for any other id. */
+export function slotIdDueAt(id: string): Date | null {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)) return null;
+  return new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16));
+}
+
+/** A slot's id as results stored before version 7 slot ids have it (a hash only). */
+export function legacySlotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
   return hashedUuid(`${checkId}|${location}|${dueAt.toISOString()}|${attempt}`);
 }
 

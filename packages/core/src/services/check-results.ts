@@ -27,8 +27,9 @@ export class CheckResultService {
     return { ...page, items: page.items.map(toResultResponse) };
   }
 
-  async get(accountId: string, rawId: unknown): Promise<CheckResultResponse> {
-    return toResultResponse(found(await this.deps.storage.checkResults.get(accountId, stringId(rawId)), 'Check result'));
+  /** One result; `checkId`, when known, lets the store find a scheduled run without a scan. */
+  async get(accountId: string, rawId: unknown, checkId?: string): Promise<CheckResultResponse> {
+    return toResultResponse(found(await this.deps.storage.checkResults.get(accountId, stringId(rawId), checkId), 'Check result'));
   }
 }
 

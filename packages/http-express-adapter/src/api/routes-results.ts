@@ -59,7 +59,7 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/check-results/:checkId/:checkResultId', operationId: 'getCheckResult', summary: 'Get one result of a check', tag: 'Check results',
     params: { checkId: 'string', checkResultId: 'string' }, response: { kind: 'object', schema: named('CheckResult', CheckResultResponseSchema) },
     handle: async ({ vigil, accountId, params }) => {
-      const result = await vigil.checkResults.get(accountId, params.checkResultId);
+      const result = await vigil.checkResults.get(accountId, params.checkResultId, params.checkId);
       // A result reached through another check's path reads as missing.
       if (result.checkId !== params.checkId) throw new NotFoundError('Check result not found');
       return result;

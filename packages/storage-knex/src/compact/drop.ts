@@ -1,0 +1,51 @@
+/*
+ * Retention by whole days (PostgreSQL): a day whose every result is past every account's
+ * retention loses its partitions with one DROP each. Its hours are rolled up first: an account
+ * whose roll-up job has passed the day already has them (they are marked as pruned), one that
+ * lags behind is rolled up from the raw rows now. The day's full rows go with it, so that no
+ * hour is left half pruned.
+ */
+import type { Knex } from 'knex';
+import type { TableContext } from '../table.js';
+import { tables } from './layout.js';
+import { DAY_MS, dropDay, makeAhead, partitionDays } from './partitions.js';
+
+const HOUR = 3_600_000;
+
+type RollHours = (trx: Knex.Transaction, ctx: TableContext, accountId: string, from: number, upTo: number) => Promise<number>;
+
+async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number, rollHours: RollHours): Promise<{ rolledUp: number; deleted: number }> {
+  const results = `${ctx.prefix}check_results`;
+  const rollups = `${ctx.prefix}check_result_rollups`;
+  const end = day + DAY_MS;
+  const accounts = new Set<string>();
+  for (const r of (await trx(tables(ctx).keys).distinct('account_id')) as { account_id: string }[]) accounts.add(r.account_id);
+  for (const r of (await trx(results).distinct('account_id').where('started_ms', '>=', day).where('started_ms', '<', end)) as { account_id: string }[]) accounts.add(r.account_id);
+  let rolledUp = 0;
+  const settled: string[] = [];
+  for (const accountId of accounts) {
+    const [{ newest }] = (await trx(rollups).where('account_id', accountId).max({ newest: 'hour_ms' })) as [{ newest: string | number | null }];
+    if (newest !== null && Number(newest) >= end - HOUR) settled.push(accountId);
+    else rolledUp += await rollHours(trx, ctx, accountId, day, end);
+  }
+  for (let i = 0; i < settled.length; i += 1000) {
+    rolledUp += Number(await trx(rollups).whereIn('account_id', settled.slice(i, i + 1000))
+      .where('hour_ms', '>=', day).where('hour_ms', '<', end).where('pruned', false).update({ pruned: true }));
+  }
+  const full = Number(await trx(results).where('started_ms', '>=', day).where('started_ms', '<', end).delete());
+  return { rolledUp, deleted: full + (await dropDay(trx, ctx, day)) };
+}
+
+/** Drops the whole days before `before` (rounded down to a day), oldest first, and makes the coming week's partitions. */
+export async function dropDays(ctx: TableContext, before: Date, rollHours: RollHours): Promise<{ rolledUp: number; deleted: number }> {
+  await makeAhead(ctx, Date.now());
+  const cut = Math.floor(before.getTime() / DAY_MS) * DAY_MS;
+  const out = { rolledUp: 0, deleted: 0 };
+  for (const day of await partitionDays(ctx.knex, ctx)) {
+    if (day + DAY_MS > cut) break;
+    const step = await ctx.knex.transaction((trx) => dropOneDay(trx, ctx, day, rollHours));
+    out.rolledUp += step.rolledUp;
+    out.deleted += step.deleted;
+  }
+  return out;
+}

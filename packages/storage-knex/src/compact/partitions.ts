@@ -1,0 +1,93 @@
+/*
+ * PostgreSQL keeps the narrow rows and their detail documents in one range partition per day
+ * (UTC, by due time). A writer makes the day it writes to when this process has not seen it yet;
+ * retention makes the coming week's ahead and drops whole days, which costs a catalog change
+ * instead of a DELETE of every row and the VACUUM after it.
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { TableContext } from '../table.js';
+import { EPOCH_MS, isPostgres, LAYOUTS, slotAt, SLOTS_PER_MS, tables } from './layout.js';
+
+export const DAY_MS = 86_400_000;
+const AHEAD_DAYS = 7;
+
+const made = new WeakMap<object, Set<number>>();
+
+function madeOf(ctx: TableContext): Set<number> {
+  let s = made.get(ctx);
+  if (!s) made.set(ctx, (s = new Set()));
+  return s;
+}
+
+/** The partitioned tables: each type's narrow table and the detail documents. */
+export const partitionedTables = (ctx: TableContext) => [...LAYOUTS.map((l) => tables(ctx).runs(l)), tables(ctx).details];
+
+/** A day partition's name, kept within PostgreSQL's 63 characters whatever the table prefix. */
+export function partitionName(table: string, dayMs: number): string {
+  const full = `${table}_${new Date(dayMs).toISOString().slice(0, 10).replace(/-/g, '')}`;
+  return full.length <= 63 ? full : `${full.slice(0, 41)}_${createHash('sha256').update(full).digest('hex').slice(0, 12)}_${full.slice(-8)}`;
+}
+
+const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/** Makes the day partitions of these due times where they are missing (PostgreSQL; elsewhere nothing). */
+export async function ensurePartitions(ctx: TableContext, dueTimes: Iterable<number>): Promise<void> {
+  if (!isPostgres(ctx.knex)) return;
+  const seen = madeOf(ctx);
+  const days = new Set<number>();
+  for (const ms of dueTimes) {
+    const day = Math.max(dayOf(ms), EPOCH_MS);
+    if (!seen.has(day)) days.add(day);
+  }
+  for (const day of [...days].sort((a, b) => a - b)) {
+    for (const table of partitionedTables(ctx)) {
+      try {
+        await ctx.knex.raw(`create table if not exists ?? partition of ?? for values from (${slotAt(day)}) to (${slotAt(day + DAY_MS)})`, [partitionName(table, day), table]);
+      } catch (err) {
+        // Another process made it at the same moment: what counts is that it is there now.
+        const exists = await ctx.knex.raw('select to_regclass(?) as t', [partitionName(table, day)]);
+        if (!exists.rows[0]?.t) throw err;
+      }
+    }
+    seen.add(day);
+  }
+}
+
+/** Makes today's partitions and the coming week's. */
+export const makeAhead = (ctx: TableContext, nowMs: number) =>
+  ensurePartitions(ctx, Array.from({ length: AHEAD_DAYS + 1 }, (_, i) => nowMs + i * DAY_MS));
+
+/** The days (start ms) that have partitions, oldest first. */
+export async function partitionDays(db: Knex | Knex.Transaction, ctx: TableContext): Promise<number[]> {
+  const parents = partitionedTables(ctx);
+  const rows = (await db.raw(
+    `select pg_get_expr(c.relpartbound, c.oid) as bound from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = ?::regclass`,
+    [parents[0]!],
+  )).rows as { bound: string }[];
+  const days: number[] = [];
+  for (const { bound } of rows) {
+    const m = /FROM \('?(-?\d+)'?\)/.exec(bound);
+    if (m) days.push(Number(BigInt(m[1]!) / BigInt(SLOTS_PER_MS)) + EPOCH_MS);
+  }
+  return days.sort((a, b) => a - b);
+}
+
+/** Drops a day's partitions of every partitioned table (inside the caller's transaction). */
+export async function dropDay(trx: Knex.Transaction, ctx: TableContext, dayMs: number): Promise<number> {
+  let rows = 0;
+  for (const table of partitionedTables(ctx)) {
+    const name = partitionName(table, dayMs);
+    const found = await trx.raw('select to_regclass(?) as t', [name]);
+    if (!found.rows[0]?.t) continue;
+    if (table !== tables(ctx).details) {
+      // The planner's row count (kept by autovacuum): counting the rows would read them all.
+      const est = await trx.raw('select greatest(reltuples, 0)::int8 as n from pg_class where oid = ?::regclass', [name]);
+      rows += Number(est.rows[0]?.n ?? 0);
+    }
+    await trx.raw('drop table ??', [name]);
+  }
+  madeOf(ctx).delete(dayMs);
+  return rows;
+}

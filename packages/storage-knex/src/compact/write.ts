@@ -1,0 +1,95 @@
+/*
+ * Storing a batch of results: scheduled TCP and API runs as narrow rows (with a detail document
+ * for failed, degraded and errored runs, retried attempts, and one passing run per check,
+ * location and hour), everything else as full rows by the caller.
+ */
+import { slotIdDueAt, type CheckResult } from '@vigil/core';
+import type { Knex } from 'knex';
+import type { TableContext } from '../table.js';
+import { detailDoc, toNarrow, type Narrow } from './codec.js';
+import { checkKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
+import { FLAG, layoutOf, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
+
+type Result = Omit<CheckResult, 'accountId'>;
+const HOUR = 3_600_000;
+
+/** Per store: the newest hour whose passing run kept its detail, by check key and location key. */
+const sampledHours = new WeakMap<object, Map<string, number>>();
+
+function samplesOf(ctx: TableContext): Map<string, number> {
+  let m = sampledHours.get(ctx);
+  if (!m) sampledHours.set(ctx, (m = new Map()));
+  return m;
+}
+
+/** The due times (ms) of the results that may become narrow rows: the days a batch may write to. */
+export function narrowDueTimes(results: readonly Result[]): number[] {
+  const out: number[] = [];
+  for (const r of results) {
+    if (!layoutOf(r.checkType) || r.runSource !== 'SCHEDULER') continue;
+    const due = slotIdDueAt(r.id);
+    if (due) out.push(due.getTime());
+  }
+  return out;
+}
+
+export interface CompactWrite {
+  /** The results left for full rows. */
+  rest: Result[];
+  /** To call once the transaction has committed: the caches learn the batch's keys and samples. */
+  committed: () => void;
+}
+
+/** Writes the batch's narrow rows inside `trx`; answers what is left for the full-row table. */
+export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, accountId: string, results: readonly Result[]): Promise<CompactWrite> {
+  const rest: Result[] = [];
+  const narrow: { r: Result; n: Narrow }[] = [];
+  for (const r of results) {
+    const n = toNarrow(r);
+    if (n) narrow.push({ r, n });
+    else rest.push(r);
+  }
+  const learned: Learned = nothingLearned();
+  const sampled = new Map<string, number>();
+  const committed = () => {
+    remember(ctx, learned);
+    const samples = samplesOf(ctx);
+    for (const [k, hour] of sampled) if ((samples.get(k) ?? -1) < hour) samples.set(k, hour);
+  };
+  if (narrow.length === 0) return { rest, committed };
+  const names = new Map<string, string>();
+  for (const { r } of narrow) names.set(r.checkId, r.name);
+  const keys = await checkKeys(trx, ctx, accountId, names, learned);
+  const locs = await locationKeys(trx, ctx, new Set(narrow.map(({ r }) => r.runLocation)), learned);
+  const samples = samplesOf(ctx);
+  const rows = new Map<Layout, Record<string, number>[]>();
+  const docs: Record<string, unknown>[] = [];
+  for (const { r, n } of narrow) {
+    const locKey = locs.get(r.runLocation)!;
+    if (locKey > MAX_LOCATION_KEY) {
+      rest.push(r);
+      continue;
+    }
+    const checkKey = keys.get(r.checkId)!;
+    const slot = packSlot(n.dueMs, locKey, r.attempts);
+    const sampleKey = `${checkKey}:${locKey}`;
+    const hour = Math.floor(n.dueMs / HOUR);
+    const sample = !n.failing && Math.max(samples.get(sampleKey) ?? -1, sampled.get(sampleKey) ?? -1) < hour;
+    if (sample) sampled.set(sampleKey, hour);
+    const doc = detailDoc(r, n, n.failing || sample);
+    const row: Record<string, number> = { slot, check_key: checkKey, ...n.row };
+    if (doc) {
+      row.flags = row.flags! | FLAG.doc;
+      docs.push({ slot, check_key: checkKey, doc: JSON.stringify(doc) });
+    }
+    let list = rows.get(n.layout);
+    if (!list) rows.set(n.layout, (list = []));
+    list.push(row);
+  }
+  const t = tables(ctx);
+  for (const [layout, list] of rows) {
+    for (let i = 0; i < list.length; i += 500) await trx(t.runs(layout)).insert(list.slice(i, i + 500));
+  }
+  for (let i = 0; i < docs.length; i += 500) await trx(t.details).insert(docs.slice(i, i + 500));
+  return { rest, committed };
+}
