@@ -40,7 +40,7 @@ export function toNarrow(r: Result): Narrow | null {
   const stopOk = startOk && Number.isInteger(stopOff) && stopOff >= 0 && stopOff <= MAX_OFFSET_MS && new Date(stopped).toISOString() === r.stoppedAt;
   if (!startOk) inexact.startedAt = r.startedAt;
   if (!stopOk) inexact.stoppedAt = r.stoppedAt;
-  if (r.created_at !== r.stoppedAt) inexact.created_at = r.created_at;
+  if (r.created_at !== r.stoppedAt || !stopOk) inexact.created_at = r.created_at;
   const rt = cents(r.responseTime);
   const rtOk = rt / 100 === r.responseTime && rt <= INT4;
   if (!rtOk) inexact.responseTime = r.responseTime;

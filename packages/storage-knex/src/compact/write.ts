@@ -57,8 +57,14 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
     for (const [k, hour] of sampled) if ((samples.get(k) ?? -1) < hour) samples.set(k, hour);
   };
   if (narrow.length === 0) return { rest, committed };
+  // A check's name as of the batch's latest run.
   const names = new Map<string, string>();
-  for (const { r } of narrow) names.set(r.checkId, r.name);
+  const latest = new Map<string, number>();
+  for (const { r, n } of narrow) {
+    if ((latest.get(r.checkId) ?? -Infinity) > n.dueMs) continue;
+    latest.set(r.checkId, n.dueMs);
+    names.set(r.checkId, r.name);
+  }
   const keys = await checkKeys(trx, ctx, accountId, names, learned);
   const locs = await locationKeys(trx, ctx, new Set(narrow.map(({ r }) => r.runLocation)), learned);
   const samples = samplesOf(ctx);

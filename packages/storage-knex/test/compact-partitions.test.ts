@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
+import { checkResultFixture } from '@vigil/core/testing';
+import knexFactory from 'knex';
+import { describe, expect, it } from 'vitest';
+import { knexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const t0 = Date.UTC(2026, 2, 10);
+
+function run(checkId: string, dueMs: number, overrides: Partial<NewRecord<CheckResult>> = {}): NewRecord<CheckResult> {
+  const started = new Date(dueMs + 25).toISOString();
+  return checkResultFixture(checkId, {
+    id: slotResultId(checkId, 'us-east-1', new Date(dueMs), 1), startedAt: started, stoppedAt: started, created_at: started, ...overrides,
+  });
+}
+
+describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
+  it('writes each day into its own partition, and retention drops whole days after rolling them up', async () => {
+    const prefix = `prt_${randomBytes(4).toString('hex')}_`;
+    const knex = knexFactory({ client: 'pg', connection: PG_URL });
+    const storage = knexStorage({ knex, tablePrefix: prefix });
+    const partitions = async () => ((await knex.raw(
+      `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = ?::regclass order by 1`, [`${prefix}check_runs_tcp`],
+    )).rows as { relname: string }[]).map((r) => r.relname);
+    try {
+      // Three days, one run every 10 minutes for two accounts, the last minute of each day too.
+      const a = Array.from({ length: 3 * 144 }, (_, i) => run('ca', t0 + i * 10 * MIN, { responseTime: 10 + (i % 7), phases: { dns: 0, connection: 0, data: 10 + (i % 7), total: 10 + (i % 7) }, hasFailures: i % 20 === 0 }));
+      const b = Array.from({ length: 3 }, (_, d) => run('cb', t0 + (d + 1) * DAY - MIN));
+      const manual = checkResultFixture('ca', { startedAt: new Date(t0 + 5 * HOUR).toISOString(), runSource: 'SCHEDULE_NOW' });
+      await storage.checkResults.insertMany('acc-a', [...a, manual]);
+      await storage.checkResults.insertMany('acc-b', b);
+      expect(await partitions()).toEqual([0, 1, 2].map((d) => `${prefix}check_runs_tcp_${new Date(t0 + d * DAY).toISOString().slice(0, 10).replace(/-/g, '')}`));
+      // Account A's roll-up job has passed the first day; account B's has not.
+      for (;;) if ((await storage.checkResults.rollUp!('acc-a', null, new Date(t0 + DAY), 10_000)).done) break;
+
+      const out = await storage.checkResults.dropBefore!(new Date(t0 + 2 * DAY + 5 * HOUR));
+      expect(out.deleted).toBeGreaterThanOrEqual(1); // the manual run's full row, plus the planner's count of the dropped rows
+      const left = await partitions();
+      expect(left[0]).toBe(`${prefix}check_runs_tcp_${new Date(t0 + 2 * DAY).toISOString().slice(0, 10).replace(/-/g, '')}`);
+      expect(left.length).toBeGreaterThanOrEqual(2); // the third day and the week made ahead
+      const listed = await storage.checkResults.listByCheck('acc-a', 'ca', { limit: 1000, offset: 0 });
+      expect(listed.total).toBe(144);
+      expect(Number((await knex(`${prefix}check_results`).count({ n: '*' }))[0]!.n)).toBe(0);
+      // Every dropped run is in a roll-up marked pruned: A's from its roll-up job, B's rolled up at the drop.
+      const rollA = await storage.rollups('acc-a', 'ca', new Date(t0), new Date(t0 + 2 * DAY));
+      expect(rollA.reduce((s, r) => s + r.count, 0)).toBe(2 * 144 + 1);
+      expect(rollA.reduce((s, r) => s + r.failures, 0)).toBe(a.slice(0, 288).filter((r) => r.hasFailures).length);
+      expect(rollA.every((r) => r.pruned)).toBe(true);
+      const rollB = await storage.rollups('acc-b', 'cb', new Date(t0), new Date(t0 + 2 * DAY));
+      expect(rollB.map((r) => [r.hour, r.count, r.pruned])).toEqual([
+        [new Date(t0 + DAY - HOUR).toISOString(), 1, true], [new Date(t0 + 2 * DAY - HOUR).toISOString(), 1, true],
+      ]);
+      // A late write into a dropped day makes its partition again rather than failing.
+      await storage.checkResults.insertMany('acc-a', [run('ca', t0 + 7)]);
+      expect((await storage.checkResults.listByCheck('acc-a', 'ca', { limit: 1, offset: 0, to: new Date(t0 + HOUR) })).total).toBe(1);
+    } finally {
+      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
+      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await storage.close();
+      await knex.destroy();
+    }
+  });
+});

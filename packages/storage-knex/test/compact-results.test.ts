@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import { ConflictError, slotIdDueAt, slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
+import { checkResultFixture } from '@vigil/core/testing';
+import knexFactory from 'knex';
+import { describe, expect, it } from 'vitest';
+import { knexStorage, type KnexStorage } from '../src/index.js';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+const prefixes = new WeakMap<KnexStorage, string>();
+const opened = (storage: KnexStorage, prefix: string) => (prefixes.set(storage, prefix), storage);
+const dialects: [string, () => KnexStorage][] = [['sqlite', () => opened(knexStorage({ client: 'sqlite3', connection: ':memory:' }), 'vigil_')]];
+if (PG_URL) {
+  dialects.push(['postgres', () => {
+    const prefix = `cmp_${randomBytes(4).toString('hex')}_`;
+    return opened(knexStorage({ knex: knexFactory({ client: 'pg', connection: PG_URL }), tablePrefix: prefix }), prefix);
+  }]);
+}
+
+const ACC = 'acc-compact';
+const MIN = 60_000;
+const t0 = Date.UTC(2026, 4, 1, 10, 0);
+
+/** A scheduled run's result as the pipeline stores it: the slot's id, started a little after its due time. */
+function scheduled(checkId: string, dueMs: number, overrides: Partial<NewRecord<CheckResult>> = {}): NewRecord<CheckResult> {
+  const location = overrides.runLocation ?? 'us-east-1';
+  const attempt = overrides.attempts ?? 1;
+  const started = dueMs + 37;
+  const stopped = new Date(started + 121).toISOString();
+  return checkResultFixture(checkId, {
+    id: slotResultId(checkId, location, new Date(dueMs), attempt),
+    startedAt: new Date(started).toISOString(), stoppedAt: stopped, created_at: stopped,
+    responseTime: 120.5, phases: { dns: 10.25, connection: 30, data: 80.25, total: 120.5 },
+    details: { response: 'PONG', errorCode: null },
+    ...overrides,
+  });
+}
+
+function apiRun(checkId: string, dueMs: number, overrides: Partial<NewRecord<CheckResult>> = {}): NewRecord<CheckResult> {
+  return scheduled(checkId, dueMs, {
+    checkType: 'API', name: 'orders API', statusCode: 200, sslDaysRemaining: 0, responseTime: 210.37,
+    phases: { wait: 0.01, dns: 1.5, tcp: 2, tls: 20.11, firstByte: 150, download: 36.75, total: 210.37 },
+    details: { request: { method: 'GET', url: 'https://127.0.0.1/' }, response: { statusCode: 200, body: 'ok' } },
+    ...overrides,
+  });
+}
+
+const strip = ({ accountId: _a, ...r }: CheckResult) => r;
+const rows = async (s: KnexStorage, table: string) => Number((await s.knex(`${prefixes.get(s)}${table}`).count({ n: '*' }))[0]!.n);
+
+async function cleanup(storage: KnexStorage) {
+  if (storage.name === 'knex-pg') {
+    const rows = (await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefixes.get(storage)}%`])).rows as { tablename: string }[];
+    for (const { tablename } of rows) await storage.knex.schema.dropTableIfExists(tablename);
+    await storage.knex.destroy();
+  }
+  await storage.close();
+}
+
+describe.each(dialects)('compact results on %s', (_name, open) => {
+  it('stores scheduled runs as narrow rows: the hour\'s first passing run and failing runs whole, later passing runs without their detail', async () => {
+    const s = open();
+    try {
+      const first = scheduled('c1', t0);
+      const second = scheduled('c1', t0 + MIN, { name: 'renamed' });
+      const failed = scheduled('c1', t0 + 2 * MIN, { name: 'renamed', hasFailures: true, errorMessage: 'connection refused', details: { errorCode: 'ECONNREFUSED' } });
+      const api = apiRun('a1', t0);
+      const apiSlow = apiRun('a1', t0 + MIN, { isDegraded: true, statusCode: null, sslDaysRemaining: null, phases: { wait: 0, dns: 1, tcp: 2, firstByte: 3, download: 4.5, total: 10.5 }, responseTime: 10.5 });
+      await s.checkResults.insertMany(ACC, [first, second, failed, api, apiSlow]);
+      expect(await rows(s, 'check_results')).toBe(0);
+      expect(await rows(s, 'check_runs_tcp')).toBe(3);
+      expect(await rows(s, 'check_runs_api')).toBe(2);
+      expect(await rows(s, 'check_result_details')).toBe(4);
+      // Kept whole: read back exactly as written, by id alone or with the check.
+      for (const r of [first, failed, api, apiSlow]) {
+        expect(strip((await s.checkResults.get(ACC, r.id))!)).toEqual(r);
+        expect(strip((await s.checkResults.get(ACC, r.id, r.checkId))!)).toEqual(r);
+      }
+      // The second passing run of the hour: its detail is absent, its name the check's latest.
+      expect(strip((await s.checkResults.get(ACC, second.id, 'c1'))!)).toEqual({ ...second, details: null });
+      expect((await s.checkResults.get(ACC, first.id))!.name).toBe('TCP check');
+      // Another account, another check's path, an unknown slot: not found.
+      expect(await s.checkResults.get('other-account', first.id)).toBeNull();
+      expect(await s.checkResults.get(ACC, first.id, 'a1')).toBeNull();
+      expect(await s.checkResults.get(ACC, slotResultId('c1', 'us-east-1', new Date(t0 + 9 * MIN), 1), 'c1')).toBeNull();
+      // The same slot stored twice is a conflict, as a full row's id is.
+      await expect(s.checkResults.insertMany(ACC, [scheduled('c1', t0 + MIN)])).rejects.toBeInstanceOf(ConflictError);
+    } finally {
+      await cleanup(s);
+    }
+  });
+
+  it('keeps in a document what a narrow row cannot state, and leaves other runs as full rows', async () => {
+    const s = open();
+    try {
+      const odd = [
+        scheduled('c2', t0, { phases: { dns: 1.234, connection: 2, data: 3, total: 6.234 }, responseTime: 6.234, details: null }),
+        scheduled('c2', t0 + MIN, { phases: { dns: 1, connection: 2, data: 3, total: 6, extra: 9 }, responseTime: 6 }),
+        scheduled('c2', t0 + 2 * MIN, { stoppedAt: new Date(t0 + 2 * MIN + 40_000).toISOString(), statusCode: 7 }),
+        scheduled('c2', t0 + 3 * MIN, { startedAt: new Date(t0 + 3 * MIN - 40_000).toISOString() }),
+        scheduled('c2', t0 + 4 * MIN, { errorMessage: 'a note on a pass' }),
+      ];
+      const legacy = checkResultFixture('c2', { startedAt: new Date(t0 + 5 * MIN).toISOString() });
+      const manual = scheduled('c2', t0 + 6 * MIN, { runSource: 'SCHEDULE_NOW' });
+      const browser = scheduled('c2', t0 + 7 * MIN, { checkType: 'BROWSER' });
+      const retried = scheduled('c2', t0 + 8 * MIN, { attempts: 16 });
+      await s.checkResults.insertMany(ACC, [...odd, legacy, manual, browser, retried]);
+      expect(await rows(s, 'check_runs_tcp')).toBe(5);
+      expect(await rows(s, 'check_results')).toBe(4);
+      for (const r of [...odd.slice(1), legacy, manual, browser, retried]) {
+        const got = strip((await s.checkResults.get(ACC, r.id, 'c2'))!);
+        // The hour's first passing run keeps its detail; the others keep what the row cannot state.
+        expect(got).toEqual(odd.includes(r) ? { ...r, name: r.name, details: null } : r);
+      }
+      expect(strip((await s.checkResults.get(ACC, odd[0]!.id))!)).toEqual(odd[0]);
+    } finally {
+      await cleanup(s);
+    }
+  });
+
+  it('lists narrow and full rows together newest first, by page, window and result type', async () => {
+    const s = open();
+    try {
+      const runs = Array.from({ length: 30 }, (_, i) => scheduled('c3', t0 + i * MIN, i % 10 === 3 ? { resultType: 'ATTEMPT', hasFailures: true } : {}));
+      const manual = Array.from({ length: 5 }, (_, i) => checkResultFixture('c3', { startedAt: new Date(t0 + i * 6 * MIN + 20_000).toISOString(), runSource: 'TRIGGER_API' }));
+      await s.checkResults.insertMany(ACC, [...runs, ...manual]);
+      const all = [...runs, ...manual].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+      const seen: string[] = [];
+      for (let offset = 0; offset < 35; offset += 10) {
+        const page = await s.checkResults.listByCheck(ACC, 'c3', { limit: 10, offset });
+        expect(page.total).toBe(35);
+        seen.push(...page.items.map((r) => r.id));
+      }
+      expect(seen).toEqual(all.map((r) => r.id));
+      const attempts = await s.checkResults.listByCheck(ACC, 'c3', { limit: 50, offset: 0, resultType: 'ATTEMPT' });
+      expect(attempts.items.map((r) => r.id)).toEqual(runs.filter((r) => r.resultType === 'ATTEMPT').reverse().map((r) => r.id));
+      const from = new Date(t0 + 10 * MIN);
+      const to = new Date(t0 + 20 * MIN);
+      const window = await s.checkResults.listByCheck(ACC, 'c3', { limit: 50, offset: 0, from, to });
+      expect(window.items.map((r) => r.id)).toEqual(all.filter((r) => Date.parse(r.startedAt) >= from.getTime() && Date.parse(r.startedAt) < to.getTime()).map((r) => r.id));
+      expect((await s.checkResults.listByCheck(ACC, 'c3', { limit: 50, offset: 0, checkSessionId: 'no-such-session' })).total).toBe(0);
+      expect((await s.checkResults.listByCheck('other-account', 'c3', { limit: 50, offset: 0 })).total).toBe(0);
+    } finally {
+      await cleanup(s);
+    }
+  });
+
+  it('aggregates narrow and full rows alike, exactly for a range that roll-ups do not serve', async () => {
+    const s = open();
+    try {
+      const runs = Array.from({ length: 40 }, (_, i) => apiRun('a4', t0 + i * MIN, {
+        responseTime: 100 + i, phases: { wait: 0, dns: i, tcp: 1, tls: 2, firstByte: 97, download: 0, total: 100 + i }, hasFailures: i % 8 === 0,
+        statusCode: i % 8 === 0 ? 500 : 200,
+      }));
+      const manual = checkResultFixture('a4', { checkType: 'API', startedAt: new Date(t0 + 5 * MIN).toISOString(), responseTime: 1000, phases: { dns: 7, total: 1000 }, statusCode: 200 });
+      await s.checkResults.insertMany(ACC, [...runs, manual]);
+      const [row] = await s.checkResults.aggregate(ACC, {
+        checkIds: ['a4'], from: new Date(t0), to: new Date(t0 + HOUR_MS), measures: [
+          { name: 'avg', fn: 'avg', field: 'responseTime' }, { name: 'max', fn: 'max', field: 'responseTime' },
+          { name: 'dns', fn: 'sum', field: 'dns' }, { name: 'tls', fn: 'max', field: 'tls' }, { name: 'p50', fn: 'p50', field: 'responseTime' },
+        ],
+      });
+      const values = [...runs.map((r) => r.responseTime), 1000];
+      expect(row).toMatchObject({ checkId: 'a4', count: 41, failures: 5 });
+      expect(row!.values.avg).toBeCloseTo(values.reduce((a, b) => a + b, 0) / 41, 9);
+      expect(row!.values).toMatchObject({ max: 1000, dns: (39 * 40) / 2 + 7, tls: 2, p50: 120 });
+      const byStatus = await s.checkResults.aggregate(ACC, { checkIds: ['a4'], from: new Date(t0), to: new Date(t0 + HOUR_MS), groupBy: 'statusCode', measures: [] });
+      expect(byStatus.map((r) => [r.group, r.count])).toEqual([['200', 36], ['500', 5]]);
+    } finally {
+      await cleanup(s);
+    }
+  });
+
+  it('retention deletes narrow rows with their documents, after rolling them up', async () => {
+    const s = open();
+    try {
+      const runs = Array.from({ length: 120 }, (_, i) => scheduled('c5', t0 + i * MIN, { hasFailures: i % 30 === 0, responseTime: i + 1, phases: { dns: 0, connection: 0, data: i + 1, total: i + 1 } }));
+      await s.checkResults.insertMany(ACC, runs);
+      const out = await s.checkResults.prune(ACC, new Date(t0 + HOUR_MS), 10_000);
+      expect(out).toMatchObject({ deleted: 60, done: true });
+      expect(await rows(s, 'check_runs_tcp')).toBe(60);
+      expect(await rows(s, 'check_result_details')).toBe(3);
+      const [rollup] = await s.rollups(ACC, 'c5', new Date(t0), new Date(t0 + HOUR_MS));
+      expect(rollup).toMatchObject({ count: 60, failures: 2, min: 1, max: 60, sum: (60 * 61) / 2, pruned: true });
+      expect((await s.checkResults.listByCheck(ACC, 'c5', { limit: 200, offset: 0 })).total).toBe(60);
+    } finally {
+      await cleanup(s);
+    }
+  });
+});
+
+const HOUR_MS = 60 * MIN;
+
+describe('slot ids', () => {
+  it('carry their due time in the UUIDv7 layout, and recompute the same', () => {
+    const due = new Date(Date.UTC(2026, 10, 26, 4, 30, 0, 123));
+    const id = slotResultId('check', 'eu-west-1', due, 2);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(slotIdDueAt(id)).toEqual(due);
+    expect(slotResultId('check', 'eu-west-1', due, 2)).toBe(id);
+    expect(slotResultId('check', 'eu-west-1', due, 3)).not.toBe(id);
+    expect(slotIdDueAt('0f0e8c2e-1111-4aaa-8bbb-0123456789ab')).toBeNull();
+  });
+});
