@@ -15,22 +15,26 @@ const AGENT = fileURLToPath(new URL('../../examples/private-location-agent/src/a
 
 const cleanups = cleanupsAfterEach();
 
-interface StoredResult {
-  run_location: string;
-  id: string;
-  failed: boolean;
-  response_time: number;
-  started_ms: string;
-  data: string;
+/**
+ * What the process left in the database: the check's final results (as the store lists them,
+ * oldest first), with whether each failed, and the slots still leased.
+ */
+async function leftBehind(db: FreshDatabase, accountId: string, checkId: string) {
+  const storage = knexStorage({ client: 'pg', connection: db.url, migrate: false });
+  try {
+    const { items, total } = await storage.checkResults.listByCheck(accountId, checkId, { limit: 1000, offset: 0, resultType: 'FINAL' });
+    expect(items).toHaveLength(total);
+    const results = items.reverse().map((r) => ({ ...r, failed: r.hasFailures || r.hasErrors }));
+    const leased = await db.raw('vigil_schedule').whereNotNull('lease_owner').orWhereNotNull('lease_until_ms');
+    const schedule = await db.raw('vigil_schedule').where({ check_id: checkId });
+    return { results, leased, schedule };
+  } finally {
+    await storage.close();
+  }
 }
 
-/** What the process left in the database: the check's final results and the slots still leased. */
-async function leftBehind(db: FreshDatabase, checkId: string) {
-  const results = (await db.raw('vigil_check_results').where({ check_id: checkId, result_type: 'FINAL' }).orderBy('started_ms')) as StoredResult[];
-  const leased = await db.raw('vigil_schedule').whereNotNull('lease_owner').orWhereNotNull('lease_until_ms');
-  const schedule = await db.raw('vigil_schedule').where({ check_id: checkId });
-  return { results, leased, schedule };
-}
+/** The account the example host made, as it printed it. */
+const hostAccount = (output: string) => /Vigil account: (\S+)/.exec(output)![1]!;
 
 describe.runIf(PG_URL)('graceful shutdown on SIGTERM', () => {
   it('the example host: readiness turns 503, the running check finishes and is stored, its lease goes back, exit 0', async () => {
@@ -70,13 +74,13 @@ describe.runIf(PG_URL)('graceful shutdown on SIGTERM', () => {
     // It waited for the run (about HOLD_MS), not for the deadline.
     expect(afterMs).toBeLessThan(DEADLINE_MS);
 
-    const { results, leased, schedule } = await leftBehind(db, check.body.id);
+    const { results, leased, schedule } = await leftBehind(db, hostAccount(host.child.output), check.body.id);
     expect(results).toHaveLength(1);
     expect(results[0]!.failed).toBe(false);
-    expect(results[0]!.response_time).toBeGreaterThanOrEqual(HOLD_MS - 500);
+    expect(results[0]!.responseTime).toBeGreaterThanOrEqual(HOLD_MS - 500);
     expect(leased).toEqual([]);
     // The slot was completed: the check's entry moved on to its next run.
-    expect(Number(schedule[0].due_ms)).toBeGreaterThan(Number(results[0]!.started_ms));
+    expect(Number(schedule[0].due_ms)).toBeGreaterThan(Date.parse(results[0]!.startedAt));
   }, 60_000);
 
   it('the example host: a run that outlasts the deadline is stopped at the deadline, its lease goes back, exit 0', async () => {
@@ -102,7 +106,7 @@ describe.runIf(PG_URL)('graceful shutdown on SIGTERM', () => {
     expect(afterMs).toBeLessThan(6_000);
     // The stop, not the check, ended the run: nothing is stored for it, no alert is raised, and
     // its slot stays due with no lease, so the next process to start (or another one) runs it.
-    const { leased, results, schedule } = await leftBehind(db, check.body.id);
+    const { leased, results, schedule } = await leftBehind(db, hostAccount(host.child.output), check.body.id);
     expect(leased).toEqual([]);
     expect(results).toEqual([]);
     expect(schedule.map((e: { location: string }) => e.location)).toEqual(['us-east-1']);
@@ -142,10 +146,10 @@ describe.runIf(PG_URL)('graceful shutdown on SIGTERM', () => {
     const { code, afterMs } = await exited;
     expect(code).toBe(0);
     expect(afterMs).toBeLessThan(DEADLINE_MS);
-    const { results, leased } = await leftBehind(db, check.id);
+    const { results, leased } = await leftBehind(db, account.id, check.id);
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ failed: false });
-    expect(results[0]).toMatchObject({ run_location: 'office-basement' });
+    expect(results[0]).toMatchObject({ runLocation: 'office-basement' });
     expect(leased).toEqual([]);
   }, 60_000);
 });
