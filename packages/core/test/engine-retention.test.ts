@@ -233,12 +233,16 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
     const deps = testDeps({ logger: recordingLogger(log) });
     const results = deps.storage.checkResults;
     const drops: string[] = [];
+    const upkeep: string[] = [];
     if (withDrop) {
       deps.storage.checkResults = {
         ...results,
         async dropBefore(before) {
           drops.push(before.toISOString());
           return { rolledUp: 0, deleted: await results.deleteOlderThan(before) };
+        },
+        async maintain(now) {
+          upkeep.push(now.toISOString());
         },
       };
     }
@@ -256,7 +260,7 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
         return plan;
       },
     });
-    return { deps, log, drops, asked, job };
+    return { deps, log, drops, upkeep, asked, job };
   }
 
   it('drops once a pass at the longest retention, rounded down to the hour; the per-account pass removes the rest', async () => {
@@ -277,10 +281,11 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
     expect(d.asked.sort()).toEqual([ACCOUNT_A, ACCOUNT_A, ACCOUNT_B, ACCOUNT_B]);
   });
 
-  it('drops nothing while an account keeps its results for ever', async () => {
+  it('drops nothing while an account keeps its results for ever, and still gives the store its upkeep each pass', async () => {
     const d = await dropping({ [ACCOUNT_A]: 7, [ACCOUNT_B]: null });
     expect(await d.job.prune()).toMatchObject({ accounts: 1, deleted: 3 });
     expect(d.drops).toEqual([]);
+    expect(d.upkeep).toEqual([d.deps.clock.now().toISOString()]);
     expect(await ages(d.deps.storage, ACCOUNT_A)).toEqual([6 * DAY]);
     expect(await ages(d.deps.storage, ACCOUNT_B)).toHaveLength(5);
   });

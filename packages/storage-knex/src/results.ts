@@ -1,6 +1,6 @@
 import type { CheckResult, CheckResultRepository } from '@vigil/core';
 import { isPostgres } from './compact/layout.js';
-import { ensurePartitions } from './compact/partitions.js';
+import { ensurePartitions, makeAhead, sealClosedDays } from './compact/partitions.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { getNarrow, listMerged } from './compact/read.js';
 import { narrowDueTimes, writeCompact } from './compact/write.js';
@@ -94,6 +94,12 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
     rollUp: (accountId, after, before, limit) => run(() => rollUpAccount(ctx, accountId, after, before, limit)),
   };
   // Whole days go at once where results live in day partitions (PostgreSQL).
-  if (pg) repo.dropBefore = (before) => run(() => dropDaysBefore(ctx, before));
+  if (pg) {
+    repo.dropBefore = (before) => run(() => dropDaysBefore(ctx, before));
+    repo.maintain = (now) => run(async () => {
+      await makeAhead(ctx, now.getTime());
+      await sealClosedDays(ctx, now.getTime());
+    });
+  }
   return repo;
 }

@@ -203,6 +203,13 @@ export class RetentionJob {
     const report: RetentionReport = { accounts: 0, deleted: 0, rolledUp: 0, finished: true, outbox: { messages: 0, attempts: 0 } };
     let slowest = 0;
     const timeLeft = () => !signal?.aborted && clock.now().getTime() + Math.max(1_000, 2 * slowest) < deadline.getTime();
+    if (storage.checkResults.maintain) {
+      try {
+        await storage.checkResults.maintain(clock.now());
+      } catch (err) {
+        logger.warn('retention: the store\'s upkeep failed; the next run tries again', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
     // Every account's cut-off, asked of retentionFor once a pass: `before` null keeps the
     // account's results for ever (days null) or skips it (days undefined).
     const cutOffs = new Map<string, { days: number | null | undefined; before: Date | null }>();

@@ -70,6 +70,11 @@ export interface CheckResultRepository {
    * follows removes what remains. Answers how many roll-ups were written and results dropped.
    */
   dropBefore?(before: Date): Promise<{ rolledUp: number; deleted: number }>;
+  /**
+   * Upkeep the retention job gives the store at the start of each pass, whatever the accounts'
+   * retention (for example: making the coming days' partitions, compacting the closed ones).
+   */
+  maintain?(now: Date): Promise<void>;
 }
 
 export interface RollUpOutcome {

@@ -2,17 +2,25 @@
  * Retention by whole days (PostgreSQL): a day whose every result is past every account's
  * retention loses its partitions with one DROP each. Its hours are rolled up first: an account
  * whose roll-up job has passed the day already has them (they are marked as pruned), one that
- * lags behind is rolled up from the raw rows now. The day's full rows go with it, so that no
+ * lags behind (it has raw results after its newest roll-up) is rolled up from the raw rows now. The day's full rows go with it, so that no
  * hour is left half pruned.
  */
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
-import { tables } from './layout.js';
-import { DAY_MS, dropDay, makeAhead, partitionDays } from './partitions.js';
+import { LAYOUTS, tables } from './layout.js';
+import { DAY_MS, dropDay, partitionDays } from './partitions.js';
+import { fullRows, narrowRows } from './union.js';
 
 const HOUR = 3_600_000;
 
 type RollHours = (trx: Knex.Transaction, ctx: TableContext, accountId: string, from: number, upTo: number) => Promise<number>;
+
+/** Whether an account has a FINAL result (narrow: due; full: started) in [from, to). */
+async function hasResults(trx: Knex.Transaction, ctx: TableContext, accountId: string, from: number, to: number): Promise<boolean> {
+  const scope = { accountId, from, to, finalOnly: true, time: 'due' as const };
+  for (const layout of LAYOUTS) if ((await narrowRows(trx, ctx, layout, scope).first('n.slot')) !== undefined) return true;
+  return (await fullRows(trx, ctx, scope).first('seq')) !== undefined;
+}
 
 async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number, rollHours: RollHours): Promise<{ rolledUp: number; deleted: number }> {
   const results = `${ctx.prefix}check_results`;
@@ -25,7 +33,9 @@ async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number,
   const settled: string[] = [];
   for (const accountId of accounts) {
     const [{ newest }] = (await trx(rollups).where('account_id', accountId).max({ newest: 'hour_ms' })) as [{ newest: string | number | null }];
-    if (newest !== null && Number(newest) >= end - HOUR) settled.push(accountId);
+    // Settled: the roll-up job has passed every raw result of the day (none after its newest hour).
+    const after = newest === null ? day : Math.max(day, Number(newest) + HOUR);
+    if (after >= end || !(await hasResults(trx, ctx, accountId, after, end))) settled.push(accountId);
     else rolledUp += await rollHours(trx, ctx, accountId, day, end);
   }
   for (let i = 0; i < settled.length; i += 1000) {
@@ -36,9 +46,8 @@ async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number,
   return { rolledUp, deleted: full + (await dropDay(trx, ctx, day)) };
 }
 
-/** Drops the whole days before `before` (rounded down to a day), oldest first, and makes the coming week's partitions. */
+/** Drops the whole days before `before` (rounded down to a day), oldest first. */
 export async function dropDays(ctx: TableContext, before: Date, rollHours: RollHours): Promise<{ rolledUp: number; deleted: number }> {
-  await makeAhead(ctx, Date.now());
   const cut = Math.floor(before.getTime() / DAY_MS) * DAY_MS;
   const out = { rolledUp: 0, deleted: 0 };
   for (const day of await partitionDays(ctx.knex, ctx)) {

@@ -91,3 +91,30 @@ export async function dropDay(trx: Knex.Transaction, ctx: TableContext, dayMs: n
   madeOf(ctx).delete(dayMs);
   return rows;
 }
+
+/**
+ * Seals the closed days (ended at least an hour before `nowMs`): each partition's primary-key
+ * index is rebuilt full (fillfactor 100), without blocking writes. Rows arrive in due-time order
+ * across all checks, which leaves a B-tree about two-thirds full; sealed, a passing TCP run takes
+ * about 97 bytes instead of 110. A sealed index keeps fillfactor 100, so a day is sealed once.
+ */
+export async function sealClosedDays(ctx: TableContext, nowMs: number): Promise<number> {
+  if (!isPostgres(ctx.knex)) return 0;
+  let sealed = 0;
+  for (const day of await partitionDays(ctx.knex, ctx)) {
+    if (day + DAY_MS + 3_600_000 > nowMs) break;
+    for (const table of partitionedTables(ctx)) {
+      const rows = (await ctx.knex.raw(
+        `select c.relname, coalesce(array_to_string(c.reloptions, ','), '') as opts from pg_index i join pg_class c on c.oid = i.indexrelid
+         where i.indrelid = to_regclass(?)`, [partitionName(table, day)],
+      )).rows as { relname: string; opts: string }[];
+      for (const { relname, opts } of rows) {
+        if (opts.includes('fillfactor=100')) continue;
+        await ctx.knex.raw('alter index ?? set (fillfactor = 100)', [relname]);
+        await ctx.knex.raw('reindex index concurrently ??', [relname]);
+        sealed++;
+      }
+    }
+  }
+  return sealed;
+}
