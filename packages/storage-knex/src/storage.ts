@@ -74,10 +74,22 @@ function describe(knex: Knex): string {
 /**
  * Write-ahead logging lets readers go on while a write commits, and NORMAL sync under WAL stays
  * durable across a crash of the process (a power loss may lose the last commits). A writer waits
- * up to 5 s for another process's lock instead of failing at once.
+ * up to 5 s for another process's lock instead of failing at once. Incremental auto-vacuum lets
+ * `reclaimSqliteSpace` give the pages retention freed back to the file system: SQLite takes it
+ * only before the file's first table, so it shapes a new file and leaves an existing one as it is
+ * (a file that uses full auto-vacuum keeps it).
  */
-function sqliteSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void): void {
-  conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;', (err) => done(err, conn));
+function sqliteSettings(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void): void {
+  conn.get('PRAGMA auto_vacuum', (err, row) => {
+    if (err) return done(err, conn);
+    const vacuum = row?.auto_vacuum === 1 ? '' : 'PRAGMA auto_vacuum = INCREMENTAL; ';
+    conn.exec(`${vacuum}PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;`, (e) => done(e, conn));
+  });
+}
+
+interface SqliteConnection {
+  exec(sql: string, cb: (err: Error | null) => void): void;
+  get(sql: string, cb: (err: Error | null, row?: { auto_vacuum?: number }) => void): void;
 }
 
 /** A read connection: it waits for the writer's lock like the writer does, and can write nothing. */
