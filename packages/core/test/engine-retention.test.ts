@@ -234,6 +234,7 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
     const results = deps.storage.checkResults;
     const drops: string[] = [];
     const upkeep: string[] = [];
+    const rollupPrunes: string[] = [];
     if (withDrop) {
       deps.storage.checkResults = {
         ...results,
@@ -243,6 +244,10 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
         },
         async maintain(now) {
           upkeep.push(now.toISOString());
+        },
+        async pruneRollups(accountId, before) {
+          rollupPrunes.push(`${accountId}<${before.toISOString()}`);
+          return 0;
         },
       };
     }
@@ -260,7 +265,7 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
         return plan;
       },
     });
-    return { deps, log, drops, upkeep, asked, job };
+    return { deps, log, drops, upkeep, rollupPrunes, asked, job };
   }
 
   it('drops once a pass at the longest retention, rounded down to the hour; the per-account pass removes the rest', async () => {
@@ -276,6 +281,9 @@ describe('RetentionJob with a store that drops whole time ranges (dropBefore)', 
       { level: 'info', msg: 'retention: removed check results', meta: { accountId: ACCOUNT_A, before: '2026-04-24T12:00:00.000Z', days: 7, deleted: 1, rolledUp: 0 } },
     ]);
     expect(d.asked.sort()).toEqual([ACCOUNT_A, ACCOUNT_B]);
+    // Roll-ups are kept 400 days by default, whatever the account's raw retention.
+    const rollupCut = new Date(Math.floor((d.deps.clock.now().getTime() - 400 * DAY) / 3_600_000) * 3_600_000).toISOString();
+    expect(d.rollupPrunes.sort()).toEqual([`${ACCOUNT_A}<${rollupCut}`, `${ACCOUNT_B}<${rollupCut}`]);
     expect(await d.job.prune()).toMatchObject({ accounts: 0, deleted: 0, finished: true });
     expect(d.drops).toEqual(['2026-04-01T12:00:00.000Z', '2026-04-01T12:00:00.000Z']);
     expect(d.asked.sort()).toEqual([ACCOUNT_A, ACCOUNT_A, ACCOUNT_B, ACCOUNT_B]);

@@ -3,8 +3,9 @@ import { isPostgres } from './compact/layout.js';
 import { ensurePartitions, makeAhead, sealClosedDays } from './compact/partitions.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { getNarrow, listMerged } from './compact/read.js';
-import { narrowDueTimes, writeCompact } from './compact/write.js';
+import { planCompact, writeCompact } from './compact/write.js';
 import { dbCall } from './errors.js';
+import { reclaimSqliteSpace } from './sqlite-space.js';
 import { aggregateInPostgres, aggregateInSqlite } from './exact-aggregate.js';
 import { dropDaysBefore, pruneAccount, rollUpAccount } from './retention.js';
 import { aggregateWithRollups } from './rollup-aggregate.js';
@@ -62,9 +63,10 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
     insertMany: (accountId, results) =>
       run(async () => {
         if (results.length === 0) return;
-        await ensurePartitions(ctx, narrowDueTimes(results));
+        const plan = planCompact(results);
+        await ensurePartitions(ctx, plan.narrow.map(({ n }) => n.dueMs));
         const written = await ctx.knex.transaction(async (trx) => {
-          const compact = await writeCompact(trx, ctx, accountId, results);
+          const compact = await writeCompact(trx, ctx, accountId, plan);
           const rows = compact.rest.map((r) => toRow(accountId, r));
           // Parameters per statement stay under SQLite's limit of 32766.
           for (let i = 0; i < rows.length; i += 500) await trx(table).insert(rows.slice(i, i + 500));
@@ -92,6 +94,12 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
         Number(await trx(table).where('started_ms', '<', before.getTime()).delete()) + (await deleteNarrowBefore(trx, ctx, null, before.getTime())))),
     prune: (accountId, before, limit) => run(() => pruneAccount(ctx, accountId, before, limit)),
     rollUp: (accountId, after, before, limit) => run(() => rollUpAccount(ctx, accountId, after, before, limit)),
+    pruneRollups: (accountId, before) =>
+      run(async () => {
+        const deleted = Number(await ctx.knex(`${ctx.prefix}check_result_rollups`).where('account_id', accountId).where('hour_ms', '<', before.getTime()).delete());
+        if (deleted > 0) await reclaimSqliteSpace(ctx.knex);
+        return deleted;
+      }),
   };
   // Whole days go at once where results live in day partitions (PostgreSQL).
   if (pg) {

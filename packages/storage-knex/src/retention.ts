@@ -4,6 +4,7 @@ import { dropDays } from './compact/drop.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { timesRelation } from './compact/union.js';
 import { readRawResults } from './raw-results.js';
+import { reclaimSqliteSpace } from './sqlite-space.js';
 import { fieldStats, mergeStats, type FieldStats } from './sketch.js';
 import type { TableContext } from './table.js';
 
@@ -87,6 +88,8 @@ export async function pruneAccount(ctx: TableContext, accountId: string, before:
     const deleted = Number(await trx(results).where('account_id', accountId).where('started_ms', '<', upTo).delete());
     return { rolledUp, deleted: deleted + (await deleteNarrowBefore(trx, ctx, accountId, upTo)), done };
   });
+  // SQLite: the pages the batch freed go back to the file system (a file with incremental auto-vacuum).
+  if (pruned.deleted > 0) await reclaimSqliteSpace(ctx.knex);
   return pruned;
 }
 
@@ -139,8 +142,13 @@ async function rollHours(trx: Knex.Transaction, ctx: TableContext, accountId: st
 
 type Summary = Record<'count' | 'failures' | 'sum' | 'sum_sq' | 'min' | 'max' | 'p50' | 'p90' | 'p95' | 'p99', number> & { sketches: string | null };
 
+/** Whether a field's values are the response times, one for one (a runner's `total` phase is). */
+const sameAs = (a: number[] | undefined, b: number[] | undefined) => !!a && !!b && a.length === b.length && a.every((v, i) => v === b[i]);
+
 function summarize(acc: Acc): Summary {
-  const stats = Object.fromEntries([...acc.fields].map(([field, values]) => [field, fieldStats(values)]));
+  // A `total` that is the response time is not kept twice: a reader takes responseTime for it.
+  const fields = [...acc.fields].filter(([field, values]) => field !== 'total' || !sameAs(values, acc.fields.get('responseTime')));
+  const stats = Object.fromEntries(fields.map(([field, values]) => [field, fieldStats(values)]));
   const sorted = [...acc.fields.get('responseTime')!].sort((a, b) => a - b);
   const rt = stats.responseTime!;
   return {
@@ -158,6 +166,9 @@ function summarize(acc: Acc): Summary {
   };
 }
 
+/** A roll-up's fields with `total` spelled out where it was left out as the response time's. */
+const withTotal = (f: Record<string, FieldStats>) => (f.total || !f.responseTime ? f : { ...f, total: f.responseTime });
+
 /** A late batch of results taken into a roll-up whose own raw results are gone. */
 function merge(old: Record<string, unknown>, fresh: Summary): Summary {
   const oldCount = Number(old.count);
@@ -166,8 +177,8 @@ function merge(old: Record<string, unknown>, fresh: Summary): Summary {
   // A roll-up made before sketches were kept stays without one: its percentiles are weighted.
   let sketches: string | null = null;
   if (old.sketches !== null && old.sketches !== undefined && fresh.sketches !== null) {
-    const a = JSON.parse(String(old.sketches)) as Record<string, FieldStats>;
-    const b = JSON.parse(fresh.sketches) as Record<string, FieldStats>;
+    const a = withTotal(JSON.parse(String(old.sketches)) as Record<string, FieldStats>);
+    const b = withTotal(JSON.parse(fresh.sketches) as Record<string, FieldStats>);
     sketches = JSON.stringify(Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((f) => [f, mergeStats(a[f], b[f])])));
   }
   return {

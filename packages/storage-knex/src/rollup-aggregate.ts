@@ -171,7 +171,14 @@ async function readRollups(db: Knex, table: string, accountId: string, query: Re
   const rows = (await db(table)
     .select('check_id', 'hour_ms', 'run_location', 'count', 'failures', 'sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99',
       db.raw('(case when sketches is null then 1 else 0 end) as legacy'),
-      ...fields.map((f, i) => (pg ? db.raw(`(sketches::json -> ?)::text as f${i}`, [f]) : db.raw(`json_extract(sketches, ?) as f${i}`, [`$."${f.replace(/"/g, '')}"`]))))
+      ...fields.map((f, i) => {
+        // A roll-up leaves `total` out where it is the response time.
+        const names = f === 'total' ? ['total', 'responseTime'] : [f];
+        const either = (parts: string[]) => (parts.length === 1 ? parts[0]! : `coalesce(${parts.join(', ')})`);
+        return pg
+          ? db.raw(`${either(names.map(() => '(sketches::json -> ?)'))}::text as f${i}`, names)
+          : db.raw(`${either(names.map(() => 'json_extract(sketches, ?)'))} as f${i}`, names.map((n) => `$."${n.replace(/"/g, '')}"`));
+      }))
     .where('account_id', accountId).whereIn('check_id', query.checkIds)
     .where('hour_ms', '>=', ranges[0]!.from!).where('hour_ms', '<', ranges.at(-1)!.to)) as Record<string, unknown>[];
   const inRange = (h: number) => ranges.some((r) => h >= r.from! && h < r.to);

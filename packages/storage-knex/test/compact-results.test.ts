@@ -183,6 +183,17 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
       const [rollup] = await s.rollups(ACC, 'c5', new Date(t0), new Date(t0 + HOUR_MS));
       expect(rollup).toMatchObject({ count: 60, failures: 2, min: 1, max: 60, sum: (60 * 61) / 2, pruned: true });
       expect((await s.checkResults.listByCheck(ACC, 'c5', { limit: 200, offset: 0 })).total).toBe(60);
+      // The roll-up keeps the response time once: a `total` phase equal to it reads from it.
+      const [agg] = await s.checkResults.aggregate(ACC, { checkIds: ['c5'], from: new Date(t0), to: new Date(t0 + HOUR_MS), measures: [
+        { name: 'max', fn: 'max', field: 'total' }, { name: 'p50', fn: 'p50', field: 'total' }, { name: 'data', fn: 'p50', field: 'data' },
+      ] });
+      expect(agg).toMatchObject({ approximate: true, count: 60 });
+      expect(agg!.values.max).toBe(60);
+      for (const name of ['p50', 'data']) expect(Math.abs(agg!.values[name]! - 30.5) / 30.5).toBeLessThan(0.02);
+      // Roll-ups have their own retention.
+      expect(await s.checkResults.pruneRollups!('other-account', new Date(t0 + HOUR_MS))).toBe(0);
+      expect(await s.checkResults.pruneRollups!(ACC, new Date(t0 + HOUR_MS))).toBe(1);
+      expect(await s.rollups(ACC, 'c5', new Date(t0), new Date(t0 + HOUR_MS))).toEqual([]);
     } finally {
       await cleanup(s);
     }

@@ -32,6 +32,12 @@ export interface RetentionOptions {
    * ones too) and the delivery log its attempts; `null` keeps them for ever. Default 30.
    */
   deliveredDays?: number | null;
+  /**
+   * Days hourly roll-ups are kept (where the store keeps them and can prune them): analytics over
+   * older ranges finds nothing. `null` keeps them for ever. Default 400, a year and a month, so a
+   * month compares with the same month a year before.
+   */
+  rollupDays?: number | null;
 }
 
 export interface RetentionReport {
@@ -62,6 +68,7 @@ export class RetentionJob {
   private readonly cron: Cron | null;
   private readonly days: number | null;
   private readonly deliveredDays: number | null;
+  private readonly rollupDays: number | null;
   private readonly batch: number;
 
   constructor(
@@ -72,6 +79,7 @@ export class RetentionJob {
     const o = options === false ? {} : options;
     this.days = o.days === null ? null : positive('days', o.days ?? 90);
     this.deliveredDays = o.deliveredDays === null ? null : positive('deliveredDays', o.deliveredDays ?? 30);
+    this.rollupDays = o.rollupDays === null ? null : positive('rollupDays', o.rollupDays ?? 400);
     this.batch = Math.floor(positive('batch', o.batch ?? 20_000));
     if (options === false) {
       this.cron = null;
@@ -252,6 +260,13 @@ export class RetentionJob {
       }
       report.rolledUp += account.rolledUp;
       if (report.finished) report.rolledUp += await this.rollUp(accountId, timeLeft, (ms) => (slowest = Math.max(slowest, ms)), report);
+      if (report.finished && this.rollupDays !== null && storage.checkResults.pruneRollups) {
+        try {
+          await storage.checkResults.pruneRollups(accountId, new Date(Math.floor((clock.now().getTime() - this.rollupDays * DAY) / HOUR) * HOUR));
+        } catch (err) {
+          logger.warn('retention: pruning an account\'s roll-ups failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
       if (!report.finished) break;
     }
     if (report.finished && this.deliveredDays !== null && storage.outbox.pruneDelivered) {

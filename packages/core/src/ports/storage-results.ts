@@ -75,6 +75,8 @@ export interface CheckResultRepository {
    * retention (for example: making the coming days' partitions, compacting the closed ones).
    */
   maintain?(now: Date): Promise<void>;
+  /** Deletes an account's hourly roll-ups of hours before `before`; answers how many went. */
+  pruneRollups?(accountId: string, before: Date): Promise<number>;
 }
 
 export interface RollUpOutcome {

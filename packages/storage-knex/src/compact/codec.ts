@@ -12,7 +12,7 @@ type Row = Record<string, number>;
 export interface Narrow {
   layout: Layout;
   dueMs: number;
-  /** The row without its keys (slot, check_key). */
+  /** The row, its keys (slot, check_key) still 0. */
   row: Row;
   /** What the row cannot state: the fields that differ from its decoding. */
   inexact: Partial<Result>;
@@ -20,6 +20,12 @@ export interface Narrow {
 }
 
 const cents = (ms: number) => Math.round(ms * 100);
+
+/**
+ * Whether a time that parsed is written as toISOString writes it (so that it reads back the
+ * same): `YYYY-MM-DDTHH:mm:ss.sssZ`, hours below 24. Cheaper than formatting the date again.
+ */
+const canonical = (t: string) => t.length === 24 && t[10] === 'T' && t[19] === '.' && t[23] === 'Z' && t[4] === '-' && t.slice(11, 13) < '24';
 const INT4 = 2_147_483_647;
 const INT2 = 32_767;
 
@@ -36,15 +42,16 @@ export function toNarrow(r: Result): Narrow | null {
   const stopped = Date.parse(r.stoppedAt);
   const startOff = started - dueMs;
   const stopOff = stopped - started;
-  const startOk = Number.isInteger(startOff) && Math.abs(startOff) <= MAX_OFFSET_MS && new Date(started).toISOString() === r.startedAt;
-  const stopOk = startOk && Number.isInteger(stopOff) && stopOff >= 0 && stopOff <= MAX_OFFSET_MS && new Date(stopped).toISOString() === r.stoppedAt;
+  const startOk = Number.isInteger(startOff) && Math.abs(startOff) <= MAX_OFFSET_MS && canonical(r.startedAt);
+  const stopOk = startOk && Number.isInteger(stopOff) && stopOff >= 0 && stopOff <= MAX_OFFSET_MS && canonical(r.stoppedAt);
   if (!startOk) inexact.startedAt = r.startedAt;
   if (!stopOk) inexact.stoppedAt = r.stoppedAt;
   if (r.created_at !== r.stoppedAt || !stopOk) inexact.created_at = r.created_at;
   const rt = cents(r.responseTime);
   const rtOk = rt / 100 === r.responseTime && rt <= INT4;
   if (!rtOk) inexact.responseTime = r.responseTime;
-  const row: Row = { rt: rtOk ? rt : Math.min(INT4, Math.max(0, rt || 0)) };
+  // The keys are filled in by the writer; they come first, as the table's columns do.
+  const row: Row = { slot: 0, check_key: 0, rt: rtOk ? rt : Math.min(INT4, Math.max(0, rt || 0)) };
   let phasesOk = true;
   const named = new Set(['total']);
   for (const p of layout.phases) {

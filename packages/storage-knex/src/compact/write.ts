@@ -3,12 +3,12 @@
  * for failed, degraded and errored runs, retried attempts, and one passing run per check,
  * location and hour), everything else as full rows by the caller.
  */
-import { slotIdDueAt, type CheckResult } from '@vigil/core';
+import type { CheckResult } from '@vigil/core';
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { detailDoc, toNarrow, type Narrow } from './codec.js';
 import { checkKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
-import { FLAG, layoutOf, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
+import { FLAG, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
 
 type Result = Omit<CheckResult, 'accountId'>;
 const HOUR = 3_600_000;
@@ -22,15 +22,20 @@ function samplesOf(ctx: TableContext): Map<string, number> {
   return m;
 }
 
-/** The due times (ms) of the results that may become narrow rows: the days a batch may write to. */
-export function narrowDueTimes(results: readonly Result[]): number[] {
-  const out: number[] = [];
+/** A batch sorted into the runs that may become narrow rows and the rest, before any database work. */
+export interface CompactPlan {
+  narrow: { r: Result; n: Narrow }[];
+  rest: Result[];
+}
+
+export function planCompact(results: readonly Result[]): CompactPlan {
+  const plan: CompactPlan = { narrow: [], rest: [] };
   for (const r of results) {
-    if (!layoutOf(r.checkType) || r.runSource !== 'SCHEDULER') continue;
-    const due = slotIdDueAt(r.id);
-    if (due) out.push(due.getTime());
+    const n = toNarrow(r);
+    if (n) plan.narrow.push({ r, n });
+    else plan.rest.push(r);
   }
-  return out;
+  return plan;
 }
 
 export interface CompactWrite {
@@ -40,15 +45,10 @@ export interface CompactWrite {
   committed: () => void;
 }
 
-/** Writes the batch's narrow rows inside `trx`; answers what is left for the full-row table. */
-export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, accountId: string, results: readonly Result[]): Promise<CompactWrite> {
-  const rest: Result[] = [];
-  const narrow: { r: Result; n: Narrow }[] = [];
-  for (const r of results) {
-    const n = toNarrow(r);
-    if (n) narrow.push({ r, n });
-    else rest.push(r);
-  }
+/** Writes the plan's narrow rows inside `trx`; answers what is left for the full-row table. */
+export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, accountId: string, plan: CompactPlan): Promise<CompactWrite> {
+  const { narrow } = plan;
+  const rest = [...plan.rest];
   const learned: Learned = nothingLearned();
   const sampled = new Map<string, number>();
   const committed = () => {
@@ -83,7 +83,9 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
     const sample = !n.failing && Math.max(samples.get(sampleKey) ?? -1, sampled.get(sampleKey) ?? -1) < hour;
     if (sample) sampled.set(sampleKey, hour);
     const doc = detailDoc(r, n, n.failing || sample);
-    const row: Record<string, number> = { slot, check_key: checkKey, ...n.row };
+    const row = n.row;
+    row.slot = slot;
+    row.check_key = checkKey;
     if (doc) {
       row.flags = row.flags! | FLAG.doc;
       docs.push({ slot, check_key: checkKey, doc: JSON.stringify(doc) });
