@@ -60,6 +60,13 @@ describe('OpenAPI document', () => {
     expect(createTcp.requestBody).toBeDefined();
   });
 
+  it('says what a compact result answers: the same shape, its details null', () => {
+    const doc = openApiDocument() as unknown as { paths: Record<string, { get?: { description?: string } }> };
+    for (const path of ['/v1/check-results/{checkId}', '/v1/check-results/{checkId}/{checkResultId}']) {
+      expect(doc.paths[path]!.get!.description).toMatch(/compact.*`details` and `errorMessage` null/);
+    }
+  });
+
   it('documents the API check type like the others: its routes, and its request under the spec\'s field names', () => {
     const doc = openApiDocument() as unknown as Doc;
     for (const type of ['tcp', 'api', 'browser', 'heartbeat']) {

@@ -103,6 +103,7 @@ function operation(route: RouteDef, b: Builder): Json {
   return {
     operationId: route.operationId,
     summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body

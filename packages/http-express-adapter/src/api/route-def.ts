@@ -40,6 +40,8 @@ export interface RouteDef {
   path: string;
   operationId: string;
   summary: string;
+  /** A longer description in the OpenAPI document (CommonMark). */
+  description?: string;
   tag: string;
   /** Path parameters and their OpenAPI type. */
   params?: Record<string, 'string' | 'integer' | 'uuid'>;

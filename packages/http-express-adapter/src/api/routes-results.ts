@@ -49,14 +49,21 @@ export const errorGroupRoutes: RouteDef[] = [
   },
 ];
 
+/** What a result answers when the store keeps it compact (the knex store's scheduled TCP and API runs). */
+const COMPACT_RESULTS = 'A result answers what is stored. A store may keep a passing scheduled run compact: it reads with every field of '
+  + 'the shape, `details` and `errorMessage` null and `name` the check\'s latest. Failed, degraded and errored runs, retried attempts, '
+  + 'and one passing run per check, location and hour keep their full detail.';
+
 export const resultRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/check-results/:checkId', operationId: 'listCheckResults', summary: 'List the results of a check, newest first', tag: 'Check results',
+    description: COMPACT_RESULTS,
     params: { checkId: 'string' }, query: CheckResultsQuerySchema, response: { kind: 'page', schema: named('CheckResult', CheckResultResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.checkResults.list(accountId, params.checkId, query),
   },
   {
     method: 'get', path: '/v1/check-results/:checkId/:checkResultId', operationId: 'getCheckResult', summary: 'Get one result of a check', tag: 'Check results',
+    description: COMPACT_RESULTS,
     params: { checkId: 'string', checkResultId: 'string' }, response: { kind: 'object', schema: named('CheckResult', CheckResultResponseSchema) },
     handle: async ({ vigil, accountId, params }) => {
       const result = await vigil.checkResults.get(accountId, params.checkResultId, params.checkId);
