@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError, slotIdDueAt, slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
+import { ConflictError, slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
 import { checkResultFixture } from '@vigil/core/testing';
 import knexFactory from 'knex';
 import { describe, expect, it } from 'vitest';
@@ -201,15 +201,3 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
 });
 
 const HOUR_MS = 60 * MIN;
-
-describe('slot ids', () => {
-  it('carry their due time in the UUIDv7 layout, and recompute the same', () => {
-    const due = new Date(Date.UTC(2026, 10, 26, 4, 30, 0, 123));
-    const id = slotResultId('check', 'eu-west-1', due, 2);
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(slotIdDueAt(id)).toEqual(due);
-    expect(slotResultId('check', 'eu-west-1', due, 2)).toBe(id);
-    expect(slotResultId('check', 'eu-west-1', due, 3)).not.toBe(id);
-    expect(slotIdDueAt('0f0e8c2e-1111-4aaa-8bbb-0123456789ab')).toBeNull();
-  });
-});
