@@ -1,20 +1,25 @@
-// How fast Vigil's database grows, on SQLite and PostgreSQL: bytes per stored check result (a TCP
-// result and an API result as their runners record them), bytes per hourly roll-up row, what
-// 1,000 checks at one-minute frequency fill after 30 days, and the retention job's speed (roll-up
-// and delete, a batch at a time) beside a plain delete of the same rows; and p95/p99 of one
-// check over 30 days answered from hourly roll-ups beside the exact SQL over its raw rows.
+// How fast Vigil's database grows, on SQLite and PostgreSQL: bytes per passing and per failing
+// stored check result (a TCP result and an API result as their runners record them, stored as
+// scheduled runs), bytes per hourly roll-up row, what 1,000 checks at one-minute frequency fill
+// after 30 days and a year, retention's speed beside a plain delete of the same rows (SQLite:
+// roll up and delete; PostgreSQL: drop a whole day), and p95/p99 of one check over 30 days
+// answered from hourly roll-ups beside the exact SQL over its raw rows, with the error.
 //
-// Method: BENCH_GROWTH_RESULTS results (default 100,000: 1,000 checks x 100 one-minute slots) are
-// stored through the store's own insertMany, then the space the results table takes with its
-// indexes is read (SQLite: the dbstat pages of the table and its indexes; PostgreSQL:
-// pg_total_relation_size, which counts TOAST and indexes). Bytes per result = that / results.
-// The baseline beside it is the result's JSON (what the API answers for it).
+// Method: BENCH_GROWTH_RESULTS results (default 100,000: 1,000 checks x 100 one-minute slots, 2 %
+// failing) are stored through the store's own insertMany, then the space each results table
+// takes with its indexes is read (SQLite: the dbstat pages of the table and its indexes;
+// PostgreSQL: pg_total_relation_size of each partition, which counts TOAST and indexes). A
+// passing result costs its narrow row; a failing one also its detail document. The baseline
+// beside it is the result's JSON (what the API answers for it). BENCH_GROWTH_RESULTS=1440000 stores
+// one whole day of 1,000 checks, the scale retention's drop of a day is meant for; BENCH_GROWTH_DB
+// (sqlite or pg) runs one database only.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { knexStorage } from '@vigil/storage-knex';
 import knexFactory from 'knex';
+import { slotResultId } from '@vigil/core';
 import { seededRandom as random } from '@vigil/core/testing';
 
 const PG_URL = process.env.VIGIL_PG_URL;
@@ -31,13 +36,14 @@ const round2 = (x) => Math.round(x * 100) / 100;
 
 /** A TCP result as the TCP runner and the pipeline record it: an echo check with one assertion. */
 function tcpResult(check, slot) {
-  const started = t0 + slot * MIN + (check % 60) * 1000;
+  const due = t0 + slot * MIN + (check % 60) * 1000;
+  const started = due + 3 + (check % 7);
   const connection = round2(0.3 + (check % 13) * 0.07);
   const data = round2(0.2 + (slot % 7) * 0.05);
   const total = round2(connection + data);
   const failed = (check * 31 + slot) % 50 === 0;
   return {
-    id: randomUUID(), checkId: checkIds[check], checkType: 'TCP', name: `orders-db-${check}`, runLocation: 'us-east-1',
+    id: slotResultId(checkIds[check], 'us-east-1', new Date(due), 1), checkId: checkIds[check], checkType: 'TCP', name: `orders-db-${check}`, runLocation: 'us-east-1',
     startedAt: new Date(started).toISOString(), stoppedAt: new Date(started + 2).toISOString(), created_at: new Date(started + 2).toISOString(),
     responseTime: total, hasFailures: failed, hasErrors: false, isDegraded: false, overMaxResponseTime: false, attempts: 1,
     resultType: 'FINAL', runSource: 'SCHEDULER', checkSessionId: null, sequenceId: null,
@@ -74,6 +80,9 @@ function apiResult(check, slot) {
   };
 }
 
+// BENCH_GROWTH_KINDS=TCP measures TCP results only.
+const KINDS = [['TCP', tcpResult], ['API', apiResult]].filter(([kind]) => (process.env.BENCH_GROWTH_KINDS ?? 'TCP,API').split(',').includes(kind));
+
 const sample = (make) => {
   const rows = [];
   for (let slot = 0; slot < SLOTS; slot++) for (let check = 0; check < CHECKS && rows.length < N; check++) rows.push(make(check, slot));
@@ -106,18 +115,6 @@ async function retention(storage, copy) {
   return { pruneMs, deleteMs, rolledUp };
 }
 
-function extrapolate(label, perResult, perRollup) {
-  const perDay = CHECKS * 24 * 60;
-  const raw30 = 30 * perDay * perResult;
-  console.log(`  ${label}: 1,000 checks every minute store ${(perDay / 1e6).toFixed(2)} M results a day, ${gb(perDay * perResult)} a day`);
-  console.log(`  ${label}: after 30 days, raw results kept (retention >= 30 days, the default is 90): ${gb(raw30)}`);
-  for (const days of [7, 14]) {
-    const kept = days * perDay * perResult + (30 - days) * CHECKS * 24 * perRollup;
-    console.log(`  ${label}: after 30 days with retention ${days} days: ${gb(kept)} (${days} days raw + ${30 - days} days of hourly roll-ups)`);
-  }
-  const year90 = 90 * perDay * perResult + 275 * CHECKS * 24 * perRollup;
-  console.log(`  ${label}: after a year with the default 90 days: ${gb(year90)} (roll-ups of the other 275 days: ${gb(275 * CHECKS * 24 * perRollup)})`);
-}
 
 
 const percentileCont = (sorted, p) => {
@@ -143,7 +140,9 @@ async function percentiles30d(label, storage, afterIngest = async () => {}) {
     const base = 120 * Math.exp(0.45 * normal);
     const responseTime = Math.round((rand() < 0.02 ? base * (5 + 20 * rand()) : base) * 10) / 10;
     const r = tcpResult(0, 0);
-    rows.push({ ...r, checkId: 'check-30d', startedAt: new Date(start + i * MIN).toISOString(), responseTime, phases: { ...r.phases, total: responseTime } });
+    const due = new Date(start + i * MIN);
+    const started = new Date(due.getTime() + 5).toISOString();
+    rows.push({ ...r, id: slotResultId('check-30d', 'us-east-1', due, 1), checkId: 'check-30d', startedAt: started, stoppedAt: started, created_at: started, responseTime, phases: { ...r.phases, total: responseTime } });
   }
   await ingest(storage, rows);
   await afterIngest();
@@ -176,28 +175,59 @@ async function percentiles30d(label, storage, afterIngest = async () => {}) {
   console.log(`${''.padEnd(48)} (roll-ups: approximate=${rolled.row.approximate === true}, count ${rolled.row.count}; error p95 ${(100 * error('p95', 0.95)).toFixed(3)}%, p99 ${(100 * error('p99', 0.99)).toFixed(3)}%; exact SQL approximate=${exact.row.approximate === true}; rolling 30 days up took ${Math.round(rollUpMs)} ms)`);
 }
 
+/**
+ * What the sample takes: the narrow rows (a passing result's whole cost), the detail documents
+ * (kept for failing runs and one passing run per check and hour) and any full rows, each table
+ * with its indexes; bytes per passing result = narrow bytes / results, per failing result that
+ * plus a document's bytes.
+ */
+function report(kind, db, sizes, rows) {
+  const failing = rows.filter((r) => r.hasFailures).length;
+  const passing = sizes.narrow / sizes.narrowRows;
+  const doc = sizes.docRows > 0 ? sizes.details / sizes.docRows : 0;
+  const all = (sizes.narrow + sizes.details + sizes.full) / rows.length;
+  const target = kind === 'TCP' ? 120 : 200;
+  line(`bytes per passing ${kind} result, ${db}`, Math.round(passing), 'bytes', Math.round(jsonBytes(rows)), 'JSON of it');
+  console.log(`${''.padEnd(48)} (target <= ${target}: ${passing <= target ? 'met' : 'MISSED'}; failing result ${Math.round(passing + doc)} = row + document; ${sizes.docRows} documents for ${rows.length} results, ${failing} failing; ${Math.round(all)} bytes a result on average; full rows ${sizes.fullRows})`);
+  return { passing, doc };
+}
+
+/** Bytes a day, 30 days and a year of 1,000 TCP checks every minute with 2 % failing, at the default retention (90 days). */
+function extrapolate(label, { passing, doc }, perRollup) {
+  const perDay = CHECKS * 24 * 60;
+  const docsPerDay = CHECKS * 24 + 0.02 * perDay;
+  const day = perDay * passing + docsPerDay * doc;
+  const rollupsPerDay = CHECKS * 24 * perRollup;
+  console.log(`  ${label}: 1,000 checks every minute store ${(perDay / 1e6).toFixed(2)} M results a day (${Math.round(docsPerDay)} with their detail): ${gb(day)} a day`);
+  console.log(`  ${label}: after 30 days: ${gb(30 * day)} (goal <= 5 GB), roll-ups included: ${gb(30 * day + 30 * rollupsPerDay)}`);
+  const year = 90 * day + 365 * rollupsPerDay;
+  console.log(`  ${label}: after a year with the default 90 days of raw results: ${gb(year)} (goal <= 20 GB; roll-ups of 365 days ${gb(365 * rollupsPerDay)})`);
+}
+
+const sqliteBytes = async (knex, table) => Number((await knex.raw('select coalesce(sum(pgsize), 0) as b from dbstat where name in (select name from sqlite_master where tbl_name = ?)', [table]))[0].b);
+const count = async (knex, table) => Number((await knex(table).count({ n: '*' }))[0].n);
+
 async function sqlite() {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-growth-'));
   const sizes = {};
   try {
-    for (const [kind, make] of [['TCP', tcpResult], ['API', apiResult]]) {
+    for (const [kind, make] of KINDS) {
       const file = join(dir, `${kind}.sqlite`);
       const storage = knexStorage({ client: 'sqlite3', connection: file });
       const copy = knexStorage({ client: 'sqlite3', connection: join(dir, `${kind}-copy.sqlite`) });
       const rows = sample(make);
       await ingest(storage, rows);
       await ingest(copy, rows);
-      const pages = async (table) => Number((await storage.knex.raw(
-        'select coalesce(sum(pgsize), 0) as b from dbstat where name in (select name from sqlite_master where tbl_name = ?)', [table],
-      ))[0].b);
-      const resultBytes = await pages('vigil_check_results') / rows.length;
-      const tableOnly = Number((await storage.knex.raw("select sum(pgsize) as b from dbstat where name = 'vigil_check_results'"))[0].b) / rows.length;
+      const narrowTable = `vigil_check_runs_${kind.toLowerCase()}`;
+      const measured = {
+        narrow: await sqliteBytes(storage.knex, narrowTable), narrowRows: await count(storage.knex, narrowTable),
+        details: await sqliteBytes(storage.knex, 'vigil_check_result_details'), docRows: await count(storage.knex, 'vigil_check_result_details'),
+        full: await sqliteBytes(storage.knex, 'vigil_check_results'), fullRows: await count(storage.knex, 'vigil_check_results'),
+      };
       await storage.knex.raw('pragma wal_checkpoint(truncate)');
-      sizes[kind] = { resultBytes, file: statSync(file).size };
-      line(`bytes per stored ${kind} result, SQLite`, Math.round(resultBytes), 'bytes', Math.round(jsonBytes(rows)), 'JSON of it');
-      console.log(`${''.padEnd(48)} (table ${Math.round(tableOnly)}, indexes ${Math.round(resultBytes - tableOnly)})`);
+      sizes[kind] = { ...report(kind, 'SQLite', measured, rows), file: statSync(file).size };
       const { pruneMs, deleteMs, rolledUp } = await retention(storage, copy);
-      const rollupBytes = await pages('vigil_check_result_rollups') / rolledUp;
+      const rollupBytes = await sqliteBytes(storage.knex, 'vigil_check_result_rollups') / rolledUp;
       sizes[kind].rollupBytes = rollupBytes;
       line(`retention of ${kind} results (roll up + delete), SQLite`, Math.round(N / (pruneMs / 1000)), 'res/s', Math.round(N / (deleteMs / 1000)), 'plain delete');
       console.log(`${`bytes per hourly roll-up row, SQLite`.padEnd(48)} ${String(Math.round(rollupBytes)).padStart(10)} bytes    (${rolledUp} rows from ${N} results)`);
@@ -210,9 +240,43 @@ async function sqlite() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`SQLite file after ${N} TCP results: ${(sizes.TCP.file / 1e6).toFixed(1)} MB; extrapolated:`);
-  extrapolate('SQLite, TCP', sizes.TCP.resultBytes, sizes.TCP.rollupBytes);
-  extrapolate('SQLite, API', sizes.API.resultBytes, sizes.API.rollupBytes);
+  console.log(`SQLite file after ${N} results: ${Object.entries(sizes).map(([k, v]) => `${k} ${(v.file / 1e6).toFixed(1)} MB`).join(', ')}; extrapolated:`);
+  for (const kind of Object.keys(sizes)) extrapolate(`SQLite, ${kind}`, sizes[kind], sizes[kind].rollupBytes);
+}
+
+/** A partitioned table's bytes: its partitions with their indexes (PostgreSQL). */
+const pgBytes = async (knex, table) => Number((await knex.raw(
+  `select coalesce(sum(pg_total_relation_size(inhrelid)), 0) + pg_total_relation_size(?::regclass) as b from pg_inherits where inhparent = ?::regclass`, [table, table],
+)).rows[0].b);
+
+/**
+ * Retention on PostgreSQL: the hours rolled up as they close (the roll-up job, timed apart), then
+ * the day dropped whole (dropBefore), beside a plain DELETE of the same rows in a copy and the
+ * VACUUM that DELETE needs before its space is reused.
+ */
+async function pgRetention(knex, storage, copy, copyPrefix, kind) {
+  const before = new Date(t0 + 25 * HOUR);
+  // The roll-up job takes each hour as it closes.
+  let start = performance.now();
+  for (let hour = t0; hour < before.getTime(); hour += HOUR) {
+    for (let after = new Date(hour); ;) {
+      const step = await storage.checkResults.rollUp(ACCOUNT, after, new Date(hour + HOUR), 20_000);
+      if (step.done) break;
+      after = step.next;
+    }
+  }
+  const rollUpMs = performance.now() - start;
+  start = performance.now();
+  await storage.checkResults.dropBefore(before);
+  const dropMs = performance.now() - start;
+  start = performance.now();
+  await copy.checkResults.deleteOlderThan(before);
+  const deleteMs = performance.now() - start;
+  start = performance.now();
+  for (const table of [`${copyPrefix}check_runs_${kind.toLowerCase()}`, `${copyPrefix}check_result_details`]) await knex.raw(`vacuum ${table}`);
+  const vacuumMs = performance.now() - start;
+  line(`retention of ${kind} results (drop a day), PG`, Math.round(N / (dropMs / 1000)), 'res/s', Math.round(N / (deleteMs / 1000)), 'plain delete');
+  console.log(`${''.padEnd(48)} (target >= 10x: ${deleteMs / dropMs >= 10 ? 'met' : 'MISSED'}; drop ${Math.round(dropMs)} ms, DELETE ${Math.round(deleteMs)} ms + VACUUM ${Math.round(vacuumMs)} ms = ${((deleteMs + vacuumMs) / dropMs).toFixed(1)}x; roll-ups made as the hours closed ${Math.round(rollUpMs)} ms)`);
 }
 
 async function postgres() {
@@ -222,43 +286,52 @@ async function postgres() {
   const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [schema], pool: { min: 1, max: 4 } });
   const sizes = {};
   try {
-    for (const [kind, make] of [['TCP', tcpResult], ['API', apiResult]]) {
+    for (const [kind, make] of KINDS) {
       const prefix = `${kind.toLowerCase()}_`;
       const storage = knexStorage({ knex, tablePrefix: prefix });
       const copy = knexStorage({ knex, tablePrefix: `${prefix}copy_` });
       const rows = sample(make);
       await ingest(storage, rows);
       await ingest(copy, rows);
-      await knex.raw(`analyze ${prefix}check_results`);
-      const size = async (table) => Number((await knex.raw('select pg_total_relation_size(?) as b', [table])).rows[0].b);
-      const resultBytes = await size(`${prefix}check_results`) / rows.length;
-      sizes[kind] = { resultBytes };
-      line(`bytes per stored ${kind} result, PostgreSQL`, Math.round(resultBytes), 'bytes', Math.round(jsonBytes(rows)), 'JSON of it');
-      const indexes = Number((await knex.raw('select pg_indexes_size(?) as b', [`${prefix}check_results`])).rows[0].b) / rows.length;
-      console.log(`${''.padEnd(48)} (table and TOAST ${Math.round(resultBytes - indexes)}, indexes ${Math.round(indexes)})`);
-      const { pruneMs, deleteMs, rolledUp } = await retention(storage, copy);
-      await knex.raw(`vacuum ${prefix}check_result_rollups`);
-      const rollupBytes = await size(`${prefix}check_result_rollups`) / rolledUp;
+      await knex.raw('analyze');
+      const narrowTable = `${prefix}check_runs_${kind.toLowerCase()}`;
+      const measured = {
+        narrow: await pgBytes(knex, narrowTable), narrowRows: await count(knex, narrowTable),
+        details: await pgBytes(knex, `${prefix}check_result_details`), docRows: await count(knex, `${prefix}check_result_details`),
+        full: await pgBytes(knex, `${prefix}check_results`), fullRows: await count(knex, `${prefix}check_results`),
+      };
+      report(kind, 'PostgreSQL', measured, rows);
+      // The retention job's upkeep seals each closed day (its index rebuilt full) and makes the coming week's partitions.
+      let start = performance.now();
+      await storage.checkResults.maintain(new Date());
+      const sealMs = performance.now() - start;
+      const sealed = { ...measured, narrow: await pgBytes(knex, narrowTable), details: await pgBytes(knex, `${prefix}check_result_details`) };
+      sizes[kind] = report(kind, 'PostgreSQL, day sealed', sealed, rows);
+      console.log(`${''.padEnd(48)} (sealing the day took ${Math.round(sealMs)} ms)`);
+      await pgRetention(knex, storage, copy, `${prefix}copy_`, kind);
+      // The live rows' size: the drop marked them pruned, and autovacuum reuses the old versions' space.
+      await knex.raw(`vacuum full ${prefix}check_result_rollups`);
+      const rolledUp = await count(knex, `${prefix}check_result_rollups`);
+      const rollupBytes = await pgBytes(knex, `${prefix}check_result_rollups`) / rolledUp;
       sizes[kind].rollupBytes = rollupBytes;
-      line(`retention of ${kind} results (roll up + delete), PG`, Math.round(N / (pruneMs / 1000)), 'res/s', Math.round(N / (deleteMs / 1000)), 'plain delete');
       console.log(`${`bytes per hourly roll-up row, PostgreSQL`.padEnd(48)} ${String(Math.round(rollupBytes)).padStart(10)} bytes    (${rolledUp} rows from ${N} results)`);
     }
     const storage = knexStorage({ knex, tablePrefix: 'p30_' });
-    await percentiles30d('PostgreSQL', storage, () => knex.raw('analyze p30_check_results'));
+    await percentiles30d('PostgreSQL', storage, () => knex.raw('analyze'));
   } finally {
     await knex.destroy();
     await admin.raw(`drop schema ${schema} cascade`);
     await admin.destroy();
   }
   console.log('PostgreSQL, extrapolated:');
-  extrapolate('PostgreSQL, TCP', sizes.TCP.resultBytes, sizes.TCP.rollupBytes);
-  extrapolate('PostgreSQL, API', sizes.API.resultBytes, sizes.API.rollupBytes);
+  for (const kind of Object.keys(sizes)) extrapolate(`PostgreSQL, ${kind}`, sizes[kind], sizes[kind].rollupBytes);
 }
 
 try {
   console.log(`${N} results of ${CHECKS} checks at one-minute frequency per case`);
-  await sqlite();
-  if (PG_URL) await postgres();
+  const only = process.env.BENCH_GROWTH_DB; // 'sqlite' or 'pg' for one of them
+  if (only !== 'pg') await sqlite();
+  if (PG_URL && only !== 'sqlite') await postgres();
   else console.log('PostgreSQL figures skipped: set VIGIL_PG_URL');
 } catch (err) {
   console.error(`data-growth benchmark failed: ${String(err.message ?? err).slice(0, 400)}`);
