@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createMarksTable } from './compact/marks.js';
 import { createCompactTables } from './compact/schema.js';
 import { createDocTable, DOC_TABLES, indexName, SNIPPETS_TABLE, SUBSCRIBERS_TABLE } from './doc-tables.js';
 
@@ -240,6 +241,11 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     // the runs that keep it beside them (see compact/layout.ts).
     name: '011_compact_results',
     up: (knex, prefix) => createCompactTables(knex, prefix),
+  },
+  {
+    // How far whole days were dropped, so that a day's roll-ups count as pruned without a write each.
+    name: '012_retention_marks',
+    up: (knex, prefix) => createMarksTable(knex, prefix),
   },
 ];
 

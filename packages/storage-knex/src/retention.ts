@@ -1,6 +1,7 @@
 import { percentileCont, type PruneOutcome } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dropDays } from './compact/drop.js';
+import { droppedBefore } from './compact/marks.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { timesRelation } from './compact/union.js';
 import { readRawResults } from './raw-results.js';
@@ -137,7 +138,7 @@ async function rollHours(trx: Knex.Transaction, ctx: TableContext, accountId: st
       list.push(v);
     }
   }
-  return writeRollups(trx, `${ctx.prefix}check_result_rollups`, buckets, mode);
+  return writeRollups(trx, ctx, buckets, mode);
 }
 
 type Summary = Record<'count' | 'failures' | 'sum' | 'sum_sq' | 'min' | 'max' | 'p50' | 'p90' | 'p95' | 'p99', number> & { sketches: string | null };
@@ -197,7 +198,8 @@ function merge(old: Record<string, unknown>, fresh: Summary): Summary {
 }
 
 const bucketKey = (account: unknown, check: unknown, hour: unknown, location: unknown) => JSON.stringify([String(account), String(check), Number(hour), String(location)]);
-const isPruned = (row: Record<string, unknown>) => row.pruned === true || Number(row.pruned) === 1;
+/** Whether a roll-up's hour has lost its raw results: its own flag, or a dropped day (`dropped`: the mark). */
+const isPruned = (row: Record<string, unknown>, dropped: number) => row.pruned === true || Number(row.pruned) === 1 || Number(row.hour_ms) < dropped;
 
 /**
  * Writes the buckets: new hours in multi-row inserts; an hour whose roll-up was made while its raw
@@ -205,8 +207,10 @@ const isPruned = (row: Record<string, unknown>) => row.pruned === true || Number
  * retention and is left alone by the roll-up job. The roll-ups already there are read per account
  * and a few hundred checks at a time, over the batch's hours, along the primary key.
  */
-async function writeRollups(trx: Knex.Transaction, table: string, buckets: Map<string, Acc>, mode: Mode): Promise<number> {
+async function writeRollups(trx: Knex.Transaction, ctx: TableContext, buckets: Map<string, Acc>, mode: Mode): Promise<number> {
   if (buckets.size === 0) return 0;
+  const table = `${ctx.prefix}check_result_rollups`;
+  const dropped = await droppedBefore(trx, ctx);
   const accs = [...buckets.values()];
   const minHour = Math.min(...accs.map((a) => a.hour_ms));
   const maxHour = Math.max(...accs.map((a) => a.hour_ms));
@@ -231,11 +235,11 @@ async function writeRollups(trx: Knex.Transaction, table: string, buckets: Map<s
   for (const [key, acc] of buckets) {
     const where = { account_id: acc.account_id, check_id: acc.check_id, hour_ms: acc.hour_ms, run_location: acc.run_location };
     const old = existing.get(key);
-    if (old && isPruned(old) && !pruned) continue;
+    if (old && isPruned(old, dropped) && !pruned) continue;
     written++;
     const fresh = summarize(acc);
     if (!old) inserts.push({ ...where, ...fresh, pruned });
-    else await trx(table).where(where).update({ ...(isPruned(old) ? merge(old, fresh) : fresh), pruned });
+    else await trx(table).where(where).update({ ...(isPruned(old, dropped) ? merge(old, fresh) : fresh), pruned });
   }
   // 16 columns a row: 200 rows a statement stay well under SQLite's limit of bound variables.
   for (let i = 0; i < inserts.length; i += 200) await trx(table).insert(inserts.slice(i, i + 200));
@@ -248,10 +252,11 @@ export async function listRollups(ctx: TableContext, accountId: string, checkId:
     .where({ account_id: accountId, check_id: checkId })
     .where('hour_ms', '>=', from.getTime()).where('hour_ms', '<', to.getTime())
     .orderBy([{ column: 'hour_ms' }, { column: 'run_location' }]);
+  const dropped = await droppedBefore(ctx.reader, ctx);
   return rows.map((r: Record<string, unknown>) => ({
     accountId: String(r.account_id), checkId: String(r.check_id), hour: new Date(Number(r.hour_ms)).toISOString(),
     runLocation: String(r.run_location), count: Number(r.count), failures: Number(r.failures), sum: Number(r.sum),
     sumSq: Number(r.sum_sq), min: Number(r.min), max: Number(r.max), p50: Number(r.p50), p90: Number(r.p90), p95: Number(r.p95), p99: Number(r.p99),
-    pruned: isPruned(r), sketches: r.sketches === null || r.sketches === undefined ? null : (JSON.parse(String(r.sketches)) as Record<string, FieldStats> | null),
+    pruned: isPruned(r, dropped), sketches: r.sketches === null || r.sketches === undefined ? null : (JSON.parse(String(r.sketches)) as Record<string, FieldStats> | null),
   }));
 }

@@ -1,13 +1,14 @@
 /*
  * Retention by whole days (PostgreSQL): a day whose every result is past every account's
  * retention loses its partitions with one DROP each. Its hours are rolled up first: an account
- * whose roll-up job has passed the day already has them (they are marked as pruned), one that
+ * whose roll-up job has passed the day already has them (they count as pruned past the day's mark), one that
  * lags behind (it has raw results after its newest roll-up) is rolled up from the raw rows now. The day's full rows go with it, so that no
  * hour is left half pruned.
  */
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { LAYOUTS, tables } from './layout.js';
+import { markDropped } from './marks.js';
 import { DAY_MS, dropDay, partitionDays } from './partitions.js';
 import { fullRows, narrowRows } from './union.js';
 
@@ -30,20 +31,17 @@ async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number,
   for (const r of (await trx(tables(ctx).keys).distinct('account_id')) as { account_id: string }[]) accounts.add(r.account_id);
   for (const r of (await trx(results).distinct('account_id').where('started_ms', '>=', day).where('started_ms', '<', end)) as { account_id: string }[]) accounts.add(r.account_id);
   let rolledUp = 0;
-  const settled: string[] = [];
   for (const accountId of accounts) {
     const [{ newest }] = (await trx(rollups).where('account_id', accountId).max({ newest: 'hour_ms' })) as [{ newest: string | number | null }];
     // Settled: the roll-up job has passed every raw result of the day (none after its newest hour).
     const after = newest === null ? day : Math.max(day, Number(newest) + HOUR);
-    if (after >= end || !(await hasResults(trx, ctx, accountId, after, end))) settled.push(accountId);
-    else rolledUp += await rollHours(trx, ctx, accountId, day, end);
-  }
-  for (let i = 0; i < settled.length; i += 1000) {
-    rolledUp += Number(await trx(rollups).whereIn('account_id', settled.slice(i, i + 1000))
-      .where('hour_ms', '>=', day).where('hour_ms', '<', end).where('pruned', false).update({ pruned: true }));
+    if (after < end && (await hasResults(trx, ctx, accountId, after, end))) rolledUp += await rollHours(trx, ctx, accountId, day, end);
   }
   const full = Number(await trx(results).where('started_ms', '>=', day).where('started_ms', '<', end).delete());
-  return { rolledUp, deleted: full + (await dropDay(trx, ctx, day)) };
+  const dropped = await dropDay(trx, ctx, day);
+  // The settled accounts' roll-ups of the day count as pruned from now on, without a write each.
+  await markDropped(trx, ctx, end);
+  return { rolledUp, deleted: full + dropped };
 }
 
 /** Drops the whole days before `before` (rounded down to a day), oldest first. */
