@@ -47,7 +47,7 @@ async function serve() {
     server.close();
     if (pg) {
       const tables = await storage.knex.raw("select tablename from pg_tables where tablename like ?", [`bench_http_${process.pid}_%`]);
-      for (const { tablename } of tables.rows) await storage.knex.schema.dropTable(tablename);
+      for (const { tablename } of tables.rows) await storage.knex.schema.dropTableIfExists(tablename);
     }
     await vigil.close();
     rmSync(dir, { recursive: true, force: true });

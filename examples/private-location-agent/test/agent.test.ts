@@ -22,7 +22,7 @@ afterAll(async () => {
   if (PG_URL) {
     const knex = knexFactory({ client: 'pg', connection: PG_URL });
     const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
-    for (const { tablename } of rows) await knex.schema.dropTable(tablename);
+    for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
     await knex.destroy();
   }
 });
