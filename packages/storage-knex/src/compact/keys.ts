@@ -103,6 +103,8 @@ export async function locationKeys(trx: Knex.Transaction, ctx: TableContext, nam
 
 /** An account's check key for reading (null: the check has no narrow rows). */
 export async function readCheckKey(db: Knex, ctx: TableContext, accountId: string, checkId: string): Promise<CheckKey | null> {
+  // No stored check id holds a NUL character (PostgreSQL would refuse the lookup outright).
+  if (checkId.includes('\0') || accountId.includes('\0')) return null;
   const known = cacheOf(ctx).checks.get(checkRef(accountId, checkId));
   if (known) return known;
   const row = (await db(tables(ctx).keys).select('check_key', 'name').where({ account_id: accountId, check_id: checkId }).first()) as Record<string, unknown> | undefined;
