@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { dropDays } from './compact/drop.js';
 import { droppedBefore } from './compact/marks.js';
 import { deleteNarrowBefore } from './compact/prune.js';
-import { timesRelation } from './compact/union.js';
+import { LAYOUTS, unpackSlot } from './compact/layout.js';
+import { fullRows, narrowRows, type Scope } from './compact/union.js';
 import { readRawResults } from './raw-results.js';
 import { reclaimSqliteSpace } from './sqlite-space.js';
 import { fieldStats, mergeStats, type FieldStats } from './sketch.js';
@@ -63,14 +64,29 @@ export async function rollUpAndPrune(ctx: TableContext, before: Date): Promise<{
 
 /**
  * Where a batch of about `limit` due results ends: oldest first, cut at a whole hour so that no
- * hour goes in two pieces (an hour that alone holds more than `limit` goes whole).
+ * hour goes in two pieces (an hour that alone holds more than `limit` goes whole). Each kind of
+ * row is read along its own index (full rows by start, narrow rows by slot), and the batch ends
+ * at the earliest of their `limit`-th rows, so no query sorts every due result of both kinds.
  */
-async function batchEnd(trx: Knex.Transaction, due: () => Knex.QueryBuilder, upTo: number, limit: number): Promise<{ upTo: number; done: boolean }> {
-  const past = await trx.from(due().as('u')).select('t').orderBy('t').offset(Math.max(0, Math.floor(limit))).limit(1);
+async function batchEnd(trx: Knex.Transaction, ctx: TableContext, scope: Scope, upTo: number, limit: number): Promise<{ upTo: number; done: boolean }> {
+  const skip = Math.max(0, Math.floor(limit));
+  const past: number[] = [];
+  const firsts: number[] = [];
+  const full = () => fullRows(trx, ctx, scope);
+  const [fullPast] = (await full().select('started_ms').orderBy('started_ms').offset(skip).limit(1)) as { started_ms: string | number }[];
+  if (fullPast) past.push(Number(fullPast.started_ms));
+  const [{ first }] = (await full().min({ first: 'started_ms' })) as [{ first: string | number | null }];
+  if (first !== null) firsts.push(Number(first));
+  for (const layout of LAYOUTS) {
+    const narrow = () => narrowRows(trx, ctx, layout, scope);
+    const [narrowPast] = (await narrow().select('n.slot').orderBy('n.slot').offset(skip).limit(1)) as { slot: string | number }[];
+    if (narrowPast) past.push(unpackSlot(Number(narrowPast.slot)).dueMs);
+    const [{ slot }] = (await narrow().min({ slot: 'n.slot' })) as [{ slot: string | number | null }];
+    if (slot !== null) firsts.push(unpackSlot(Number(slot)).dueMs);
+  }
   if (past.length === 0) return { upTo, done: true };
-  const [{ first }] = (await trx.from(due().as('u')).min({ first: 't' })) as [{ first: string | number }];
-  const firstHour = floorHour(Number(first));
-  const pastHour = floorHour(Number(past[0].t));
+  const firstHour = floorHour(Math.min(...firsts));
+  const pastHour = floorHour(Math.min(...past));
   const cut = pastHour > firstHour ? pastHour : firstHour + HOUR;
   return cut < upTo ? { upTo: cut, done: false } : { upTo, done: true };
 }
@@ -83,8 +99,7 @@ export async function pruneAccount(ctx: TableContext, accountId: string, before:
   const results = `${ctx.prefix}check_results`;
   const pruned = await ctx.knex.transaction(async (trx) => {
     const end = floorHour(before.getTime());
-    const due = () => timesRelation(trx, ctx, { accountId, from: null, to: end, time: 'due' });
-    const { upTo, done } = await batchEnd(trx, due, end, limit);
+    const { upTo, done } = await batchEnd(trx, ctx, { accountId, from: null, to: end, time: 'due' }, end, limit);
     const rolledUp = await rollHours(trx, ctx, accountId, null, upTo, 'prune');
     const deleted = Number(await trx(results).where('account_id', accountId).where('started_ms', '<', upTo).delete());
     return { rolledUp, deleted: deleted + (await deleteNarrowBefore(trx, ctx, accountId, upTo)), done };
@@ -109,8 +124,8 @@ export async function rollUpAccount(ctx: TableContext, accountId: string, after:
       if (newest !== null) from = Number(newest) + HOUR - LOOKBACK;
     }
     const end = floorHour(before.getTime());
-    const due = () => timesRelation(trx, ctx, { accountId, from, to: end, finalOnly: true, time: 'due' });
-    const { upTo, done } = from !== null && from >= end ? { upTo: end, done: true } : await batchEnd(trx, due, end, limit);
+    const scope: Scope = { accountId, from, to: end, finalOnly: true, time: 'due' };
+    const { upTo, done } = from !== null && from >= end ? { upTo: end, done: true } : await batchEnd(trx, ctx, scope, end, limit);
     const rolledUp = from !== null && from >= upTo ? 0 : await rollHours(trx, ctx, accountId, from, upTo, 'roll');
     return { rolledUp, done, next: new Date(upTo) };
   });
