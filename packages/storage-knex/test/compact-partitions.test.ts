@@ -71,6 +71,11 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       // Retention takes it into its hour's roll-up, which counts as pruned past the drop: merged, not replaced.
       for (;;) if ((await storage.checkResults.prune('acc-a', new Date(t0 + DAY), 10_000)).done) break;
       expect((await storage.rollups('acc-a', 'ca', new Date(t0), new Date(t0 + HOUR))).reduce((n, r) => n + r.count, 0)).toBe(6 + 1);
+      // The next drop takes a day made again by a late write too, its run merged into its hour first.
+      await storage.checkResults.insertMany('acc-a', [run('ca', t0 + 8)]);
+      await storage.checkResults.dropBefore!(new Date(t0 + 2 * DAY + 5 * HOUR));
+      expect((await storage.rollups('acc-a', 'ca', new Date(t0), new Date(t0 + HOUR))).reduce((n, r) => n + r.count, 0)).toBe(6 + 2);
+      expect((await partitions())[0]).toBe(left[0]);
     } finally {
       const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
       for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);

@@ -8,13 +8,14 @@
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { LAYOUTS, tables } from './layout.js';
-import { markDropped } from './marks.js';
+import { droppedBefore, markDropped } from './marks.js';
 import { DAY_MS, dropDay, partitionDays } from './partitions.js';
 import { fullRows, narrowRows } from './union.js';
 
 const HOUR = 3_600_000;
 
-type RollHours = (trx: Knex.Transaction, ctx: TableContext, accountId: string, from: number, upTo: number) => Promise<number>;
+/** Rolls up (retention's way: merged into an hour whose raw results are gone) an account's, or every account's, results of [from, upTo). */
+type RollHours = (trx: Knex.Transaction, ctx: TableContext, accountId: string | null, from: number | null, upTo: number) => Promise<number>;
 
 /** Whether an account has a FINAL result (narrow: due; full: started) in [from, to). */
 async function hasResults(trx: Knex.Transaction, ctx: TableContext, accountId: string, from: number, to: number): Promise<boolean> {
@@ -27,17 +28,30 @@ async function dropOneDay(trx: Knex.Transaction, ctx: TableContext, day: number,
   const results = `${ctx.prefix}check_results`;
   const rollups = `${ctx.prefix}check_result_rollups`;
   const end = day + DAY_MS;
+  let rolledUp = 0;
+  let full = 0;
+  // Full rows older than the day (a backlog retention has not reached yet) go first, rolled up,
+  // so that no hour the mark passes keeps raw results.
+  if ((await trx(results).where('started_ms', '<', day).first('seq')) !== undefined) {
+    rolledUp += await rollHours(trx, ctx, null, null, day);
+    full += Number(await trx(results).where('started_ms', '<', day).delete());
+  }
+  // A day dropped before and made again by a late write: its rows are in no roll-up yet.
+  if (end <= (await droppedBefore(trx, ctx))) {
+    rolledUp += await rollHours(trx, ctx, null, day, end);
+    full += Number(await trx(results).where('started_ms', '>=', day).where('started_ms', '<', end).delete());
+    return { rolledUp, deleted: full + (await dropDay(trx, ctx, day)) };
+  }
   const accounts = new Set<string>();
   for (const r of (await trx(tables(ctx).keys).distinct('account_id')) as { account_id: string }[]) accounts.add(r.account_id);
   for (const r of (await trx(results).distinct('account_id').where('started_ms', '>=', day).where('started_ms', '<', end)) as { account_id: string }[]) accounts.add(r.account_id);
-  let rolledUp = 0;
   for (const accountId of accounts) {
     const [{ newest }] = (await trx(rollups).where('account_id', accountId).max({ newest: 'hour_ms' })) as [{ newest: string | number | null }];
     // Settled: the roll-up job has passed every raw result of the day (none after its newest hour).
     const after = newest === null ? day : Math.max(day, Number(newest) + HOUR);
     if (after < end && (await hasResults(trx, ctx, accountId, after, end))) rolledUp += await rollHours(trx, ctx, accountId, day, end);
   }
-  const full = Number(await trx(results).where('started_ms', '>=', day).where('started_ms', '<', end).delete());
+  full += Number(await trx(results).where('started_ms', '>=', day).where('started_ms', '<', end).delete());
   const dropped = await dropDay(trx, ctx, day);
   // The settled accounts' roll-ups of the day count as pruned from now on, without a write each.
   await markDropped(trx, ctx, end);
