@@ -16,14 +16,13 @@ export interface CheckKey {
 interface Cache {
   checks: Map<string, CheckKey>;
   locations: Map<string, number>;
-  locationNames: Map<number, string>;
 }
 
 const caches = new WeakMap<object, Cache>();
 
 function cacheOf(ctx: TableContext): Cache {
   let c = caches.get(ctx);
-  if (!c) caches.set(ctx, (c = { checks: new Map(), locations: new Map(), locationNames: new Map() }));
+  if (!c) caches.set(ctx, (c = { checks: new Map(), locations: new Map() }));
   return c;
 }
 
@@ -40,10 +39,7 @@ export const nothingLearned = (): Learned => ({ checks: new Map(), locations: ne
 export function remember(ctx: TableContext, learned: Learned): void {
   const c = cacheOf(ctx);
   for (const [ref, key] of learned.checks) c.checks.set(ref, key);
-  for (const [name, key] of learned.locations) {
-    c.locations.set(name, key);
-    c.locationNames.set(key, name);
-  }
+  for (const [name, key] of learned.locations) c.locations.set(name, key);
 }
 
 /**
@@ -109,16 +105,4 @@ export async function readCheckKey(db: Knex, ctx: TableContext, accountId: strin
   if (known) return known;
   const row = (await db(tables(ctx).keys).select('check_key', 'name').where({ account_id: accountId, check_id: checkId }).first()) as Record<string, unknown> | undefined;
   return row ? { key: Number(row.check_key), name: String(row.name) } : null;
-}
-
-/** Location names by key, read once per process and again when a key is new to it. */
-export async function locationNames(db: Knex, ctx: TableContext, keys: Iterable<number>): Promise<Map<number, string>> {
-  const cache = cacheOf(ctx);
-  if ([...keys].some((k) => !cache.locationNames.has(k))) {
-    for (const r of (await db(tables(ctx).locations).select('loc_key', 'name')) as Record<string, unknown>[]) {
-      cache.locations.set(String(r.name), Number(r.loc_key));
-      cache.locationNames.set(Number(r.loc_key), String(r.name));
-    }
-  }
-  return cache.locationNames;
 }
