@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isPostgres } from './compact/layout.js';
 import { createMarksTable } from './compact/marks.js';
 import { createCompactTables } from './compact/schema.js';
 import { createDocTable, DOC_TABLES, indexName, SNIPPETS_TABLE, SUBSCRIBERS_TABLE } from './doc-tables.js';
@@ -247,6 +248,25 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     name: '012_retention_marks',
     up: (knex, prefix) => createMarksTable(knex, prefix),
   },
+  {
+    // A roll-up's stats as one binary value (see rollup-codec.ts), a quarter of their JSON; its
+    // percentiles are read from its sketch, so the columns before it are left null on new ones.
+    name: '013_rollup_stats',
+    async up(knex, prefix) {
+      const table = `${prefix}check_result_rollups`;
+      await knex.schema.alterTable(table, (t) => {
+        t.binary('stats').nullable();
+      });
+      const legacy = ['sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99'];
+      if (isPostgres(knex)) {
+        await knex.raw(`alter table ?? ${legacy.map(() => 'alter column ?? drop not null').join(', ')}`, [table, ...legacy]);
+      } else {
+        await knex.schema.alterTable(table, (t) => {
+          for (const column of legacy) t.double(column).nullable().alter();
+        });
+      }
+    },
+  },
 ];
 
 /**
@@ -256,7 +276,7 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
  */
 export async function migrate(knex: Knex, prefix: string, until?: string): Promise<void> {
   const log = `${prefix}migrations`;
-  const isPg = knex.client.config.client === 'pg' || knex.client.config.client === 'postgres' || knex.client.config.client === 'postgresql';
+  const isPg = isPostgres(knex);
   await knex.transaction(async (trx) => {
     if (isPg) await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`vigil-migrate:${prefix}`]);
     if (!(await trx.schema.hasTable(log))) {

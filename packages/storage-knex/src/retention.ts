@@ -7,7 +7,8 @@ import { LAYOUTS, unpackSlot } from './compact/layout.js';
 import { fullRows, narrowRows, type Scope } from './compact/union.js';
 import { readRawResults } from './raw-results.js';
 import { reclaimSqliteSpace } from './sqlite-space.js';
-import { fieldStats, mergeStats, type FieldStats } from './sketch.js';
+import { encodeStats, rowStats } from './rollup-codec.js';
+import { addBins, fieldStats, interpolated, mergeStats, newSketch, toFieldStats, type FieldStats, type Stats } from './sketch.js';
 import type { TableContext } from './table.js';
 
 const HOUR = 3_600_000;
@@ -22,10 +23,12 @@ export interface HourlyRollup {
   runLocation: string;
   count: number;
   failures: number;
+  /** The response times' sum, sum of squares, least and greatest. */
   sum: number;
   sumSq: number;
   min: number;
   max: number;
+  /** Percentiles of the response times, read from the hour's sketch (within 1% of a value at that rank). */
   p50: number;
   p90: number;
   p95: number;
@@ -156,7 +159,17 @@ async function rollHours(trx: Knex.Transaction, ctx: TableContext, accountId: st
   return writeRollups(trx, ctx, buckets, mode);
 }
 
-type Summary = Record<'count' | 'failures' | 'sum' | 'sum_sq' | 'min' | 'max' | 'p50' | 'p90' | 'p95' | 'p99', number> & { sketches: string | null };
+/** An hour of one check and location as the roll-up job found it; `values`: its response times. */
+interface Summary {
+  count: number;
+  failures: number;
+  stats: Record<string, Stats>;
+  values: number[];
+}
+
+/** Columns of roll-ups made before their stats were kept in one binary value; null on the others. */
+const LEGACY_COLUMNS = ['sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99'] as const;
+const NO_LEGACY = Object.fromEntries(LEGACY_COLUMNS.map((c) => [c, null]));
 
 /** Whether a field's values are the response times, one for one (a runner's `total` phase is). */
 const sameAs = (a: number[] | undefined, b: number[] | undefined) => !!a && !!b && a.length === b.length && a.every((v, i) => v === b[i]);
@@ -164,53 +177,43 @@ const sameAs = (a: number[] | undefined, b: number[] | undefined) => !!a && !!b 
 function summarize(acc: Acc): Summary {
   // A `total` that is the response time is not kept twice: a reader takes responseTime for it.
   const fields = [...acc.fields].filter(([field, values]) => field !== 'total' || !sameAs(values, acc.fields.get('responseTime')));
-  const stats = Object.fromEntries(fields.map(([field, values]) => [field, fieldStats(values)]));
-  const sorted = [...acc.fields.get('responseTime')!].sort((a, b) => a - b);
-  const rt = stats.responseTime!;
-  return {
-    count: sorted.length,
-    failures: acc.failures,
-    sum: rt.sum,
-    sum_sq: acc.fields.get('responseTime')!.reduce((a, v) => a + v * v, 0),
-    min: rt.min,
-    max: rt.max,
-    p50: percentileCont(sorted, 0.5)!,
-    p90: percentileCont(sorted, 0.9)!,
-    p95: percentileCont(sorted, 0.95)!,
-    p99: percentileCont(sorted, 0.99)!,
-    sketches: JSON.stringify(stats),
-  };
+  const values = acc.fields.get('responseTime')!;
+  return { count: values.length, failures: acc.failures, stats: Object.fromEntries(fields.map(([field, v]) => [field, fieldStats(v)])), values };
 }
+
+/** The columns of a roll-up with these stats. */
+const columns = (count: number, failures: number, stats: Record<string, Stats>) => ({ count, failures, stats: encodeStats(stats), sketches: null, ...NO_LEGACY });
 
 /** A roll-up's fields with `total` spelled out where it was left out as the response time's. */
-const withTotal = (f: Record<string, FieldStats>) => (f.total || !f.responseTime ? f : { ...f, total: f.responseTime });
+const withTotal = (f: Record<string, Stats>) => (f.total || !f.responseTime ? f : { ...f, total: f.responseTime });
 
 /** A late batch of results taken into a roll-up whose own raw results are gone. */
-function merge(old: Record<string, unknown>, fresh: Summary): Summary {
-  const oldCount = Number(old.count);
-  const n = oldCount + fresh.count;
-  const weigh = (a: unknown, b: number) => (Number(a) * oldCount + b * fresh.count) / n;
-  // A roll-up made before sketches were kept stays without one: its percentiles are weighted.
-  let sketches: string | null = null;
-  if (old.sketches !== null && old.sketches !== undefined && fresh.sketches !== null) {
-    const a = withTotal(JSON.parse(String(old.sketches)) as Record<string, FieldStats>);
-    const b = withTotal(JSON.parse(fresh.sketches) as Record<string, FieldStats>);
-    sketches = JSON.stringify(Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((f) => [f, mergeStats(a[f], b[f])])));
+function merge(old: Record<string, unknown>, fresh: Summary): Record<string, unknown> {
+  const count = Number(old.count) + fresh.count;
+  const failures = Number(old.failures) + fresh.failures;
+  const stats = rowStats(old);
+  if (stats) {
+    const a = withTotal(stats);
+    const b = withTotal(fresh.stats);
+    return columns(count, failures, Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((f) => [f, mergeStats(a[f], b[f])!])));
   }
+  // A roll-up made before sketches were kept stays without one: its percentiles are weighted.
+  const oldCount = Number(old.count);
+  const weigh = (a: unknown, b: number) => (Number(a) * oldCount + b * fresh.count) / count;
+  const sorted = [...fresh.values].sort((a, b) => a - b);
+  const rt = fresh.stats.responseTime!;
   return {
-    count: n,
-    failures: Number(old.failures) + fresh.failures,
-    sum: Number(old.sum) + fresh.sum,
-    sum_sq: Number(old.sum_sq) + fresh.sum_sq,
-    min: Math.min(Number(old.min), fresh.min),
-    max: Math.max(Number(old.max), fresh.max),
-    p50: weigh(old.p50, fresh.p50),
-    p90: weigh(old.p90, fresh.p90),
-    p95: weigh(old.p95, fresh.p95),
-    p99: weigh(old.p99, fresh.p99),
-    sketches,
+    count,
+    failures,
+    sum: Number(old.sum) + rt.sum,
+    sum_sq: Number(old.sum_sq) + fresh.values.reduce((a, v) => a + v * v, 0),
+    min: Math.min(Number(old.min), rt.min),
+    max: Math.max(Number(old.max), rt.max),
+    ...Object.fromEntries((['p50', 'p90', 'p95', 'p99'] as const).map((p) => [p, weigh(old[p], percentileCont(sorted, PERCENTILE[p])!)])),
   };
 }
+
+const PERCENTILE = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
 
 const bucketKey = (account: unknown, check: unknown, hour: unknown, location: unknown) => JSON.stringify([String(account), String(check), Number(hour), String(location)]);
 /** Whether a roll-up's hour has lost its raw results: its own flag, or a dropped day (`dropped`: the mark). */
@@ -253,10 +256,11 @@ async function writeRollups(trx: Knex.Transaction, ctx: TableContext, buckets: M
     if (old && isPruned(old, dropped) && !pruned) continue;
     written++;
     const fresh = summarize(acc);
-    if (!old) inserts.push({ ...where, ...fresh, pruned });
-    else await trx(table).where(where).update({ ...(isPruned(old, dropped) ? merge(old, fresh) : fresh), pruned });
+    const row = old && isPruned(old, dropped) ? merge(old, fresh) : columns(fresh.count, fresh.failures, fresh.stats);
+    if (!old) inserts.push({ ...where, ...row, pruned });
+    else await trx(table).where(where).update({ ...row, pruned });
   }
-  // 16 columns a row: 200 rows a statement stay well under SQLite's limit of bound variables.
+  // 17 columns a row: 200 rows a statement stay well under SQLite's limit of bound variables.
   for (let i = 0; i < inserts.length; i += 200) await trx(table).insert(inserts.slice(i, i + 200));
   return written;
 }
@@ -268,10 +272,19 @@ export async function listRollups(ctx: TableContext, accountId: string, checkId:
     .where('hour_ms', '>=', from.getTime()).where('hour_ms', '<', to.getTime())
     .orderBy([{ column: 'hour_ms' }, { column: 'run_location' }]);
   const dropped = await droppedBefore(ctx.reader, ctx);
-  return rows.map((r: Record<string, unknown>) => ({
-    accountId: String(r.account_id), checkId: String(r.check_id), hour: new Date(Number(r.hour_ms)).toISOString(),
-    runLocation: String(r.run_location), count: Number(r.count), failures: Number(r.failures), sum: Number(r.sum),
-    sumSq: Number(r.sum_sq), min: Number(r.min), max: Number(r.max), p50: Number(r.p50), p90: Number(r.p90), p95: Number(r.p95), p99: Number(r.p99),
-    pruned: isPruned(r, dropped), sketches: r.sketches === null || r.sketches === undefined ? null : (JSON.parse(String(r.sketches)) as Record<string, FieldStats> | null),
-  }));
+  return rows.map((r: Record<string, unknown>): HourlyRollup => {
+    const stats = rowStats(r);
+    const base = {
+      accountId: String(r.account_id), checkId: String(r.check_id), hour: new Date(Number(r.hour_ms)).toISOString(),
+      runLocation: String(r.run_location), count: Number(r.count), failures: Number(r.failures), pruned: isPruned(r, dropped),
+      sketches: stats && Object.fromEntries(Object.entries(stats).map(([f, s]) => [f, toFieldStats(s)])),
+    };
+    const rt = stats?.responseTime;
+    if (!rt) {
+      return { ...base, sum: Number(r.sum), sumSq: Number(r.sum_sq), min: Number(r.min), max: Number(r.max), p50: Number(r.p50), p90: Number(r.p90), p95: Number(r.p95), p99: Number(r.p99) };
+    }
+    const sketch = addBins(newSketch(), rt.bins);
+    const p = (q: number) => Math.min(rt.max, Math.max(rt.min, interpolated(sketch, q)));
+    return { ...base, sum: rt.sum, sumSq: rt.m2 + (rt.sum * rt.sum) / rt.n, min: rt.min, max: rt.max, p50: p(0.5), p90: p(0.9), p95: p(0.95), p99: p(0.99) };
+  });
 }

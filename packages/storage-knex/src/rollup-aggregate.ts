@@ -4,7 +4,8 @@ import { aggregateValues } from '@vigil/core/internals';
 import type { Knex } from 'knex';
 import { timesRelation } from './compact/union.js';
 import { readRawResults, type RawRange, type RawResult } from './raw-results.js';
-import { addSketch, mergeM2, newSketch, type FieldStats } from './sketch.js';
+import { rowStats } from './rollup-codec.js';
+import { addBins, interpolated, mergeM2, newSketch, type Stats } from './sketch.js';
 import type { TableContext } from './table.js';
 
 const HOUR = 3_600_000;
@@ -14,21 +15,6 @@ const EXACT_SPAN = 24 * HOUR;
 const MAX_RANGES = 200;
 const PERCENTILES: Partial<Record<AggregateFunction, 'p50' | 'p90' | 'p95' | 'p99'>> = { median: 'p50', p50: 'p50', p90: 'p90', p95: 'p95', p99: 'p99' };
 const FRACTION = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
-
-/**
- * percentile_cont read from a sketch: the values at the two ranks around q * (n - 1), each within
- * the sketch's relative accuracy of the exact one, interpolated as PostgreSQL does. (The sketch's
- * own quantile answers the lower rank only, which in a sparse tail can lie well below.)
- */
-function interpolated(sketch: DDSketch, q: number): number {
-  const n = sketch.count;
-  const pos = q * (n - 1);
-  const lo = Math.floor(pos);
-  // Halfway into a rank, so that rounding cannot tip the sketch into the rank below.
-  const at = (rank: number) => sketch.getValueAtQuantile(Math.min(1, (rank + 0.5) / Math.max(1, n - 1)));
-  const low = at(lo);
-  return pos > lo ? low + (at(lo + 1) - low) * (pos - lo) : low;
-}
 
 /** One field of one answer row: exact values from raw results, sums and a merged sketch from roll-ups. */
 class FieldAcc {
@@ -58,9 +44,9 @@ class FieldAcc {
     this.max = Math.max(this.max, max);
   }
 
-  addStats(s: FieldStats): void {
+  addStats(s: Stats): void {
     this.stat(s.n, s.sum, s.m2, s.min, s.max);
-    addSketch((this.sketch ??= newSketch()), s.sketch);
+    addBins((this.sketch ??= newSketch()), s.bins);
     this.sketchN += s.n;
   }
 
@@ -161,24 +147,10 @@ export async function aggregateWithRollups(ctx: TableContext, accountId: string,
   return answer(query, bucketOf, rollupRows, rawRows);
 }
 
-/**
- * The roll-ups of the rolled-up hours, each with only the measured fields' stats (`f0`, `f1`, ...,
- * JSON text, taken out of `sketches` by the database) and `legacy` for one made before sketches.
- */
+/** The roll-ups of the rolled-up hours (their stats are decoded by `answer`). */
 async function readRollups(db: Knex, table: string, accountId: string, query: ResultAggregateQuery, ranges: RawRange[]): Promise<Record<string, unknown>[]> {
-  const pg = ['pg', 'postgres', 'postgresql'].includes(String(db.client.config.client));
-  const fields = [...new Set(query.measures.map((m) => m.field))];
   const rows = (await db(table)
-    .select('check_id', 'hour_ms', 'run_location', 'count', 'failures', 'sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99',
-      db.raw('(case when sketches is null then 1 else 0 end) as legacy'),
-      ...fields.map((f, i) => {
-        // A roll-up leaves `total` out where it is the response time.
-        const names = f === 'total' ? ['total', 'responseTime'] : [f];
-        const either = (parts: string[]) => (parts.length === 1 ? parts[0]! : `coalesce(${parts.join(', ')})`);
-        return pg
-          ? db.raw(`${either(names.map(() => '(sketches::json -> ?)'))}::text as f${i}`, names)
-          : db.raw(`${either(names.map(() => 'json_extract(sketches, ?)'))} as f${i}`, names.map((n) => `$."${n.replace(/"/g, '')}"`));
-      }))
+    .select('check_id', 'hour_ms', 'run_location', 'count', 'failures', 'stats', 'sketches', 'sum', 'sum_sq', 'min', 'max', 'p50', 'p90', 'p95', 'p99')
     .where('account_id', accountId).whereIn('check_id', query.checkIds)
     .where('hour_ms', '>=', ranges[0]!.from!).where('hour_ms', '<', ranges.at(-1)!.to)) as Record<string, unknown>[];
   const inRange = (h: number) => ranges.some((r) => h >= r.from! && h < r.to);
@@ -187,8 +159,6 @@ async function readRollups(db: Knex, table: string, accountId: string, query: Re
 
 function answer(query: ResultAggregateQuery, bucketOf: (t: number) => number, rollupRows: Record<string, unknown>[], rawRows: RawResult[]): ResultAggregateRow[] {
   const fields = new Set(query.measures.map((m) => m.field));
-  // readRollups names the fields' stats f0, f1, ... in this order.
-  const fieldIndex = new Map([...fields].map((f, i) => [f, i]));
   const rows = new Map<string, RowAcc>();
   const rowOf = (checkId: string, t: number, location: string) => {
     const bucket = bucketOf(t);
@@ -210,11 +180,12 @@ function answer(query: ResultAggregateQuery, bucketOf: (t: number) => number, ro
     row.count += count;
     row.failures += Number(r.failures);
     row.fromRollups = true;
-    const legacy = Number(r.legacy) === 1;
+    const stats = rowStats(r);
     for (const [f, acc] of row.fields) {
-      const stats = r[`f${fieldIndex.get(f)}`];
-      if (!legacy) {
-        if (stats !== null && stats !== undefined) acc.addStats(JSON.parse(String(stats)) as FieldStats);
+      if (stats) {
+        // A roll-up leaves `total` out where it is the response time.
+        const s = stats[f] ?? (f === 'total' ? stats.responseTime : undefined);
+        if (s) acc.addStats(s);
       } else if (f === 'responseTime') {
         // A roll-up made before sketches were kept: its sums and stored percentiles.
         acc.stat(count, Number(r.sum), Number(r.sum_sq) - (Number(r.sum) * Number(r.sum)) / count, Number(r.min), Number(r.max));

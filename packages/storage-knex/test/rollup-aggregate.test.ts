@@ -2,6 +2,7 @@ import { percentileCont, type ResultAggregateQuery } from '@vigil/core';
 import { checkResultFixture } from '@vigil/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
+import { fieldStats, toFieldStats } from '../src/sketch.js';
 import { freshStore, STORES } from './support/fresh-store.js';
 import { seededRandom as random } from '@vigil/core/testing';
 
@@ -144,6 +145,32 @@ describe.each(STORES)('aggregate over hourly roll-ups on %s', (kind) => {
     const later = exact(START, to);
     expect(both!.count).toBe(60 + later.length);
     within(both!.values.p95, (500 * 60 + percentileCont(later, 0.95)! * later.length) / (60 + later.length), 0.02);
+    await storage.knex('vigil_check_result_rollups').where({ account_id: ACC, hour_ms: hour }).delete();
+  });
+
+  it('reads a roll-up whose stats were stored as JSON (before binary stats), and a late result turns it binary', async () => {
+    const hour = Math.floor(START / HOUR) * HOUR - 20 * DAY;
+    const rand = random(11);
+    const values = Array.from({ length: 60 }, () => skewed(rand));
+    const json = { responseTime: toFieldStats(fieldStats(values)), dns: toFieldStats(fieldStats(values.map((v) => v / 10))) };
+    await storage.knex('vigil_check_result_rollups').insert({
+      account_id: ACC, check_id: 'check-30d', hour_ms: hour, run_location: 'eu-west-1', count: 60, failures: 0, pruned: true,
+      sum: 1, sum_sq: 1, min: 1, max: 1, p50: 1, p90: 1, p95: 1, p99: 1, sketches: JSON.stringify(json),
+    });
+    const range = { checkIds: ['check-30d'], from: new Date(hour), to: new Date(hour + 2 * HOUR), measures: MEASURES };
+    const [row] = await storage.checkResults.aggregate(ACC, range);
+    expect(row).toMatchObject({ count: 60, approximate: true });
+    within(row!.values.p95, percentileCont([...values].sort((a, b) => a - b), 0.95)!, 0.02);
+    within(row!.values.dns_p95, percentileCont(values.map((v) => v / 10).sort((a, b) => a - b), 0.95)!, 0.02);
+    // A late result of that hour: retention merges it in, and the roll-up is stored in binary from then on.
+    await storage.checkResults.insertMany(ACC, [checkResultFixture('check-30d', { startedAt: new Date(hour + 5 * MIN).toISOString(), responseTime: 5000, runLocation: 'eu-west-1', phases: { dns: 500, total: 5000 } })]);
+    for (;;) if ((await storage.checkResults.prune(ACC, new Date(hour + HOUR), 20_000)).done) break;
+    const [stored] = await storage.knex('vigil_check_result_rollups').where({ account_id: ACC, hour_ms: hour });
+    expect(stored).toMatchObject({ count: 61, sketches: null, p95: null });
+    expect(stored.stats).toBeInstanceOf(Buffer);
+    const [merged] = await storage.checkResults.aggregate(ACC, { ...range, measures: [...MEASURES, { name: 'max', field: 'dns', fn: 'max' }] });
+    expect(merged).toMatchObject({ count: 61, values: { max: 500 } });
+    within(merged!.values.p99, percentileCont([...values, 5000].sort((a, b) => a - b), 0.99)!, 0.02);
     await storage.knex('vigil_check_result_rollups').where({ account_id: ACC, hour_ms: hour }).delete();
   });
 
