@@ -99,13 +99,17 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
         scheduled('c2', t0 + 2 * MIN, { stoppedAt: new Date(t0 + 2 * MIN + 40_000).toISOString(), statusCode: 7 }),
         scheduled('c2', t0 + 3 * MIN, { startedAt: new Date(t0 + 3 * MIN - 40_000).toISOString() }),
         scheduled('c2', t0 + 4 * MIN, { errorMessage: 'a note on a pass' }),
+        // Times that parse but are not written as toISOString writes them: kept as written.
+        scheduled('c2', t0 + 9 * MIN, { startedAt: new Date(t0 + 9 * MIN + 37).toISOString().replace('Z', '+00:00') }),
+        scheduled('c2', t0 + 10 * MIN, { stoppedAt: '2026-05-01T10:10:60.000Z', created_at: '2026-05-01T10:10:60.000Z' }),
+        scheduled('c2', t0 + 11 * MIN, { startedAt: '2026-05-01T10:11:00.0370Z' }),
       ];
       const legacy = checkResultFixture('c2', { startedAt: new Date(t0 + 5 * MIN).toISOString() });
       const manual = scheduled('c2', t0 + 6 * MIN, { runSource: 'SCHEDULE_NOW' });
       const browser = scheduled('c2', t0 + 7 * MIN, { checkType: 'BROWSER' });
       const retried = scheduled('c2', t0 + 8 * MIN, { attempts: 16 });
       await s.checkResults.insertMany(ACC, [...odd, legacy, manual, browser, retried]);
-      expect(await rows(s, 'check_runs_tcp')).toBe(5);
+      expect(await rows(s, 'check_runs_tcp')).toBe(8);
       expect(await rows(s, 'check_results')).toBe(4);
       for (const r of [...odd.slice(1), legacy, manual, browser, retried]) {
         const got = strip((await s.checkResults.get(ACC, r.id, 'c2'))!);

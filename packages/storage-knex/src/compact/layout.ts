@@ -35,18 +35,22 @@ export interface Layout {
   name: string;
   /** In the runner's order; `total` is the response time and has no column. */
   phases: readonly PhaseColumn[];
+  /** The phases' names. */
+  phaseNames: ReadonlySet<string>;
   /** statusCode and sslDaysRemaining have columns (API). */
   http: boolean;
 }
 
+const withNames = (l: Omit<Layout, 'phaseNames'>): Layout => ({ ...l, phaseNames: new Set(l.phases.map((p) => p.phase)) });
+
 export const LAYOUTS: readonly Layout[] = [
-  {
+  withNames({
     checkType: 'TCP',
     name: 'check_runs_tcp',
     phases: [{ column: 'dns', phase: 'dns' }, { column: 'connection', phase: 'connection' }, { column: 'data', phase: 'data' }],
     http: false,
-  },
-  {
+  }),
+  withNames({
     checkType: 'API',
     name: 'check_runs_api',
     phases: [
@@ -54,7 +58,7 @@ export const LAYOUTS: readonly Layout[] = [
       { column: 'tls', phase: 'tls', optional: true }, { column: 'first_byte', phase: 'firstByte' }, { column: 'download', phase: 'download' },
     ],
     http: true,
-  },
+  }),
 ];
 
 export const layoutOf = (checkType: string): Layout | undefined => LAYOUTS.find((l) => l.checkType === checkType);
