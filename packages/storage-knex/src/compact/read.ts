@@ -7,6 +7,7 @@ import { slotIdDueAt, type CheckResult, type Page, type ResultListQuery } from '
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { fromNarrow } from './codec.js';
+import { decodeDoc } from './doc-codec.js';
 import { readCheckKey } from './keys.js';
 import { FLAG, LAYOUTS, locationKeySql, MAX_OFFSET_MS, packable, slotAt, SLOTS_PER_MS, startedSql, tables, unpackSlot, type Layout } from './layout.js';
 
@@ -30,7 +31,7 @@ async function hydrate(db: Knex, ctx: TableContext, layout: Layout, rows: Row[])
   for (let i = 0; i < withDoc.length; i += 200) {
     const pairs = withDoc.slice(i, i + 200).map((r) => [Number(r.check_key), Number(r.slot)]);
     for (const d of (await db(tables(ctx).details).select('check_key', 'slot', 'doc').whereIn(['check_key', 'slot'], pairs)) as Row[]) {
-      docs.set(`${d.check_key}:${d.slot}`, JSON.parse(String(d.doc)) as Record<string, unknown>);
+      docs.set(`${d.check_key}:${d.slot}`, decodeDoc(String(d.doc)));
     }
   }
   return rows.map((r) => fromNarrow({

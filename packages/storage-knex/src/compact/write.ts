@@ -7,6 +7,7 @@ import type { CheckResult } from '@vigil/core';
 import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { detailDoc, toNarrow, type Narrow } from './codec.js';
+import { encodeDoc } from './doc-codec.js';
 import { checkKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
 import { FLAG, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
 
@@ -88,7 +89,7 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
     row.check_key = checkKey;
     if (doc) {
       row.flags = row.flags! | FLAG.doc;
-      docs.push({ slot, check_key: checkKey, doc: JSON.stringify(doc) });
+      docs.push({ slot, check_key: checkKey, doc: encodeDoc(doc) });
     }
     let list = rows.get(n.layout);
     if (!list) rows.set(n.layout, (list = []));
