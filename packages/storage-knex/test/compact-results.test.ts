@@ -202,6 +202,36 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
       await cleanup(s);
     }
   });
+
+  it('prunes a batch at a time in whole hours, narrow and full rows alike, and deleteOlderThan takes both kinds', async () => {
+    const s = open();
+    try {
+      // Three hours of one run a minute, a manual run in each, and another account's runs.
+      const runs = Array.from({ length: 180 }, (_, i) => scheduled('c6', t0 + i * MIN, { hasFailures: i % 45 === 0 }));
+      const manual = [0, 1, 2].map((h) => checkResultFixture('c6', { startedAt: new Date(t0 + h * HOUR_MS + 90_000).toISOString(), runSource: 'TRIGGER_API' }));
+      const other = Array.from({ length: 30 }, (_, i) => scheduled('c7', t0 + i * MIN));
+      await s.checkResults.insertMany(ACC, [...runs, ...manual]);
+      await s.checkResults.insertMany('acc-other', other);
+      const deleted: number[] = [];
+      for (let call = 0; call < 10; call++) {
+        const step = await s.checkResults.prune(ACC, new Date(t0 + 3 * HOUR_MS), 30);
+        deleted.push(step.deleted);
+        if (step.done) break;
+      }
+      // An hour holds more than a batch's 30 results: each batch is one whole hour.
+      expect(deleted).toEqual([61, 61, 61]);
+      const rollups = await s.rollups(ACC, 'c6', new Date(t0), new Date(t0 + 3 * HOUR_MS));
+      expect(rollups.map((r) => [r.count, r.failures])).toEqual([[61, 2], [61, 1], [61, 1]]);
+      expect((await s.checkResults.listByCheck(ACC, 'c6', { limit: 10, offset: 0 })).total).toBe(0);
+      expect((await s.checkResults.listByCheck('acc-other', 'c7', { limit: 100, offset: 0 })).total).toBe(30);
+      // deleteOlderThan (every account, no roll-up) removes narrow rows and their documents too.
+      await s.checkResults.insertMany(ACC, [scheduled('c6', t0 + 5 * HOUR_MS, { hasFailures: true }), checkResultFixture('c6', { startedAt: new Date(t0 + 5 * HOUR_MS).toISOString() })]);
+      expect(await s.checkResults.deleteOlderThan(new Date(t0 + 6 * HOUR_MS))).toBe(32);
+      for (const table of ['check_runs_tcp', 'check_result_details', 'check_results']) expect(await rows(s, table)).toBe(0);
+    } finally {
+      await cleanup(s);
+    }
+  });
 });
 
 const HOUR_MS = 60 * MIN;
