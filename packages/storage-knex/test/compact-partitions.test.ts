@@ -33,7 +33,9 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       const a = Array.from({ length: 3 * 144 }, (_, i) => run('ca', t0 + i * 10 * MIN, { responseTime: 10 + (i % 7), phases: { dns: 0, connection: 0, data: 10 + (i % 7), total: 10 + (i % 7) }, hasFailures: i % 20 === 0 }));
       const b = Array.from({ length: 3 }, (_, d) => run('cb', t0 + (d + 1) * DAY - MIN));
       const manual = checkResultFixture('ca', { startedAt: new Date(t0 + 5 * HOUR).toISOString(), runSource: 'SCHEDULE_NOW' });
-      await storage.checkResults.insertMany('acc-a', [...a, manual]);
+      // A full row from before the first day (a backlog retention has not reached): the drop takes it first.
+      const older = checkResultFixture('ca', { startedAt: new Date(t0 - 2 * DAY + 3 * HOUR).toISOString(), runSource: 'TRIGGER_API', responseTime: 77 });
+      await storage.checkResults.insertMany('acc-a', [...a, manual, older]);
       await storage.checkResults.insertMany('acc-b', b);
       expect(await partitions()).toEqual([0, 1, 2].map((d) => `${prefix}check_runs_tcp_${new Date(t0 + d * DAY).toISOString().slice(0, 10).replace(/-/g, '')}`));
       // Upkeep: the coming week's days are made, and each closed day's index is rebuilt full.
@@ -44,7 +46,7 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
         [`${prefix}check_runs_tcp_${new Date(t0 + day * DAY).toISOString().slice(0, 10).replace(/-/g, '')}`],
       )).rows as { opts: string }[]).map((r) => r.opts);
       expect([await fill(0), await fill(1), await fill(2)]).toEqual([['fillfactor=100'], ['fillfactor=100'], ['']]);
-      expect((await storage.checkResults.listByCheck('acc-a', 'ca', { limit: 1, offset: 0 })).total).toBe(3 * 144 + 1);
+      expect((await storage.checkResults.listByCheck('acc-a', 'ca', { limit: 1, offset: 0 })).total).toBe(3 * 144 + 2);
       // Account A's roll-up job has passed the first day; account B's has not.
       for (;;) if ((await storage.checkResults.rollUp!('acc-a', null, new Date(t0 + DAY), 10_000)).done) break;
 
@@ -61,6 +63,7 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       expect(rollA.reduce((s, r) => s + r.count, 0)).toBe(2 * 144 + 1);
       expect(rollA.reduce((s, r) => s + r.failures, 0)).toBe(a.slice(0, 288).filter((r) => r.hasFailures).length);
       expect(rollA.every((r) => r.pruned)).toBe(true);
+      expect(await storage.rollups('acc-a', 'ca', new Date(t0 - 3 * DAY), new Date(t0))).toEqual([expect.objectContaining({ count: 1, max: 77, pruned: true })]);
       const rollB = await storage.rollups('acc-b', 'cb', new Date(t0), new Date(t0 + 2 * DAY));
       expect(rollB.map((r) => [r.hour, r.count, r.pruned])).toEqual([
         [new Date(t0 + DAY - HOUR).toISOString(), 1, true], [new Date(t0 + 2 * DAY - HOUR).toISOString(), 1, true],
