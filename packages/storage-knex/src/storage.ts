@@ -2,6 +2,7 @@ import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { cancelWithRequest } from './cancel.js';
+import { requireDriver } from './driver.js';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
 import { managedResourceRepository } from './managed.js';
@@ -128,6 +129,7 @@ function restrictSqliteFile(filename: string | undefined): void {
 export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const client = options.client ?? 'sqlite3';
   const owned = !options.knex;
+  if (owned) requireDriver(client);
   const knex = options.knex ?? knexFactory({
     client,
     connection: options.connection ?? (client === 'sqlite3' ? { filename: 'vigil.sqlite' } : undefined),
