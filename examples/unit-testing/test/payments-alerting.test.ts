@@ -7,9 +7,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createVigil, type Vigil } from '@vigil/core';
-import { failResult, FakeClock, FakeRunner, FakeTransport, memoryStorage, passResult } from '@vigil/core/testing';
+import {
+  advance,
+  advanceUntil,
+  failResult,
+  FakeClock,
+  FakeRunner,
+  FakeTransport,
+  memoryStorage,
+  passResult,
+  settle,
+} from '@vigil/core/testing';
 import { setUpPaymentsMonitoring } from '../src/monitoring.js';
-import { advance, advanceUntil, settle } from './support/engine-time.js';
 
 const MINUTE = 60_000;
 const REFUSED = 'connect ECONNREFUSED 10.20.0.7:8443';
