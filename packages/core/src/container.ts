@@ -153,10 +153,18 @@ export interface Vigil {
    * of the served locations are claimed and run, and check sessions run as they are triggered.
    */
   start(): Promise<void>;
-  /** Stops claiming, lets running jobs finish (up to the engine's stop deadline), releases leases and closes the runners (browser processes). */
+  /**
+   * Stops claiming, lets running jobs finish (up to the engine's stop deadline), releases leases
+   * and closes the runners (browser processes). The store stays open, so the API still answers
+   * and `start()` may run checks again; `close()` is what ends everything.
+   */
   stop(deadlineMs?: number): Promise<void>;
-  /** Stops the engine if it runs, then closes the store. */
-  close(): Promise<void>;
+  /**
+   * Stops the engine if it runs (running checks get `deadlineMs`, default the engine's
+   * `stopDeadlineMs`), then closes the runners and the store: after it nothing Vigil opened keeps
+   * the process alive. The way to shut a host down (`closeOnSignals` wires it to SIGTERM/SIGINT).
+   */
+  close(deadlineMs?: number): Promise<void>;
 }
 
 export const VIGIL_OPTIONS = createToken<VigilOptions>('vigil.options');
@@ -310,9 +318,9 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
       await alerts.stop();
       await closeRunners();
     },
-    async close() {
+    async close(deadlineMs?: number) {
       checkSessions.setLauncher(undefined);
-      await engine.stop();
+      await engine.stop(deadlineMs);
       await alerts.stop();
       await closeRunners();
       await deps.storage.close();

@@ -8,6 +8,7 @@ import 'reflect-metadata';
 // ---- For a host: build a Vigil, configure it, run it from the command line -------------------
 
 export { createVigil, registerVigil, type Vigil, VIGIL, VIGIL_OPTIONS, type VigilOptions } from './container.js';
+export { closeOnSignals, type Closable, type CloseOnSignalsOptions } from './lifecycle.js';
 export { type CliConfig, type CliOptions, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from './cli/run-cli.js';
 export { formatPlan, type FormatPlanOptions } from './cli/format-plan.js';
 export { isConstruct, type Construct } from './constructs/construct.js';

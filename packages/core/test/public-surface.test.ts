@@ -70,7 +70,7 @@ const ROOT_EXPORTS = [
   'UNLIMITED_REMINDERS', 'UnauthorizedError', 'UnavailableError', 'UuidSchema', 'VIGIL', 'VIGIL_OPTIONS',
   'ValidationError', 'VigilError', 'WEBHOOK_METHODS', 'WITHHELD_SCRIPT_MODULES', 'WebhookConfigSchema',
   'WebhookKeyValueSchema', 'aesGcmSecretBox', 'apiScriptSource', 'apiScriptSyntaxError', 'applyShouldFail',
-  'classifyAddress', 'consoleLogger', 'createToken', 'createVigil', 'credentialSecrets', 'defineCheckType',
+  'classifyAddress', 'closeOnSignals', 'consoleLogger', 'createToken', 'createVigil', 'credentialSecrets', 'defineCheckType',
   'defineTransport', 'embeddedIpv4', 'endWithHost', 'fillVariables', 'formatIpAddress', 'formatPlan',
   'hasCode', 'integerAtLeast', 'integerBetween', 'isConstruct', 'isCredentialHeader', 'isDegradedRun',
   'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime', 'isPrivateLocation', 'isRelativeApiUrl',
