@@ -40,7 +40,8 @@ export function toErrorResponse(err: unknown, logger: Logger, context: Record<st
     const [status, message] = BODY_ERRORS[type]!;
     return { status, body: errorBody(status, message) };
   }
-  const status = (err as { status?: unknown } | null)?.status;
+  const e = err as { status?: unknown; statusCode?: unknown } | null;
+  const status = typeof e?.status === 'number' ? e.status : e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, body: errorBody(status, reasonPhrase(status)) };
   }

@@ -1,5 +1,5 @@
 /** @vigil/http-express-adapter: the public HTTP API of Vigil as an Express router. */
-export { vigilRouter, type RateLimitOptions, type VigilRouterOptions } from './router.js';
+export { vigilRouter, type RateLimitOptions, type VigilRouter, type VigilRouterOptions } from './router.js';
 export type { AuthThrottleOptions, InFlightOptions } from './guards.js';
 export { vigilFrom } from './vigil-from.js';
 export { vigilAdminRouter, type AdminRouterOptions } from './admin.js';

@@ -5,7 +5,8 @@ import { noopMetrics, runForRequest, ValidationError, type AuthContext, type Log
 import { errorBody, errorHandler, sendError } from './errors.js';
 import { authThrottle, inFlightCap, inFlightLimit, type AuthThrottle, type AuthThrottleOptions, type InFlightOptions } from './guards.js';
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
-import { openApiDocument } from './api/openapi.js';
+import { bodyErrors, jsonBody } from './body.js';
+import { openApiDocument, withServer } from './api/openapi.js';
 import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
 import { vigilFrom } from './vigil-from.js';
 
@@ -22,7 +23,10 @@ export interface RateLimitOptions {
 }
 
 export interface VigilRouterOptions {
-  /** Largest accepted JSON body (browser scripts and their dependencies count). Default `1mb`. */
+  /**
+   * Largest accepted JSON body (browser scripts and their dependencies count). Default `1mb`. It
+   * holds for a body a parser in front of the router already read, too.
+   */
   bodyLimit?: string | number;
   /**
    * Per-key rate limit; `false` turns it off, and with it the failed-authentication throttle and
@@ -190,12 +194,24 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
   });
 }
 
+/** The API's router, and the error handler that goes after it where a body parser comes before it. */
+export interface VigilRouter extends Router {
+  /**
+   * Answers the failures of a body parser in front of the router (a host-wide `express.json()`:
+   * malformed JSON, a body over its limit) with the API's JSON error body instead of the host's
+   * error page; other errors go on. Express hands an error to error handlers only, never to a
+   * router, so mount it right after the router on the same path:
+   * `app.use('/api', api, api.bodyErrors)`.
+   */
+  bodyErrors: ErrorRequestHandler;
+}
+
 /**
  * The public HTTP API of Vigil as an Express router: `app.use('/api', vigilRouter(vigil))`.
  * It sets nothing on the host app: its body parser, rate limiter and error handler apply only to
  * requests that reach it.
  */
-export function vigilRouter(source: Vigil | DependencyContainer, options: VigilRouterOptions = {}): Router {
+export function vigilRouter(source: Vigil | DependencyContainer, options: VigilRouterOptions = {}): VigilRouter {
   const vigil = vigilFrom(source);
   const logger = options.logger ?? vigil.deps.logger;
   const router = express.Router();
@@ -204,7 +220,8 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   // Every handler chain starts by naming its route template, so the label never holds a raw path.
   const named = (template: string): RequestHandler[] => (counted ? [routeLabel(template)] : []);
   if (counted) router.use(apiRequestMetrics(metrics));
-  const json = express.json({ limit: options.bodyLimit ?? '1mb', type: ['application/json', 'application/*+json'] });
+  const bodyLimit = options.bodyLimit ?? '1mb';
+  const json = jsonBody(bodyLimit);
   // `rateLimit: false` is a router that limits nothing (the host limits in front of it): the
   // failed-authentication throttle and the in-flight cap are then off unless given.
   const limits = options.rateLimit !== false;
@@ -221,10 +238,11 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   // Check types plugins added get their routes (and their place in the document) like built-in ones.
   const checkTypes = [...vigil.checks.pluginCheckTypes.values()];
   if (options.openapi !== false) {
-    let doc: object | undefined;
-    router.get('/openapi.json', ...named('/openapi.json'), (_req, res) => {
+    let doc: ReturnType<typeof openApiDocument> | undefined;
+    router.get('/openapi.json', ...named('/openapi.json'), (req, res) => {
       doc ??= openApiDocument({ pings: options.pings !== false, checkTypes });
-      res.json(doc);
+      // The server is where the host mounted the router, whatever path that is.
+      res.json(withServer(doc, req.baseUrl || '/'));
     });
   }
 
@@ -266,6 +284,6 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
     }) as ErrorRequestHandler);
   }
   router.use(errorHandler(logger));
-  return router;
+  return Object.assign(router, { bodyErrors: bodyErrors(bodyLimit, options.fallthrough === true, logger) });
 }
 

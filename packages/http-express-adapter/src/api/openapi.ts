@@ -120,6 +120,18 @@ export interface OpenApiOptions {
   openapi?: boolean;
   /** Check types plugins added, documented like the built-in ones (the router passes the registered ones). */
   checkTypes?: readonly CheckTypeDefinition[];
+  /**
+   * The URL the router is served under (its mount path, e.g. `/api`, or a full URL), stated as the
+   * document's one `servers` entry. The router's own `GET /openapi.json` gives the path it is
+   * mounted on. Without it the document has no `servers`.
+   */
+  serverUrl?: string;
+}
+
+/** The document with `servers` naming `url` as the one server (after `info`, as written). */
+export function withServer(doc: Json, url: string): Json {
+  const { openapi, info, servers: _s, ...rest } = doc;
+  return { openapi, info, servers: [{ url }], ...rest };
 }
 
 /**
@@ -163,7 +175,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     });
   }
 
-  return {
+  const doc: Json = {
     openapi: '3.1.0',
     info: {
       title: 'Vigil API',
@@ -181,4 +193,5 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
       schemas: b.schemas,
     },
   };
+  return options.serverUrl === undefined ? doc : withServer(doc, options.serverUrl);
 }
