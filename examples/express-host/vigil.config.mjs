@@ -1,6 +1,8 @@
-// The example host's own monitoring, kept as code beside it: `npx vigil plan`, then `npx vigil apply`.
-// PORT is the port the host listens on (3000 unless set, as for `npm start`).
+// The example host's own monitoring, kept as code beside it: `npx vigil plan`, then `npx vigil apply`
+// (the command of @vigil/cli, which loads this file). PORT is the port the host listens on (3000
+// unless set, as for `npm start`).
 import { AlertChannel, ApiCheck, CheckGroup, Dashboard, TcpCheck } from '@vigil/core/constructs';
+import { assembleVigil, hostAccountId, hostSettings } from './src/assemble.mjs';
 
 const port = Number(process.env.PORT ?? 3000);
 
@@ -16,8 +18,20 @@ const host = new CheckGroup('example-host', {
   ...(webhook ? { alertChannels: [webhook] } : {}),
 });
 
+const settings = hostSettings();
+// The host's own account (the one the server printed on its first start, or VIGIL_ACCOUNT_ID).
+const account = hostAccountId(settings.stateDir);
+
 export default {
-  // `account` is left out: the host's own account (the one the server printed on its first start).
+  // The same Vigil as the server (store, secret key, runners), with the options the command gives:
+  // its engine runs only the check sessions `vigil trigger` starts, and alerts wait for the server.
+  // The account is made here when the store lacks it, as the server makes it on its first start.
+  vigil: async (options) => {
+    const vigil = assembleVigil(settings, options);
+    await vigil.accounts.ensure(account);
+    return vigil;
+  },
+  account,
   project: 'example-host',
   constructs: [
     host,

@@ -1,5 +1,5 @@
-// How this host builds its Vigil. The server (src/server.mjs) and the `vigil` command
-// (bin/vigil.mjs) both use it, so they share one store, one secret key and one account.
+// How this host builds its Vigil. The server (src/server.mjs) and the `vigil` command (through
+// vigil.config.mjs) both use it, so they share one store, one secret key and one account.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';

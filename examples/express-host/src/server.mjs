@@ -12,7 +12,8 @@ import { hasBearerToken, requireBearerToken } from './metrics-token.mjs';
 const port = Number(process.env.PORT ?? 3000);
 const settings = hostSettings();
 const { stateDir } = settings;
-// The store, runners and alert channels, as src/assemble.mjs wires them (bin/vigil.mjs uses the same).
+// The store, runners and alert channels, as src/assemble.mjs wires them (the `vigil` command uses
+// the same, through vigil.config.mjs).
 const vigil = assembleVigil(settings, { logger: consoleLogger('info'), metrics: prometheusMetrics() });
 
 // The account and its API key: from VIGIL_ACCOUNT_ID / VIGIL_API_KEY when set, otherwise made

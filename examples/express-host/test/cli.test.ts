@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const bin = fileURLToPath(new URL('../bin/vigil.mjs', import.meta.url));
+// The `vigil` command of @vigil/cli, as `npm run vigil` runs it (the package's bin).
+const bin = fileURLToPath(new URL('../../../packages/cli/dist/bin.mjs', import.meta.url));
 const config = fileURLToPath(new URL('./fixtures/cli.config.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-'));
 const STEP_MS = 60_000;
@@ -38,12 +39,16 @@ interface Result {
   stderr: string;
 }
 
-/** Runs the real bin (`node bin/vigil.mjs ...`) on the test's SQLite file and state directory. */
+/**
+ * Runs the real bin on the test's SQLite file and state directory. VIGIL_CONFIG names the config for
+ * every command (migrate too); --config, where given, names the same file.
+ */
 function vigil(args: string[], stage = '1'): Promise<Result> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
+      VIGIL_CONFIG: config,
       VIGIL_DB: join(dir, 'vigil.sqlite'),
       VIGIL_STATE_DIR: join(dir, 'state'),
       CLI_STAGE: stage,
@@ -124,7 +129,10 @@ describe('the vigil command of the example host', () => {
     expect(unknownOption.stderr).toContain("Unknown option '--tag'");
     expect((await vigil(['deploy'])).code).toBe(2);
     expect((await vigil(['apply', '--config'])).code).toBe(2);
-    expect((await vigil(['plan', '--config', join(dir, 'missing.mjs')])).code).toBe(1);
+    // A config file that is not there is a usage error too, named.
+    const missing = await vigil(['plan', '--config', join(dir, 'missing.mjs')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`vigil plan: no config file at ${join(dir, 'missing.mjs')}`);
   }, STEP_MS);
 
   it('shows an update and keeps a removed construct\'s check until apply --prune deletes it', async () => {
