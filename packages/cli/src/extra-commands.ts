@@ -91,7 +91,7 @@ const EXTRA_OPTIONS = `Options of keys create:
   The key alone goes to stdout, what it is to stderr.
 
 The config file: --config <file>, else VIGIL_CONFIG, else the first of vigil.config.ts, .mts,
-.mjs, .cjs or .js in the working directory. migrate, plan, apply, trigger and keys create need one; secret does not.
+.mjs, .cjs or .js in the working directory. migrate, plan, apply, destroy, trigger and keys create need one; secret does not.
 
 `;
 

@@ -112,6 +112,26 @@ describe('runCli', () => {
     expect(plan.summary).toEqual({ create: 0, update: 1, delete: 4, unchanged: 0 });
   });
 
+  it('destroys what the project made only with --yes, leaving other projects alone', async () => {
+    const config: CliConfig = { accountId: ACCOUNT_A, project: 'shop', constructs: constructs() };
+    const { run, output, vigil } = await cli(config);
+    await run('apply');
+    const other: CliConfig = { accountId: ACCOUNT_A, project: 'blog', constructs: [new TcpCheck('web', { name: 'Blog', request: { hostname: 'blog', port: 80 } })] };
+    await vigil.apply(ACCOUNT_A, other.constructs as unknown[], { project: 'blog' });
+    const count = async () => (await vigil.storage.checks.listAll(ACCOUNT_A)).length;
+    expect(await count()).toBe(3);
+    // Without --yes: the plan, nothing deleted, and exit 2 so a pipeline does not pass for a destroy.
+    expect(await run('destroy')).toBe(EXIT_USAGE);
+    expect(output.out).toContain('0 to create, 0 to update, 5 to delete, 0 unchanged.');
+    expect(output.err).toContain('Nothing was deleted: run "vigil destroy --yes" to delete these 5 resources.');
+    expect(await count()).toBe(3);
+    expect(await run('destroy', '--yes', '--json')).toBe(EXIT_OK);
+    expect(JSON.parse(output.out).summary).toEqual({ create: 0, update: 0, delete: 5, unchanged: 0 });
+    expect((await vigil.storage.checks.listAll(ACCOUNT_A)).map((c) => c.name)).toEqual(['Blog']);
+    // Nothing left: a second destroy has nothing to do, with or without --yes.
+    expect(await run('destroy')).toBe(EXIT_OK);
+  });
+
   it('fails with exit code 1 on invalid constructs, naming each, and on a missing account or config', async () => {
     const { run, output } = await cli({ accountId: ACCOUNT_A, constructs: [new TcpCheck('x', { name: '', request: { hostname: 'h', port: 0 } })] });
     expect(await run('apply')).toBe(EXIT_FAILURE);

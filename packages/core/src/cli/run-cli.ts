@@ -6,14 +6,11 @@ import { DEFAULT_PROJECT } from '../model/managed-resource.js';
 import { isUuid } from '../model/primitives.js';
 import { ConstructValidationError } from '../services/apply-constructs.js';
 import { ApplyError, type ApplyProgress } from '../services/apply.js';
+import { destroyCommand } from './destroy.js';
 import { formatPlan, paint } from './format-plan.js';
+import { CONFIG_OPTIONS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type Values } from './options.js';
 
-/** Exit codes of the `vigil` command. */
-export const EXIT_OK = 0;
-/** Invalid constructs, a failed check, or an error along the way. */
-export const EXIT_FAILURE = 1;
-/** The command line itself is wrong: unknown command or option, missing or malformed value. */
-export const EXIT_USAGE = 2;
+export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './options.js';
 
 /** What a config file (`vigil.config.mjs`) gives: the constructs, and whose they are. */
 export interface CliConfig {
@@ -52,27 +49,19 @@ export interface CliOptions {
 /** Raised for a wrong command line; answered with EXIT_USAGE. */
 class UsageError extends Error {}
 
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-interface Command {
+/** A command of the line: its help summary, its options, and what it does (answering the exit code). */
+export interface Command {
   summary: string;
   options: NonNullable<ParseArgsConfig['options']>;
   run(ctx: Context, values: Values): Promise<number>;
 }
 
-const CONFIG_OPTIONS = {
-  config: { type: 'string', short: 'c' },
-  account: { type: 'string' },
-  project: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 const TRIGGER_TIMEOUT_S = 600;
 const POLL_MS = 250;
 const QUIET_PROGRESS_MS = 10_000;
 
-class Context {
+export class Context {
   private built: Promise<Vigil> | null = null;
 
   constructor(readonly o: CliOptions) {}
@@ -279,6 +268,7 @@ const COMMANDS: Record<string, Command> = {
   apply: applyCommand(false),
   migrate: migrateCommand,
   trigger: triggerCommand,
+  destroy: destroyCommand,
 };
 
 /** A degraded run passed its assertions (only slower than wished); anything else final failed. */
@@ -324,6 +314,9 @@ Options of plan and apply:
       --dry-run          (apply) Show the plan and write nothing, as plan does
       --verbose          List unchanged resources too
       --json             Print the plan as JSON
+
+Options of destroy (and --config, --account, --project, --json as above):
+  -y, --yes              Delete every resource the project made; without it, only show them
 
 Options of trigger:
   -t, --tags <a,b>       Checks with all of these tags (a group's tags count); repeat the
