@@ -22,7 +22,8 @@ export interface VigilCliConfig {
   vigil: (options: CliVigilOptions) => Vigil | Promise<Vigil>;
   /**
    * The account the commands act for (`plan`, `apply`, `trigger`, `keys create`); `--account`
-   * overrides it. Required by those commands; created in the store when missing.
+   * overrides it. Required by those commands, and it must exist: the host makes its accounts (e.g.
+   * `accounts.ensure` in its `vigil` function).
    */
   account?: string;
   /** The project the constructs form (default `default`); `--project` overrides it. */
