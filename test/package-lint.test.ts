@@ -51,9 +51,9 @@ afterAll(() => {
 describe.each(PACKAGES)('the packed @vigil/%s', (name) => {
   const pkg = () => packed.get(name)!;
 
-  it('ships its built entry points, README and MIT license', () => {
+  it('ships its built entry points, README, CHANGELOG and MIT license', () => {
     const files = pkg().files;
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts']));
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
   });
 
