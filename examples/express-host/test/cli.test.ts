@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -122,6 +122,14 @@ describe('the vigil command of the example host', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('no activated check matches tags no-such-tag');
   }, STEP_MS * 3);
+
+  it('runs as `npm run vigil`, through the bin npm linked for @vigil/cli', () => {
+    const out = spawnSync('npm', ['run', '--silent', 'vigil', '--', '--help'], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: STEP_MS });
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    expect(out.stdout).toMatch(/^ {2}destroy /m);
+    expect(out.stdout).toMatch(/^ {2}secret /m);
+  }, STEP_MS);
 
   it('answers usage errors with exit code 2', async () => {
     const unknownOption = await vigil(['trigger', '--tag', 'ok']);
