@@ -96,9 +96,10 @@ describe('example host: a target policy per account', () => {
       for (const url of [`http://127.0.0.1:${port}/metrics`, `http://2130706433:${port}/metrics`]) {
         const check = await vigil.checks.create(own, 'API', apiCheck(url));
         const results = await runNow(vigil, own, check.id);
-        expect(results.map((r) => [r.statusCode, r.hasErrors, r.hasFailures])).toEqual([[200, false, false]]);
+        expect(results.map((r) => [r.statusCode, r.hasErrors, r.hasFailures])).toContainEqual([200, false, false]);
       }
-      expect(hits).toBe(2);
+      // Both reached it (a scheduled run of these every-10-seconds checks may have come due too).
+      expect(hits).toBeGreaterThanOrEqual(2);
     } finally {
       await vigil.stop(0);
     }
