@@ -1,8 +1,10 @@
-import { readJsonPath, type ApiAssertion, type AssertionOutcome, type RegexSandbox } from '@vigil/core';
+import {
+  asNumber, asText, compareValue, cutText, NUMERIC_COMPARISONS, quoteText, readJsonPath, takesTarget,
+  type ApiAssertion, type AssertionOutcome, type Compared, type RegexSandbox,
+} from '@vigil/core';
 
 /** Longest actual value kept in an outcome; a body may be a megabyte and results are stored. */
 export const MAX_RECORDED_ACTUAL = 1000;
-const MAX_QUOTED = 200;
 
 /** What assertions look at: one HTTP response. */
 export interface ResponseSubject {
@@ -20,33 +22,8 @@ export interface EvaluatedAssertion {
   failure: string | null;
 }
 
-const NUMERIC = new Set(['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN']);
-
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
-const quote = (text: string) => JSON.stringify(cut(text, MAX_QUOTED));
-
 /** A finite number written as text (surrounding whitespace allowed), or null. */
-export function asNumber(text: string | null | undefined): number | null {
-  if (text === null || text === undefined || text.trim() === '') return null;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : null;
-}
-
-function asText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-function isEmptyValue(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (typeof value === 'object') return Object.keys(value).length === 0;
-  return false;
-}
-
-const takesTarget = (comparison: string) => !['IS_EMPTY', 'NOT_EMPTY', 'IS_NULL', 'NOT_NULL'].includes(comparison);
+export { asNumber };
 
 /** The assertion as a person reads it: `JSON_BODY property "$.status" EQUALS "ok"`. */
 export function describeAssertion(a: ApiAssertion): string {
@@ -97,65 +74,9 @@ function select(a: ApiAssertion, s: ResponseSubject, json: () => Selected, regex
   return { ok: true, value };
 }
 
-function equals(value: unknown, target: string): boolean {
-  if (typeof value === 'number') return asNumber(target) === value;
-  const text = asText(value);
-  return text !== null && text === target;
-}
-
-/** Whether an object has a key (header names without case); false for anything else. */
-function hasKey(a: ApiAssertion, value: unknown, key: string): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  if (a.source === 'HEADERS' && !a.property) return Object.hasOwn(value, key.toLowerCase());
-  return Object.hasOwn(value, key);
-}
-
-/** Whether an array holds, or an object has under some key, a value equal to the target; a scalar must equal it. */
-function hasValue(value: unknown, target: string): boolean {
-  if (Array.isArray(value)) return value.some((x) => equals(x, target));
-  if (value !== null && typeof value === 'object') return Object.values(value).some((x) => equals(x, target));
-  return value !== undefined && equals(value, target);
-}
-
-function compare(a: ApiAssertion, value: unknown): { passed: boolean; problem?: string } {
-  const target = a.target;
-  switch (a.comparison) {
-    case 'EQUALS':
-      return { passed: equals(value, target) };
-    case 'NOT_EQUALS':
-      return { passed: !equals(value, target) };
-    case 'IS_EMPTY':
-      return { passed: isEmptyValue(value) };
-    case 'NOT_EMPTY':
-      return { passed: !isEmptyValue(value) };
-    case 'CONTAINS':
-    case 'NOT_CONTAINS': {
-      const text = asText(value);
-      const contains = text !== null && text.includes(target);
-      return { passed: a.comparison === 'CONTAINS' ? contains : !contains };
-    }
-    case 'LESS_THAN':
-    case 'GREATER_THAN': {
-      const limit = asNumber(target);
-      if (limit === null) return { passed: false, problem: `the target ${quote(target)} is not a number` };
-      const actual = typeof value === 'number' ? value : asNumber(asText(value));
-      if (actual === null) return { passed: false, problem: value === undefined || value === null ? 'there was no value to compare' : `the value ${quote(asText(value)!)} is not a number` };
-      return { passed: a.comparison === 'LESS_THAN' ? actual < limit : actual > limit };
-    }
-    case 'HAS_KEY':
-      return { passed: hasKey(a, value, target) };
-    case 'NOT_HAS_KEY':
-      return { passed: !hasKey(a, value, target) };
-    case 'HAS_VALUE':
-      return { passed: hasValue(value, target) };
-    case 'NOT_HAS_VALUE':
-      return { passed: !hasValue(value, target) };
-    // A missing property reads as null: a body either says nothing or says null.
-    case 'IS_NULL':
-      return { passed: value === null || value === undefined };
-    case 'NOT_NULL':
-      return { passed: value !== null && value !== undefined };
-  }
+/** HAS_KEY on the headers as a whole reads header names without case. */
+function compare(a: ApiAssertion, value: unknown): Compared {
+  return compareValue(a.comparison, value, a.target, { caseInsensitiveKeys: a.source === 'HEADERS' && !a.property });
 }
 
 function describeActual(a: ApiAssertion, value: unknown): string {
@@ -169,14 +90,14 @@ function describeActual(a: ApiAssertion, value: unknown): string {
   }
   const text = asText(value) ?? '';
   const what = a.property || a.regex ? 'the value was' : a.source === 'HEADERS' ? 'the headers were' : 'the body was';
-  return text === '' ? `${what} empty` : `${what} ${quote(text)}`;
+  return text === '' ? `${what} empty` : `${what} ${quoteText(text)}`;
 }
 
 /** The value recorded as `actual`: numbers as they are, anything else as text cut to a readable length. */
 function recorded(value: unknown): string | number | null {
   if (typeof value === 'number') return value;
   const text = asText(value);
-  return text === null ? null : cut(text, MAX_RECORDED_ACTUAL);
+  return text === null ? null : cutText(text, MAX_RECORDED_ACTUAL);
 }
 
 /**
@@ -196,7 +117,7 @@ export function evaluateAssertions(assertions: readonly ApiAssertion[], subject:
   };
   return assertions.map((a) => {
     const base = { source: a.source, comparison: a.comparison, property: a.property ?? '', target: a.target ?? '' };
-    if ((a.source === 'STATUS_CODE' || a.source === 'RESPONSE_TIME') && !NUMERIC.has(a.comparison) && a.comparison !== 'CONTAINS' && a.comparison !== 'NOT_CONTAINS') {
+    if ((a.source === 'STATUS_CODE' || a.source === 'RESPONSE_TIME') && !NUMERIC_COMPARISONS.has(a.comparison) && a.comparison !== 'CONTAINS' && a.comparison !== 'NOT_CONTAINS') {
       return {
         outcome: { ...base, actual: a.source === 'STATUS_CODE' ? subject.statusCode : subject.responseTime, passed: false },
         failure: `Assertion ${describeAssertion(a)} failed: ${a.comparison} does not apply to ${a.source}`,

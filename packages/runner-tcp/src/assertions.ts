@@ -1,8 +1,10 @@
-import { readJsonPath, type AssertionOutcome, type RegexSandbox, type TcpAssertion } from '@vigil/core';
+import {
+  asNumber, asText, compareNumber, compareValue, cutText, quoteText, readJsonPath,
+  type AssertionOutcome, type Compared, type RegexSandbox, type TcpAssertion,
+} from '@vigil/core';
 
 /** Longest actual value kept in an outcome; a response may be 64 KiB and results are stored. */
 export const MAX_RECORDED_ACTUAL = 1000;
-const MAX_QUOTED = 200;
 
 export interface AssertionSubject {
   /** The response, decoded as UTF-8. */
@@ -17,20 +19,8 @@ export interface EvaluatedAssertion {
   failure: string | null;
 }
 
-const NUMERIC_ONLY = new Set(['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN']);
-
-function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-const quote = (text: string) => JSON.stringify(cut(text, MAX_QUOTED));
-
 /** A finite number written as text (surrounding whitespace allowed), or null. */
-export function asNumber(text: string | null): number | null {
-  if (text === null || text.trim() === '') return null;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : null;
-}
+export { asNumber };
 
 /** The assertion as a person would read it: `RESPONSE_DATA property "status" CONTAINS "ok"`. */
 export function describeAssertion(a: TcpAssertion): string {
@@ -46,20 +36,6 @@ export function describeAssertion(a: TcpAssertion): string {
 
 /** Reads `status`, `$.data.items[0].id` or `$["a b"]` from a parsed JSON value. */
 export const readProperty = readJsonPath;
-
-function isEmptyValue(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (typeof value === 'object') return Object.keys(value).length === 0;
-  return false;
-}
-
-function asText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
 
 type Selected = { ok: true; value: unknown } | { ok: false; problem: string };
 
@@ -85,48 +61,10 @@ function select(a: TcpAssertion, data: string, regex: () => RegexSandbox): Selec
   return { ok: true, value };
 }
 
-function compareText(a: TcpAssertion, value: unknown): { passed: boolean; problem?: string } {
-  const text = asText(value);
-  switch (a.comparison) {
-    case 'EQUALS':
-      return { passed: text !== null && text === a.target };
-    case 'NOT_EQUALS':
-      return { passed: !(text !== null && text === a.target) };
-    case 'IS_EMPTY':
-      return { passed: isEmptyValue(value) };
-    case 'NOT_EMPTY':
-      return { passed: !isEmptyValue(value) };
-    case 'CONTAINS':
-      return { passed: text !== null && text.includes(a.target) };
-    case 'NOT_CONTAINS':
-      return { passed: !(text !== null && text.includes(a.target)) };
-    case 'LESS_THAN':
-    case 'GREATER_THAN': {
-      const target = asNumber(a.target);
-      if (target === null) return { passed: false, problem: `the target ${quote(a.target)} is not a number` };
-      const actual = asNumber(text);
-      if (actual === null) return { passed: false, problem: text === null ? 'there was no value to compare' : `the value ${quote(text)} is not a number` };
-      return { passed: a.comparison === 'LESS_THAN' ? actual < target : actual > target };
-    }
-  }
-}
-
-function compareTime(a: TcpAssertion, ms: number): { passed: boolean; problem?: string } {
-  if (!NUMERIC_ONLY.has(a.comparison)) {
-    return { passed: false, problem: `${a.comparison} does not apply to RESPONSE_TIME (use EQUALS, NOT_EQUALS, LESS_THAN or GREATER_THAN)` };
-  }
-  const target = asNumber(a.target);
-  if (target === null) return { passed: false, problem: `the target ${quote(a.target)} is not a number of milliseconds` };
-  switch (a.comparison) {
-    case 'EQUALS':
-      return { passed: ms === target };
-    case 'NOT_EQUALS':
-      return { passed: ms !== target };
-    case 'LESS_THAN':
-      return { passed: ms < target };
-    default:
-      return { passed: ms > target };
-  }
+function compareText(a: TcpAssertion, value: unknown): Compared {
+  // TCP data is text: a value equals its target as text, never as a number (`1.0` is not `1`).
+  const equality = a.comparison === 'EQUALS' || a.comparison === 'NOT_EQUALS';
+  return compareValue(a.comparison, equality ? asText(value) : value, a.target);
 }
 
 function describeActual(value: unknown, a: TcpAssertion): string {
@@ -137,7 +75,7 @@ function describeActual(value: unknown, a: TcpAssertion): string {
   }
   const text = asText(value) ?? '';
   if (text === '') return a.property || a.regex ? 'the value was empty' : 'the response was empty';
-  return `${a.property || a.regex ? 'the value was' : 'the response was'} ${quote(text)}`;
+  return `${a.property || a.regex ? 'the value was' : 'the response was'} ${quoteText(text)}`;
 }
 
 /** Evaluates one assertion against a response; a failure says which assertion and what was seen. */
@@ -145,7 +83,7 @@ export function evaluateAssertion(a: TcpAssertion, subject: AssertionSubject, re
   const property = a.property ?? '';
   const target = a.target ?? '';
   if (a.source === 'RESPONSE_TIME') {
-    const { passed, problem } = compareTime(a, subject.responseTime);
+    const { passed, problem } = compareNumber(a.comparison, subject.responseTime, a.target, 'RESPONSE_TIME');
     const outcome = { source: a.source, comparison: a.comparison, property, target, actual: subject.responseTime, passed };
     const failure = passed ? null : `Assertion ${describeAssertion(a)} failed: ${problem ?? `the response took ${subject.responseTime} ms`}`;
     return { outcome, failure };
@@ -158,6 +96,6 @@ export function evaluateAssertion(a: TcpAssertion, subject: AssertionSubject, re
   }
   const { passed, problem } = compareText(a, selected.value);
   const text = asText(selected.value);
-  const outcome = { source: a.source, comparison: a.comparison, property, target, actual: text === null ? null : cut(text, MAX_RECORDED_ACTUAL), passed };
+  const outcome = { source: a.source, comparison: a.comparison, property, target, actual: text === null ? null : cutText(text, MAX_RECORDED_ACTUAL), passed };
   return { outcome, failure: passed ? null : `Assertion ${describeAssertion(a)} failed: ${problem ?? describeActual(selected.value, a)}` };
 }

@@ -4,6 +4,10 @@
 // to), shouldFail's inverted verdict, what a credential header holds that a run scrubs, and the
 // certificate reading the engine does under the target policy.
 export { positiveOption, runChecked, runResult } from './run-result.js';
+export {
+  asNumber, asText, compareNumber, compareValue, cutText, isEmptyValue, NUMERIC_COMPARISONS, quoteText, takesTarget,
+  type CompareOptions, type Compared,
+} from './assertion-values.js';
 export { probeCertificate } from './probe-certificate.js';
 export { RegexSandbox, type RegexExtraction } from './regex-sandbox.js';
 export { isJsonPath, readJsonPath } from './json-path.js';
