@@ -7,6 +7,7 @@ import { authThrottle, inFlightCap, inFlightLimit, type AuthThrottle, type AuthT
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { bodyErrors, jsonBody } from './body.js';
 import { openApiDocument, withServer } from './api/openapi.js';
+import { apiDocs } from './api/docs.js';
 import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
 import { vigilFrom } from './vigil-from.js';
 
@@ -60,6 +61,11 @@ export interface VigilRouterOptions {
   fallthrough?: boolean;
   /** Serve `GET /openapi.json`. Default true. */
   openapi?: boolean;
+  /**
+   * Serve the interactive API reference (Swagger UI on the document, all from the host) at
+   * `GET /docs/`, public like the document. Default true; off with `openapi: false` too.
+   */
+  docs?: boolean;
   /** Serve the heartbeat ping endpoints `GET|POST /ping/{token}`. Default true. */
   pings?: boolean;
   /** Where the router logs internal errors. Default: Vigil's logger. */
@@ -244,6 +250,7 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
       // The server is where the host mounted the router, whatever path that is.
       res.json(withServer(doc, req.baseUrl || '/'));
     });
+    if (options.docs !== false) router.use('/docs', apiDocs(named));
   }
 
   if (options.pings !== false) {
