@@ -120,6 +120,10 @@ export {
   type PluginCheck, RESERVED_CHECK_SLUGS,
 } from './model/check-type.js';
 export {
+  DNS_ASSERTION_SOURCES, DNS_PROTOCOLS, DNS_RCODES, DNS_RECORD_TYPES, type DnsAssertion, DnsAssertionSchema, dnsAssertionProblem,
+  type DnsAssertionSource, type DnsProtocol, type DnsRcode, type DnsRecordType, type DnsRequest, DnsRequestSchema, DOMAIN_NAME,
+} from './model/check-dns.js';
+export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
   CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
 } from './model/check-group.js';

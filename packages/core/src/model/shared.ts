@@ -244,7 +244,7 @@ function compiles(pattern: string): boolean {
   }
 }
 
-const assertionCommonEntries = {
+export const assertionCommonEntries = {
   target: v.optional(LongTextSchema, ''),
   property: v.optional(LongTextSchema, ''),
   regex: v.optional(v.nullable(v.pipe(LongTextSchema, v.check(compiles, 'must be a valid regular expression'))), null),
