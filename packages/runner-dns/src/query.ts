@@ -2,18 +2,8 @@ import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { isIP, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { DnsProtocol, DnsRecordType } from '@vigil/core';
 import * as packet from 'dns-packet';
-
-/** The record types a DNS check asks for. */
-export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'SRV', 'CAA', 'PTR'] as const;
-export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
-
-/** How a query travels. */
-export const DNS_PROTOCOLS = ['UDP', 'TCP'] as const;
-export type DnsProtocol = (typeof DNS_PROTOCOLS)[number];
-
-/** The response codes of RFC 1035 and RFC 2136, as name servers send them. */
-export const DNS_RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'] as const;
 
 export interface DnsQuery {
   /** The name asked for (`shop.example.com`; for PTR, `4.3.2.1.in-addr.arpa` or an address, which is turned into that name). */
