@@ -5,13 +5,19 @@ import { PageQuerySchema, QueryBooleanSchema, parse, type Page, type Vigil } fro
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * A valibot schema, named by core's `parse` rather than by valibot: core's declarations carry the
+ * valibot types they use, so a host type-checks them once instead of valibot's whole declarations.
+ */
+export type Schema = Parameters<typeof parse>[0];
+
 /** A schema with the name it carries in the OpenAPI document's components. */
 export interface NamedSchema {
   name: string;
-  schema: v.GenericSchema;
+  schema: Schema;
 }
 
-export const named = (name: string, schema: v.GenericSchema): NamedSchema => ({ name, schema });
+export const named = (name: string, schema: Schema): NamedSchema => ({ name, schema });
 
 /** What a handler receives: the authenticated account and the request's raw parts. */
 export interface RouteInput {
@@ -45,7 +51,8 @@ export interface RouteDef {
   tag: string;
   /** Path parameters and their OpenAPI type. */
   params?: Record<string, 'string' | 'integer' | 'uuid'>;
-  query?: v.ObjectSchema<v.ObjectEntries, undefined> | v.GenericSchema;
+  /** The query's schema: an object (in a pipe or not), each entry documented as a parameter. */
+  query?: Schema;
   body?: NamedSchema;
   /** Success status (200 unless given). */
   status?: number;
