@@ -1,28 +1,20 @@
 import * as v from 'valibot';
-import { frequencyOffsetError } from '../rules/frequency-offset.js';
 import { ApiRequestSchema } from './api-request.js';
 import {
+  AlertChannelsSummarySchema, checkCommonEntries, checkRecordEntries, checkResponseEntries, responseTimeSchema, withFrequencyOffsetRule,
+} from './check-common.js';
+import {
   DEFAULT_FREQUENCY,
-  FrequencySchema,
   CodeSchema,
-  LocationSchema,
   LongTextSchema,
   MAX_URL_LENGTH,
-  NameSchema,
   NonEmptyStringSchema,
-  RuntimeIdSchema,
-  TagsSchema,
   TcpFrequencySchema,
-  TimestampSchema,
   maxChars,
 } from './primitives.js';
 import {
-  AlertChannelSubscriptionSchema,
-  AlertSettingsSchema,
   EnvironmentVariablesSchema,
-  RetryStrategySchema,
   TcpAssertionSchema,
-  TriggerIncidentSchema,
   integerAtLeast,
   integerBetween,
   modelObject,
@@ -34,70 +26,10 @@ import {
 export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
-const PrivateLocationsSchema = v.nullable(v.array(NameSchema));
-
-/** The spec's "Check (common fields, browser and TCP)", with its defaults; frequency is per type. */
-export const checkCommonEntries = {
-  name: NameSchema,
-  activated: v.optional(v.boolean(), true),
-  muted: v.optional(v.boolean(), false),
-  doubleCheck: v.optional(v.boolean(), true),
-  shouldFail: v.optional(v.boolean(), false),
-  locations: v.optional(v.nullable(v.array(LocationSchema)), () => []),
-  tags: v.optional(TagsSchema, () => []),
-  alertSettings: v.optional(AlertSettingsSchema, {}),
-  useGlobalAlertSettings: v.optional(v.boolean(), true),
-  groupId: v.optional(v.nullable(integerAtLeast(1)), null),
-  groupOrder: v.optional(v.nullable(integerAtLeast(0)), null),
-  runtimeId: v.optional(v.nullable(RuntimeIdSchema), null),
-  alertChannelSubscriptions: v.optional(v.array(AlertChannelSubscriptionSchema), () => []),
-  retryStrategy: v.optional(v.nullable(RetryStrategySchema), null),
-  triggerIncident: v.optional(v.nullable(TriggerIncidentSchema), null),
-  runParallel: v.optional(v.boolean(), false),
-  description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))), null),
-  frequency: v.optional(FrequencySchema, DEFAULT_FREQUENCY),
-  privateLocations: v.optional(PrivateLocationsSchema, () => []),
-};
-
-/** The common fields alone, for check types a plugin adds (its runner validates the rest). */
-export const CheckCommonCreateSchema = modelObject(checkCommonEntries);
-export type CheckCommonCreate = v.InferOutput<typeof CheckCommonCreateSchema>;
-
-/** The fields a stored check adds to its body: id, accountId and the time stamps. */
-export const checkRecordEntries = {
-  id: v.string(),
-  accountId: v.string(),
-  created_at: TimestampSchema,
-  updated_at: v.nullable(TimestampSchema),
-};
-
-/** The fields a check response adds to its body (no accountId; checkType and alertChannels come per type). */
-export const checkResponseEntries = {
-  id: v.string(),
-  created_at: TimestampSchema,
-  updated_at: v.nullable(TimestampSchema),
-};
-
-const keyValueLockedSchema = v.object({ key: v.string(), value: v.string(), locked: v.boolean() });
-
-/** The spec's `alertChannels` of a check response: the channels the check notifies, by kind. */
-export const AlertChannelsSummarySchema = v.object({
-  email: v.array(v.object({ address: v.string() })),
-  webhook: v.array(
-    v.object({
-      url: v.string(),
-      name: v.string(),
-      method: v.string(),
-      headers: v.array(keyValueLockedSchema),
-      queryParameters: v.array(keyValueLockedSchema),
-    }),
-  ),
-  chat: v.array(v.object({ url: v.string() })),
-  sms: v.array(v.object({ number: v.string(), name: v.string() })),
-});
-export type AlertChannelsSummary = v.InferOutput<typeof AlertChannelsSummarySchema>;
-
-const responseTimeSchema = (fallback: number) => v.optional(v.nullable(integerBetween(0, 5000)), fallback);
+export {
+  AlertChannelsSummarySchema, checkCommonEntries, CheckCommonCreateSchema, checkRecordEntries, checkResponseEntries,
+  type AlertChannelsSummary, type CheckCommonCreate,
+} from './check-common.js';
 
 export const TcpRequestSchema = modelObject({
   port: integerBetween(1, 65535),
@@ -117,30 +49,6 @@ const tcpEntries = {
   degradedResponseTime: responseTimeSchema(3000),
   maxResponseTime: responseTimeSchema(5000),
 };
-
-function offsetProblem(input: { frequency?: number; frequencyOffset?: number | null }): string | null {
-  const frequency = input.frequency ?? DEFAULT_FREQUENCY;
-  const offset = input.frequencyOffset ?? null;
-  if (offset === null) return frequency === 0 ? 'is required when frequency is 0 (10, 20 or 30)' : null;
-  return frequencyOffsetError(frequency, offset);
-}
-
-type OffsetEntries = v.ObjectEntries & { frequency: v.GenericSchema<unknown, number>; frequencyOffset: v.GenericSchema<unknown, number | null> };
-
-/** A create schema with the spec's frequencyOffset rules ("TCP checks; also API checks"), reported on frequencyOffset. */
-function withFrequencyOffsetRule<const TEntries extends OffsetEntries>(entries: TEntries) {
-  return v.pipe(
-    modelObject(entries),
-    v.forward(
-      v.partialCheck(
-        [['frequency'], ['frequencyOffset']] as never,
-        (input) => offsetProblem(input as Parameters<typeof offsetProblem>[0]) === null,
-        (issue) => offsetProblem(issue.input as Parameters<typeof offsetProblem>[0]) ?? 'is invalid',
-      ),
-      ['frequencyOffset'] as never,
-    ),
-  );
-}
 
 export const TcpCheckCreateSchema = withFrequencyOffsetRule(tcpEntries);
 export type TcpCheckCreate = v.InferOutput<typeof TcpCheckCreateSchema>;
