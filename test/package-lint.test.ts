@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,8 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The published tarballs, as npm packs them, held to publint and "Are the types wrong?".
+// The published tarballs, as npm packs them, held to publint and "Are the types wrong?", and to
+// their manifests: every package a shipped file (code or declarations) imports is one it declares.
 // The packages are built already (npm test builds before it runs the tests): packing ignores
 // the prepack script, so nothing is rebuilt here.
 
@@ -30,6 +32,35 @@ const ACCEPTED_SUGGESTIONS: Record<string, Record<string, string>> = {
   core: { USE_SIDE_EFFECTS: 'core imports reflect-metadata for its side effect' },
 };
 
+/**
+ * Modules a package's shipped files name without declaring them, by package, each with the reason.
+ * Anything else a file imports or requires must be a dependency or peer dependency of the package.
+ */
+const ACCEPTED_UNDECLARED: Record<string, Record<string, string>> = {
+  'runner-browser': {
+    // dist/script-worker.cjs bundles ws (through puppeteer-core), which requires these inside try/catch.
+    bufferutil: "ws's optional native add-on, required inside try/catch in the bundled script worker",
+    'utf-8-validate': "ws's optional native add-on, required inside try/catch in the bundled script worker",
+    expect: 'child/worker.cjs requires it when the runner runs from the sources; the packed package runs dist/script-worker.cjs, which bundles it',
+    puppeteer: "named in a comment of child/worker.cjs (a script's require('puppeteer') gets puppeteer-core)",
+  },
+};
+
+/** Every module specifier a JavaScript or declaration file names: import/export from, import(), require(). */
+function moduleSpecifiers(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)(['"])([^'"\s$`]+)\1/g)) found.add(m[2]!);
+  return [...found];
+}
+
+/** The package a bare specifier names (`@scope/name/sub` -> `@scope/name`); null for a relative path or a builtin. */
+function packageOf(specifier: string): string | null {
+  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:')) return null;
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+  return builtinModules.includes(name) ? null : name;
+}
+
 interface Packed { name: string; tarball: Uint8Array; files: string[] }
 
 let dir: string;
@@ -48,6 +79,39 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+describe('the scan for the modules a file names', () => {
+  it('finds static, side-effect, type and dynamic imports, re-exports and requires, by package', () => {
+    const text = [
+      "import * as v from 'valibot';", "import { DependencyContainer } from 'tsyringe';", "import 'reflect-metadata';",
+      'export { x } from "@scope/pkg/sub";', "type T = import('undici').Agent;", 'const a = require("croner");',
+      "const b = await import('node:fs');", "import { join } from 'path';", "import { y } from './chunk-abc.mjs';",
+    ].join('\n');
+    expect(moduleSpecifiers(text).map(packageOf).filter(Boolean)).toEqual(['valibot', 'tsyringe', 'reflect-metadata', '@scope/pkg', 'undici', 'croner']);
+  });
+});
+
+/** Names a declaration file exports (`export { a, b as c, type d }`, with or without `from`). */
+function exportedNames(text: string): Set<string> {
+  return new Set([...text.matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1]!.split(',').map((s) => s.trim().replace(/^type /, '').split(/\s+as\s+/).pop()!)));
+}
+
+/** Names of the interfaces and type aliases a declaration file holds (rollup's `$1` suffix dropped). */
+function declaredTypes(text: string): Set<string> {
+  return new Set([...text.matchAll(/^(?:declare )?(?:interface|type) ([\w$]+)/gm)].map((m) => m[1]!.replace(/\$\d+$/, '')));
+}
+
+it("core's root declarations export every valibot type its bundled declarations hold, for dependents' declarations to name", () => {
+  const valibot = readFileSync(join(root, 'node_modules', 'valibot', 'dist', 'index.d.mts'), 'utf8');
+  const valibotTypes = [...exportedNames(valibot)].filter((n) => declaredTypes(valibot).has(n));
+  const dist = join(root, 'packages', 'core', 'dist');
+  const declarations = packed.get('core')!.files.filter((f) => f.endsWith('.d.mts')).map((f) => readFileSync(join(root, 'packages', 'core', f), 'utf8'));
+  const held = new Set(declarations.flatMap((text) => [...declaredTypes(text)]));
+  expect(declarations.join('\n')).not.toMatch(/from ['"]valibot['"]/);
+  const rootExports = exportedNames(readFileSync(join(dist, 'index.d.mts'), 'utf8'));
+  const missing = valibotTypes.filter((n) => held.has(n) && !rootExports.has(n));
+  expect(missing, `add to packages/core/src/model/index-declarations.ts: ${missing.join(', ')}`).toEqual([]);
+});
+
 describe.each(PACKAGES)('the packed @vigil/%s', (name) => {
   const pkg = () => packed.get(name)!;
 
@@ -55,6 +119,24 @@ describe.each(PACKAGES)('the packed @vigil/%s', (name) => {
     const files = pkg().files;
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts']));
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+  });
+
+  it('names only the modules it declares (dependencies, peer dependencies) and node builtins', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')) as {
+      name: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; optionalDependencies?: Record<string, string>;
+    };
+    const declared = new Set([manifest.name, ...Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies })]);
+    const accepted = ACCEPTED_UNDECLARED[name] ?? {};
+    const files = pkg().files.filter((f) => /\.(d\.mts|d\.cts|mjs|cjs|js)$/.test(f));
+    expect(files.filter((f) => /\.d\.[cm]ts$/.test(f)).length).toBeGreaterThan(0);
+    const named = files.flatMap((file) => moduleSpecifiers(readFileSync(join(root, 'packages', name, file), 'utf8'))
+      .map(packageOf)
+      .filter((module): module is string => module !== null)
+      .map((module) => ({ file, module })));
+    const undeclared = [...new Set(named.filter(({ module }) => !declared.has(module) && !(module in accepted)).map(({ file, module }) => `${file} names ${module}`))];
+    expect(undeclared, undeclared.join('\n')).toEqual([]);
+    // An accepted exception that no file needs any more goes.
+    expect(Object.keys(accepted).filter((module) => !named.some((n) => n.module === module))).toEqual([]);
   });
 
   it('passes publint', async () => {
