@@ -7,7 +7,7 @@ import { authThrottle, inFlightCap, inFlightLimit, type AuthThrottle, type AuthT
 import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { bodyErrors, jsonBody } from './body.js';
 import { openApiDocument, withServer } from './api/openapi.js';
-import { apiDocs } from './api/docs.js';
+import { apiDocs } from './api-docs.js';
 import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
 import { vigilFrom } from './vigil-from.js';
 
