@@ -121,7 +121,9 @@ export {
 } from './model/check-type.js';
 export {
   DNS_ASSERTION_SOURCES, DNS_PROTOCOLS, DNS_RCODES, DNS_RECORD_TYPES, type DnsAssertion, DnsAssertionSchema, dnsAssertionProblem,
-  type DnsAssertionSource, type DnsProtocol, type DnsRcode, type DnsRecordType, type DnsRequest, DnsRequestSchema, DOMAIN_NAME,
+  type DnsAssertionSource, type DnsCheck, type DnsCheckCreate, DnsCheckCreateSchema, type DnsCheckResponse, DnsCheckResponseSchema,
+  DnsCheckSchema, type DnsCheckUpdate, DnsCheckUpdateSchema, type DnsProtocol, type DnsRcode, type DnsRecordType, type DnsRequest,
+  DnsRequestSchema, DOMAIN_NAME,
 } from './model/check-dns.js';
 export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,

@@ -23,7 +23,7 @@ describe('DNS check request', () => {
       ],
     });
     expect(request.assertions.map((a) => a.source)).toEqual(['RESPONSE_CODE', 'TEXT_ANSWER', 'ANSWER_COUNT', 'RESPONSE_TIME']);
-    expect(request.assertions[1]).toEqual({ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'mx1.example.com', property: '', regex: null });
+    expect(request.assertions[1]).toEqual({ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'mx1.example.com', regex: null });
   });
 
   it('takes an address as the query of a PTR check only', () => {
@@ -49,6 +49,7 @@ describe('DNS check request', () => {
     [{ query: 'a.example', assertions: [{ source: 'RESPONSE_TIME', comparison: 'CONTAINS', target: '5' }] }, 'assertions.0.comparison: must be one of EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN for RESPONSE_TIME'],
     [{ query: 'a.example', assertions: [{ source: 'ANSWERS', comparison: 'EQUALS', target: '1' }] }, 'assertions.0.source: must be one of RESPONSE_CODE, TEXT_ANSWER, ANSWER_COUNT, RESPONSE_TIME'],
     [{ query: 'a.example', assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'x', regex: '(' }] }, 'assertions.0.regex: must be a valid regular expression'],
+    [{ query: 'a.example', assertions: [{ source: 'ANSWER_COUNT', comparison: 'EQUALS', target: '1', regex: '.' }] }, 'assertions.0.regex: applies to TEXT_ANSWER only, not ANSWER_COUNT'],
   ])('refuses %j naming the field', (input, expected) => {
     expect(issue(input)).toEqual([expected]);
   });

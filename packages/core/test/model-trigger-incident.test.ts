@@ -14,6 +14,7 @@ const BODIES: Record<(typeof BUILTIN_CHECK_TYPES)[number], Record<string, unknow
   API: { name: 'api', request: { url: 'https://api.example.com/' } },
   BROWSER: { name: 'home', script: "await page.goto('https://example.com')" },
   HEARTBEAT: { name: 'backup', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'hours' } },
+  DNS: { name: 'resolver', request: { query: 'shop.example.com' } },
 };
 
 describe('triggerIncident.serviceId is at most 255 characters, as the other ids a body names', () => {

@@ -69,8 +69,9 @@ describe('defineCheckType', () => {
     expect(() => defineCheckType({ checkType: 'dns', entries: {} })).toThrow(TypeError);
     expect(() => defineCheckType({ checkType: 'TCP', entries: {} })).toThrow(/built-in/);
     expect(() => defineCheckType({ checkType: 'HEARTBEATS', entries: {} })).toThrow(/slug "heartbeats"/);
-    expect(() => defineCheckType({ checkType: 'DNS', slug: 'DNS!', entries: {} })).toThrow(/slug/);
-    expect(() => defineCheckType({ checkType: 'DNS', entries: { id: v.string() } })).toThrow(/sets id/);
+    expect(() => defineCheckType({ checkType: 'DNS', entries: {} })).toThrow(/built-in/);
+    expect(() => defineCheckType({ checkType: 'SMTP', slug: 'SMTP!', entries: {} })).toThrow(/slug/);
+    expect(() => defineCheckType({ checkType: 'SMTP', entries: { id: v.string() } })).toThrow(/sets id/);
     expect(defineCheckType({ checkType: 'MULTI_STEP', entries: {} }).slug).toBe('multi-step');
   });
 

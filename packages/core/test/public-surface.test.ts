@@ -34,7 +34,8 @@ const ROOT_EXPORTS = [
   'DNS_ASSERTION_SOURCES', 'DNS_PROTOCOLS', 'DNS_RCODES', 'DNS_RECORD_TYPES', 'DOMAIN_NAME',
   'DURATION_BUCKETS_SECONDS', 'DashboardCreateSchema', 'DashboardKeyRecordSchema',
   'DashboardKeyResponseSchema', 'DashboardResponseSchema', 'DashboardSchema', 'DashboardUpdateSchema',
-  'DateTimeSchema', 'DeliveryLogQuerySchema', 'DnsAssertionSchema', 'DnsRequestSchema', 'ESCALATION_TYPES',
+  'DateTimeSchema', 'DeliveryLogQuerySchema', 'DnsAssertionSchema', 'DnsCheckCreateSchema',
+  'DnsCheckResponseSchema', 'DnsCheckSchema', 'DnsCheckUpdateSchema', 'DnsRequestSchema', 'ESCALATION_TYPES',
   'EXIT_FAILURE', 'EXIT_OK', 'EXIT_USAGE', 'EmailConfigSchema', 'EnvironmentVariableSchema',
   'EnvironmentVariablesSchema', 'ErrorBodySchema', 'ErrorGroupListQuerySchema', 'ErrorGroupPatchSchema',
   'ErrorGroupResponseSchema', 'ErrorGroupSchema', 'FINAL_SESSION_STATUSES', 'FREQUENCIES', 'ForbiddenError',
@@ -117,7 +118,7 @@ describe('typed service inputs', () => {
   });
 
   it('leaves a plugin\'s type, or one known only at run time, to the parse', () => {
-    expectTypeOf<CheckCreateInput<'DNS'>>().toBeUnknown();
+    expectTypeOf<CheckCreateInput<'SMTP'>>().toBeUnknown();
     expectTypeOf<CheckCreateInput<string>>().toBeUnknown();
     expectTypeOf<CheckUpdateInput<string>>().toBeUnknown();
     expectTypeOf<CheckCreateInput<'API'>>().toHaveProperty('request');

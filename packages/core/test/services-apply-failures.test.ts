@@ -59,13 +59,13 @@ describe('vigil.apply: checks as code', () => {
     const err = await failure(vigil.apply(ACCOUNT_A, [
       new TcpCheck('a', { name: 'A', request: { hostname: 'x', port: 1 }, groupId: 999, alertChannelSubscriptions: [{ alertChannelId: 42 }] }),
       new Dashboard('d', { header: 'Mine', customUrl: 'taken' }),
-      new PluginCheck('dns', 'DNS', { name: 'DNS' }),
+      new PluginCheck('smtp', 'SMTP', { name: 'SMTP' }),
     ]));
     const issues = (err as ConstructValidationError).constructIssues.map((i) => `${i.construct} | ${i.path} | ${i.message}`);
     expect(issues).toEqual([
       'TcpCheck "a" | alertChannelSubscriptions.0.alertChannelId | is not an alert channel of this account',
       'TcpCheck "a" | groupId | is not a check group of this account',
-      'PluginCheck "dns" | checkType | DNS is not a check type this Vigil serves (TCP, API, BROWSER, HEARTBEAT)',
+      'PluginCheck "smtp" | checkType | SMTP is not a check type this Vigil serves (TCP, API, BROWSER, HEARTBEAT, DNS)',
       'Dashboard "d" | customUrl | "taken" is already taken by another dashboard',
     ]);
     expect((await counts(vigil)).checks).toBe(0);
@@ -158,25 +158,25 @@ describe('vigil.apply: checks as code', () => {
   });
 
   it('applies check types and channel types that plugins add, validated by their schemas', async () => {
-    const dns = defineCheckType({ checkType: 'DNS', entries: { query: v.object({ name: v.string(), recordType: v.picklist(['A', 'AAAA']) }) } });
+    const smtp = defineCheckType({ checkType: 'SMTP', entries: { probe: v.object({ host: v.string(), tls: v.picklist(['NONE', 'STARTTLS']) }) } });
     const ntfy = new FakeTransport('NTFY', v.object({ topic: v.pipe(v.string(), v.minLength(3, 'must be at least 3 characters')) }));
-    const vigil = createVigil({ storage: memoryStorage(), secretKey: randomBytes(32), checkTypes: [dns], transports: [ntfy] });
+    const vigil = createVigil({ storage: memoryStorage(), secretKey: randomBytes(32), checkTypes: [smtp], transports: [ntfy] });
     await vigil.accounts.ensure(ACCOUNT_A);
     const push = new PluginAlertChannel('push', { type: 'NTFY', config: { topic: 'ops-alerts' } });
-    const lookup = new PluginCheck('shop-dns', 'DNS', { name: 'Shop DNS', query: { name: 'shop.example.com', recordType: 'A' }, alertChannels: [push] });
+    const lookup = new PluginCheck('shop-smtp', 'SMTP', { name: 'Shop mail', probe: { host: 'mail.example.com', tls: 'STARTTLS' }, alertChannels: [push] });
     const plan = await vigil.apply(ACCOUNT_A, [lookup]);
-    expect(actions(plan)).toEqual(['create AlertChannel push', 'create Check shop-dns']);
-    expect(plan.entries[1]).toMatchObject({ type: 'DNS', name: 'Shop DNS' });
+    expect(actions(plan)).toEqual(['create AlertChannel push', 'create Check shop-smtp']);
+    expect(plan.entries[1]).toMatchObject({ type: 'SMTP', name: 'Shop mail' });
     expect((await vigil.apply(ACCOUNT_A, [lookup])).summary.unchanged).toBe(2);
     const err = await failure(vigil.apply(ACCOUNT_A, [
       new PluginAlertChannel('bad-push', { type: 'NTFY', config: { topic: 'x' } }),
       new PluginAlertChannel('unknown', { type: 'CARRIER_PIGEON', config: {} }),
-      new PluginCheck('bad-dns', 'DNS', { name: 'Bad DNS', query: { name: 'x', recordType: 'MX' } }),
+      new PluginCheck('bad-smtp', 'SMTP', { name: 'Bad mail', probe: { host: 'x', tls: 'SSL' } }),
     ]));
     expect((err as ConstructValidationError).constructIssues.map((i) => `${i.construct} | ${i.path} | ${i.message}`)).toEqual([
       'PluginAlertChannel "bad-push" | config.topic | must be at least 3 characters',
       'PluginAlertChannel "unknown" | type | must be one of EMAIL, WEBHOOK, SMS, CALL, CHAT, CHAT_APP, PAGING_A, PAGING_B, NTFY',
-      expect.stringMatching(/^PluginCheck "bad-dns" \| query.recordType \| /),
+      expect.stringMatching(/^PluginCheck "bad-smtp" \| probe.tls \| /),
     ]);
   });
 

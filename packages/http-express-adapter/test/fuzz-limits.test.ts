@@ -51,6 +51,8 @@ const FORMAT_BOUNDED: Record<string, string> = {
   'incidentUpdate.publicIncidentUpdateDate': 'an ISO 8601 date-time',
   'target.checkId.[]': 'a UUID',
   'sequenceId.[]': 'a UUID',
+  'request.query': 'a DNS check\'s query is a domain name (or an address): at most 253 characters',
+  'request.nameServer': 'an IPv4 or IPv6 address: at most 45 characters',
 };
 
 /**

@@ -6,6 +6,7 @@ import type {
   HeartbeatCheckCreateSchema,
   TcpCheckCreateSchema,
 } from '../model/check.js';
+import type { DnsCheckCreateSchema } from '../model/check-dns.js';
 import { Construct, type Ref } from './construct.js';
 import type { AlertChannelLinks, CheckGroup } from './resources.js';
 
@@ -19,6 +20,7 @@ export type TcpCheckProps = v.InferInput<typeof TcpCheckCreateSchema> & CheckLin
 export type ApiCheckProps = v.InferInput<typeof ApiCheckCreateSchema> & CheckLinks;
 export type BrowserCheckProps = v.InferInput<typeof BrowserCheckCreateSchema> & CheckLinks;
 export type HeartbeatCheckProps = v.InferInput<typeof HeartbeatCheckCreateSchema> & CheckLinks;
+export type DnsCheckProps = v.InferInput<typeof DnsCheckCreateSchema> & CheckLinks;
 /** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
 export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
 
@@ -52,7 +54,13 @@ export class HeartbeatCheck extends CheckConstruct<HeartbeatCheckProps> {
   readonly construct: string = 'HeartbeatCheck';
 }
 
-/** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('dns-shop', 'DNS', {...})`. */
+/** A DNS check: `new DnsCheck('shop-dns', { name: 'Shop DNS', request: { query: 'shop.example.com', recordType: 'A' } })`. */
+export class DnsCheck extends CheckConstruct<DnsCheckProps> {
+  readonly checkType = 'DNS';
+  readonly construct: string = 'DnsCheck';
+}
+
+/** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('mail', 'SMTP', {...})`. */
 export class PluginCheck extends CheckConstruct<PluginCheckProps> {
   readonly construct: string = 'PluginCheck';
 

@@ -10,12 +10,14 @@ export {
   ApiCheck,
   BrowserCheck,
   HeartbeatCheck,
+  DnsCheck,
   PluginCheck,
   type CheckLinks,
   type TcpCheckProps,
   type ApiCheckProps,
   type BrowserCheckProps,
   type HeartbeatCheckProps,
+  type DnsCheckProps,
   type PluginCheckProps,
 } from './checks.js';
 export {

@@ -1,6 +1,10 @@
 import { isIP } from 'node:net';
 import * as v from 'valibot';
-import { ASSERTION_COMPARISONS, assertionCommonEntries, integerBetween, modelObject, oneOf } from './shared.js';
+import {
+  AlertChannelsSummarySchema, checkCommonEntries, checkRecordEntries, checkResponseEntries, responseTimeSchema, withFrequencyOffsetRule,
+} from './check-common.js';
+import { DEFAULT_FREQUENCY, TcpFrequencySchema } from './primitives.js';
+import { ASSERTION_COMPARISONS, assertionCommonEntries, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 
 /** The record types a DNS check asks for. */
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'SRV', 'CAA', 'PTR'] as const;
@@ -25,7 +29,8 @@ export type DnsAssertionSource = (typeof DNS_ASSERTION_SOURCES)[number];
 const NUMERIC_COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN'];
 
 /** Why an assertion cannot be judged as written, or null: comparisons and targets that fit their source. */
-export function dnsAssertionProblem(a: { source: string; comparison: string; target: string; regex: string | null }): { path: 'comparison' | 'target'; message: string } | null {
+export function dnsAssertionProblem(a: { source: string; comparison: string; target: string; regex: string | null }): { path: 'comparison' | 'target' | 'regex'; message: string } | null {
+  if (a.regex !== null && a.source !== 'TEXT_ANSWER') return { path: 'regex', message: `applies to TEXT_ANSWER only, not ${a.source}` };
   switch (a.source) {
     case 'RESPONSE_CODE':
       if (a.comparison !== 'EQUALS' && a.comparison !== 'NOT_EQUALS') return { path: 'comparison', message: 'must be EQUALS or NOT_EQUALS for RESPONSE_CODE' };
@@ -41,11 +46,14 @@ export function dnsAssertionProblem(a: { source: string; comparison: string; tar
   }
 }
 
+// A DNS answer has no properties to read: an assertion has a target and may extract with a regex.
+const { property: _property, ...dnsAssertionEntries } = assertionCommonEntries;
+
 export const DnsAssertionSchema = v.pipe(
   modelObject({
     source: oneOf(DNS_ASSERTION_SOURCES),
     comparison: oneOf(ASSERTION_COMPARISONS),
-    ...assertionCommonEntries,
+    ...dnsAssertionEntries,
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
@@ -63,6 +71,8 @@ export type DnsAssertion = v.InferOutput<typeof DnsAssertionSchema>;
 /** A host name as DNS writes it: labels of letters, digits, `-` and `_`, at most 253 characters, a trailing dot allowed. */
 export const DOMAIN_NAME = /^(?=.{1,253}\.?$)(?:(?!-)[A-Za-z0-9_-]{1,63}(?<!-)\.)*(?!-)[A-Za-z0-9_-]{1,63}(?<!-)\.?$/;
 
+const QUERY_FORMAT = 'must be a domain name such as shop.example.com (or, for PTR, an IP address)';
+
 const IpAddressSchema = v.pipe(v.string(), v.trim(), v.check((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address'));
 
 /**
@@ -72,19 +82,40 @@ const IpAddressSchema = v.pipe(v.string(), v.trim(), v.check((s) => isIP(s) !== 
 export const DnsRequestSchema = v.pipe(
   modelObject({
     recordType: v.optional(oneOf(DNS_RECORD_TYPES), 'A'),
-    query: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(253, 'must be at most 253 characters')),
+    // At most 253 characters: a domain name's format bounds it, and an address's.
+    query: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.check((q) => q === '' || DOMAIN_NAME.test(q) || isIP(q) !== 0, QUERY_FORMAT)),
     nameServer: v.optional(v.nullable(IpAddressSchema), null),
     port: v.optional(integerBetween(1, 65535), 53),
     protocol: v.optional(oneOf(DNS_PROTOCOLS), 'UDP'),
     assertions: v.optional(v.pipe(v.array(DnsAssertionSchema), v.maxLength(20, 'must hold at most 20 assertions')), () => []),
   }),
-  v.forward(
-    v.check(
-      // An empty or overlong query already has its issue.
-      (r) => r.query.length === 0 || r.query.length > 253 || DOMAIN_NAME.test(r.query) || (r.recordType === 'PTR' && isIP(r.query) !== 0),
-      'must be a domain name such as shop.example.com (or, for PTR, an IP address)',
-    ),
-    ['query'],
-  ),
+  // An address that is no domain name (an IPv6 one) is asked only by PTR checks.
+  v.forward(v.check((r) => isIP(r.query) === 0 || DOMAIN_NAME.test(r.query) || r.recordType === 'PTR', QUERY_FORMAT), ['query']),
 );
 export type DnsRequest = v.InferOutput<typeof DnsRequestSchema>;
+
+// DNS checks run as often as TCP checks (frequency 0 with a 10, 20 or 30 second offset included).
+// A name server that takes a second to answer is unwell: degraded past 1,000 ms by default, failed
+// past 3,000 ms.
+const dnsEntries = {
+  ...checkCommonEntries,
+  frequency: v.optional(TcpFrequencySchema, DEFAULT_FREQUENCY),
+  request: DnsRequestSchema,
+  frequencyOffset: v.optional(v.nullable(integerAtLeast(1)), null),
+  degradedResponseTime: responseTimeSchema(1000),
+  maxResponseTime: responseTimeSchema(3000),
+};
+
+export const DnsCheckCreateSchema = withFrequencyOffsetRule(dnsEntries);
+export type DnsCheckCreate = v.InferOutput<typeof DnsCheckCreateSchema>;
+export const DnsCheckUpdateSchema = modelObject(updateEntries(dnsEntries));
+export type DnsCheckUpdate = v.InferOutput<typeof DnsCheckUpdateSchema>;
+export const DnsCheckSchema = v.object({ ...dnsEntries, ...checkRecordEntries, checkType: v.literal('DNS') });
+export type DnsCheck = v.InferOutput<typeof DnsCheckSchema>;
+export const DnsCheckResponseSchema = v.object({
+  ...dnsEntries,
+  ...checkResponseEntries,
+  checkType: v.literal('DNS'),
+  alertChannels: AlertChannelsSummarySchema,
+});
+export type DnsCheckResponse = v.InferOutput<typeof DnsCheckResponseSchema>;

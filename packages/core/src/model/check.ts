@@ -23,13 +23,14 @@ import {
 } from './shared.js';
 
 /** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
-export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT'] as const;
+export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
 export {
   AlertChannelsSummarySchema, checkCommonEntries, CheckCommonCreateSchema, checkRecordEntries, checkResponseEntries,
   type AlertChannelsSummary, type CheckCommonCreate,
 } from './check-common.js';
+import { DnsCheckCreateSchema, DnsCheckResponseSchema, DnsCheckSchema, DnsCheckUpdateSchema } from './check-dns.js';
 
 export const TcpRequestSchema = modelObject({
   port: integerBetween(1, 65535),
@@ -204,13 +205,14 @@ export const HeartbeatCheckResponseSchema = v.object({
 });
 export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponseSchema>;
 
-export const CheckSchema = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema]);
+export const CheckSchema = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema]);
 export type Check = v.InferOutput<typeof CheckSchema>;
 export const CheckResponseSchema = v.variant('checkType', [
   TcpCheckResponseSchema,
   ApiCheckResponseSchema,
   BrowserCheckResponseSchema,
   HeartbeatCheckResponseSchema,
+  DnsCheckResponseSchema,
 ]);
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
@@ -220,6 +222,7 @@ export const CheckCreateSchemas = {
   API: ApiCheckCreateSchema,
   BROWSER: BrowserCheckCreateSchema,
   HEARTBEAT: HeartbeatCheckCreateSchema,
+  DNS: DnsCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
 export const CheckUpdateSchemas = {
@@ -227,6 +230,7 @@ export const CheckUpdateSchemas = {
   API: ApiCheckUpdateSchema,
   BROWSER: BrowserCheckUpdateSchema,
   HEARTBEAT: HeartbeatCheckUpdateSchema,
+  DNS: DnsCheckUpdateSchema,
 } as const;
 
 export function isBuiltinCheckType(checkType: string): checkType is BuiltinCheckType {

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isValidationError, ValidationError, type ValidationIssue } from '../errors.js';
 import { ALERT_CHANNEL_TYPES, AlertChannelCreateSchema, AlertChannelFlagsSchema } from '../model/alert-channel.js';
 import { CheckGroupCreateSchema } from '../model/check-group.js';
-import { CheckCreateSchemas, isBuiltinCheckType } from '../model/check.js';
+import { BUILTIN_CHECK_TYPES, CheckCreateSchemas, isBuiltinCheckType } from '../model/check.js';
 import { DashboardCreateSchema } from '../model/dashboard.js';
 import { MaintenanceWindowCreateSchema } from '../model/maintenance-window.js';
 import { LogicalIdSchema, RESOURCE_KINDS, type ResourceKind } from '../model/managed-resource.js';
@@ -209,7 +209,7 @@ export class ConstructValidator {
         if (type !== null && isBuiltinCheckType(type)) return { schema: CheckCreateSchemas[type], keys: schemaKeys(CheckCreateSchemas[type]) };
         const definition = type === null ? undefined : this.deps.checkTypes?.get(type);
         if (!definition) {
-          const served = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', ...(this.deps.checkTypes?.keys() ?? [])];
+          const served = [...BUILTIN_CHECK_TYPES, ...(this.deps.checkTypes?.keys() ?? [])];
           this.add(label, 'checkType', `${type} is not a check type this Vigil serves (${served.join(', ')})`);
           return null;
         }

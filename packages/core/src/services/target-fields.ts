@@ -34,6 +34,7 @@ export function checkTargetFields(policy: TargetPolicy | undefined, record: Reco
   const issues: ValidationIssue[] = [];
   if (checkType === 'TCP' && typeof request?.hostname === 'string') issues.push(...issue(policy, 'request.hostname', request.hostname));
   if (checkType === 'API') issues.push(...issue(policy, 'request.url', urlHost(request?.url)));
+  if (checkType === 'DNS' && typeof request?.nameServer === 'string') issues.push(...issue(policy, 'request.nameServer', request.nameServer));
   if (typeof record.sslCheckDomain === 'string') issues.push(...issue(policy, 'sslCheckDomain', record.sslCheckDomain));
   const defaults = (record.apiCheckDefaults ?? null) as Record<string, unknown> | null;
   if (checkType === null && defaults) issues.push(...issue(policy, 'apiCheckDefaults.url', urlHost(defaults.url)));

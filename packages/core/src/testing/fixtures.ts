@@ -17,6 +17,7 @@ import {
   type HeartbeatCheck,
   type TcpCheck,
 } from '../model/check.js';
+import { DnsCheckCreateSchema, type DnsCheck } from '../model/check-dns.js';
 import type { PluginCheck } from '../model/check-type.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
 import { DEFAULT_ALERT_SETTINGS } from '../model/shared.js';
@@ -61,6 +62,14 @@ export function tcpCheckFixture(overrides: Partial<NewRecord<TcpCheck>> = {}): N
     request: { hostname: 'db.example.com', port: 5432 },
   });
   return { ...body, id: randomUUID(), checkType: 'TCP', ...stamps(), ...overrides };
+}
+
+export function dnsCheckFixture(overrides: Partial<NewRecord<DnsCheck>> = {}): NewRecord<DnsCheck> {
+  const body = v.parse(DnsCheckCreateSchema, {
+    name: `DNS check ${nextSerial()}`,
+    request: { query: 'shop.example.com', nameServer: '192.0.2.53' },
+  });
+  return { ...body, id: randomUUID(), checkType: 'DNS', ...stamps(), ...overrides };
 }
 
 export function apiCheckFixture(overrides: Partial<NewRecord<ApiCheck>> = {}): NewRecord<ApiCheck> {

@@ -11,6 +11,9 @@ import {
   CheckGroupResponseSchema,
   CheckGroupUpdateSchema,
   CheckResponseSchema,
+  DnsCheckCreateSchema,
+  DnsCheckResponseSchema,
+  DnsCheckUpdateSchema,
   HeartbeatAvailabilityQuerySchema,
   HeartbeatAvailabilitySchema,
   HeartbeatCheckCreateSchema,
@@ -41,6 +44,7 @@ const CHECK_TYPES: readonly TypedCheck[] = [
   { slug: 'api', type: 'API', key: 'Api', label: 'API', create: ApiCheckCreateSchema, update: ApiCheckUpdateSchema, response: ApiCheckResponseSchema },
   { slug: 'browser', type: 'BROWSER', key: 'Browser', label: 'browser', create: BrowserCheckCreateSchema, update: BrowserCheckUpdateSchema, response: BrowserCheckResponseSchema },
   { slug: 'heartbeat', type: 'HEARTBEAT', key: 'Heartbeat', label: 'heartbeat', create: HeartbeatCheckCreateSchema, update: HeartbeatCheckUpdateSchema, response: HeartbeatCheckResponseSchema },
+  { slug: 'dns', type: 'DNS', key: 'Dns', label: 'DNS', create: DnsCheckCreateSchema, update: DnsCheckUpdateSchema, response: DnsCheckResponseSchema },
 ];
 
 /** POST /v1/checks/{slug} and GET|PUT|DELETE /v1/checks/{slug}/{id} of one check type. */

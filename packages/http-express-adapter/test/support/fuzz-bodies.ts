@@ -169,7 +169,7 @@ export function selfSignedPem(cn: string): { cert: string; key: string } {
 /** The resources the valid bodies and the paths of the write routes name. */
 export interface FuzzContext {
   serviceId: string;
-  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat', string>;
+  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns', string>;
   channels: Record<string, number>;
   groupId: number;
   dashboardId: number;
@@ -224,6 +224,13 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
     environmentVariables: [{ key: 'BASE_URL', value: 'https://example.com/' }],
   }),
   heartbeat: (ctx) => ({ ...checkCommon(ctx, 'nightly backup'), heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'hours' } }),
+  dns: (ctx) => ({
+    ...checkCommon(ctx, 'shop mail'),
+    request: {
+      query: 'shop.example.com', recordType: 'MX', nameServer: '9.9.9.9', port: 53, protocol: 'TCP',
+      assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'mx1', regex: 'mx.' }, { source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR' }],
+    },
+  }),
 };
 
 const CHANNEL_CONFIGS: Record<string, Body> = {
@@ -288,6 +295,8 @@ export const VALID_BODIES: Record<string, RouteBodies> = {
   'PUT /v1/checks/browser/:id': { bodies: (ctx) => [CHECKS.browser(ctx)], params: (ctx) => ({ id: ctx.checks.browser }) },
   'POST /v1/checks/heartbeat': { bodies: (ctx) => [CHECKS.heartbeat(ctx)] },
   'PUT /v1/checks/heartbeat/:id': { bodies: (ctx) => [CHECKS.heartbeat(ctx)], params: (ctx) => ({ id: ctx.checks.heartbeat }) },
+  'POST /v1/checks/dns': { bodies: (ctx) => [CHECKS.dns(ctx)] },
+  'PUT /v1/checks/dns/:id': { bodies: (ctx) => [CHECKS.dns(ctx)], params: (ctx) => ({ id: ctx.checks.dns }) },
   'POST /v2/check-groups': { bodies: () => [group()] },
   'PUT /v2/check-groups/:id': { bodies: () => [group()], params: (ctx) => ({ id: ctx.groupId }) },
   'POST /v1/alert-channels': { bodies: () => Object.entries(CHANNEL_CONFIGS).map(([type, config]) => ({ type, config })) },
