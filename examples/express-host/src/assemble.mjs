@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createVigil } from '@vigil/core';
 import { registerAlertChannels } from '@vigil/alert-channels';
 import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
+import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
@@ -62,6 +63,7 @@ export function assembleVigil(settings, options = {}) {
     registerKnexStorage(container, postgres ? { client: 'pg', connection: db } : { client: 'sqlite3', connection: db });
     registerTcpRunner(container);
     registerHttpRunner(container);
+    registerDnsRunner(container);
     // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
     // screenshots are kept under the state directory.
     registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });

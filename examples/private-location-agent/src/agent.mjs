@@ -3,6 +3,7 @@
 // the health probes on AGENT_HEALTH_PORT (default 8081).
 import { consoleLogger, createVigil } from '@vigil/core';
 import { agentHealthServer } from '@vigil/http-express-adapter';
+import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
@@ -29,6 +30,7 @@ const vigil = createVigil(
     registerKnexStorage(container, postgres ? { client: 'pg', connection: db, tablePrefix } : { client: 'sqlite3', connection: db, tablePrefix });
     registerTcpRunner(container);
     registerHttpRunner(container);
+    registerDnsRunner(container);
   },
 );
 

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
 import { createVigil } from '@vigil/core';
 import { knexStorage } from '@vigil/storage-knex';
+import { startDnsServer } from '../../../packages/runner-dns/test/support/dns-server.js';
 
 const agent = fileURLToPath(new URL('../src/agent.mjs', import.meta.url));
 const PG_URL = process.env.VIGIL_PG_URL;
@@ -53,6 +54,11 @@ describe('private-location agent', () => {
       name: 'basement printer', request: { hostname: '127.0.0.1', port, data: 'ping' },
       frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
     });
+    const dns = await startDnsServer({ zone: { 'printer.office.test': [{ type: 'A', data: '10.0.0.7' }] } });
+    const lookup = await host.checks.create(account.id, 'DNS', {
+      name: 'printer name', request: { query: 'printer.office.test', nameServer: '127.0.0.1', port: dns.port },
+      frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
+    });
     const outside = await host.checks.create(account.id, 'TCP', {
       name: 'public site', request: { hostname: '127.0.0.1', port }, frequency: 0, frequencyOffset: 10, locations: ['us-east-1'],
     });
@@ -80,6 +86,12 @@ describe('private-location agent', () => {
         return page.total > 0 ? page.items : null;
       }, 25_000);
       expect(results[0]).toMatchObject({ runLocation: 'office-basement', hasFailures: false, runSource: 'SCHEDULER' });
+      const looked = await until(async () => {
+        const page = await host.checkResults.list(account.id, lookup.id, {});
+        return page.total > 0 ? page.items : null;
+      }, 25_000);
+      expect(looked[0]).toMatchObject({ checkType: 'DNS', runLocation: 'office-basement', hasFailures: false });
+      expect(dns.received).toContain('UDP A printer.office.test');
       expect((await host.checkResults.list(account.id, outside.id, {})).total).toBe(0);
       const exited = new Promise<number | null>((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -87,6 +99,7 @@ describe('private-location agent', () => {
     } finally {
       child.kill('SIGKILL');
       echo.close();
+      await dns.close();
       await host.close();
     }
   }, 60_000);
