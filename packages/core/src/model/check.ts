@@ -205,9 +205,25 @@ export const HeartbeatCheckResponseSchema = v.object({
 });
 export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponseSchema>;
 
-export const CheckSchema = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema]);
+// The composite schemas' types are spelled out by reference to the per-type schemas: inferred, each
+// would repeat their full types in core's declarations (40-55 KB apiece) for a host to check again.
+export const CheckSchema: v.VariantSchema<
+  'checkType',
+  [typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema],
+  undefined
+> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema]);
 export type Check = v.InferOutput<typeof CheckSchema>;
-export const CheckResponseSchema = v.variant('checkType', [
+export const CheckResponseSchema: v.VariantSchema<
+  'checkType',
+  [
+    typeof TcpCheckResponseSchema,
+    typeof ApiCheckResponseSchema,
+    typeof BrowserCheckResponseSchema,
+    typeof HeartbeatCheckResponseSchema,
+    typeof DnsCheckResponseSchema,
+  ],
+  undefined
+> = v.variant('checkType', [
   TcpCheckResponseSchema,
   ApiCheckResponseSchema,
   BrowserCheckResponseSchema,
@@ -217,7 +233,13 @@ export const CheckResponseSchema = v.variant('checkType', [
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
 /** Create body schema of each built-in check type. */
-export const CheckCreateSchemas = {
+export const CheckCreateSchemas: {
+  readonly TCP: typeof TcpCheckCreateSchema;
+  readonly API: typeof ApiCheckCreateSchema;
+  readonly BROWSER: typeof BrowserCheckCreateSchema;
+  readonly HEARTBEAT: typeof HeartbeatCheckCreateSchema;
+  readonly DNS: typeof DnsCheckCreateSchema;
+} = {
   TCP: TcpCheckCreateSchema,
   API: ApiCheckCreateSchema,
   BROWSER: BrowserCheckCreateSchema,
@@ -225,7 +247,13 @@ export const CheckCreateSchemas = {
   DNS: DnsCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
-export const CheckUpdateSchemas = {
+export const CheckUpdateSchemas: {
+  readonly TCP: typeof TcpCheckUpdateSchema;
+  readonly API: typeof ApiCheckUpdateSchema;
+  readonly BROWSER: typeof BrowserCheckUpdateSchema;
+  readonly HEARTBEAT: typeof HeartbeatCheckUpdateSchema;
+  readonly DNS: typeof DnsCheckUpdateSchema;
+} = {
   TCP: TcpCheckUpdateSchema,
   API: ApiCheckUpdateSchema,
   BROWSER: BrowserCheckUpdateSchema,
