@@ -1,4 +1,5 @@
-/** A DNS check type and its runner, written against @vigil/core alone. */
-export { DNS_RECORD_TYPES, dnsCheckType, type DnsCheck, type DnsRecordType } from './dns-check-type.js';
-export { dnsRunner, validateDnsCheck, type DnsRunnerOptions } from './dns-runner.js';
-export { registerDnsChecks } from './register.js';
+/** An SMTP check type and its runner, written against @vigil/core alone. */
+export { isSmtpHost, SMTP_TLS_MODES, smtpCheckType, type SmtpCheck, type SmtpTlsMode } from './smtp-check-type.js';
+export { SmtpFailure, type SmtpReply, type SmtpStage } from './smtp-conversation.js';
+export { EHLO_NAME, smtpRunner, validateSmtpCheck, type SmtpRunnerOptions } from './smtp-runner.js';
+export { registerSmtpChecks } from './register.js';
