@@ -2,7 +2,7 @@
  * A DNS check end to end, as a host runs it: made through the public HTTP API on SQLite and
  * PostgreSQL with the DNS runner registered, scheduled against a name server on 127.0.0.1; its
  * results and status read back through the API; a wrong answer alerts a webhook, and the right one
- * again sends the recovery.
+ * again sends the recovery; the analytics of its runs read back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '@vigil/core/testing';
@@ -71,6 +71,17 @@ describe.each(STORES)('a DNS check made through the HTTP API (%s)', (kind) => {
     await advanceUntil(clock, [vigil], () => hook.bodies.length > 1);
     expect(hook.bodies.map((b) => b.ALERT_TYPE)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
     expect((await api('get', `/v1/check-statuses/${check.id}`).expect(200)).body).toMatchObject({ hasFailures: false });
+
+    // Analytics of its runs: availability is the share of passing runs, the response time theirs.
+    const { body: analytics } = await api('get', `/v1/analytics/dns-checks/${check.id}?metrics=availability,responseTime_max`).expect(200);
+    // The window ends now, exclusive: a run that started this instant is not in it.
+    const all = (await results()).filter((r) => String(r.startedAt) < analytics.to);
+    expect(all.length).toBeGreaterThan(1);
+    expect(analytics.series).toHaveLength(1);
+    expect(analytics.series[0].availability).toBeCloseTo((all.filter((r) => r.hasFailures === false).length / all.length) * 100, 6);
+    expect(analytics.series[0].responseTime_max).toBe(Math.max(...all.map((r) => r.responseTime as number)));
+    await api('get', `/v1/analytics/tcp-checks/${check.id}?metrics=availability`).expect(404);
+    await api('get', `/v1/analytics/dns-checks/${check.id}?metrics=total_avg`).expect(400);
     expect(engineTrouble(lines)).toEqual([]);
   });
 });

@@ -195,7 +195,7 @@ export {
 export {
   type AnalyticsQuery, type AnalyticsResponse, AnalyticsResponseSchema, API_METRIC_BASES, API_METRICS, API_PLAIN_METRICS,
   ApiAnalyticsQuerySchema, METRIC_SUFFIXES, type MetricUnit, QUICK_RANGES, TCP_METRIC_BASES, TCP_METRICS,
-  TcpAnalyticsQuerySchema,
+  TcpAnalyticsQuerySchema, DNS_METRIC_BASES, DNS_METRICS, DnsAnalyticsQuerySchema,
 } from './model/analytics.js';
 export {
   type Snippet, type SnippetCreate, SnippetCreateSchema, type SnippetResponse, SnippetResponseSchema, SnippetSchema,

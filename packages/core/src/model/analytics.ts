@@ -8,6 +8,8 @@ export { resolveTimeWindow } from './time-window.js';
 export const METRIC_SUFFIXES = ['_avg', '_max', '_median', '_min', '_p50', '_p90', '_p95', '_p99', '_stddev', '_sum'] as const;
 export const API_METRIC_BASES = ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'] as const;
 export const TCP_METRIC_BASES = ['total', 'dns', 'connection', 'data'] as const;
+/** A DNS check's one phase is its response time. */
+export const DNS_METRIC_BASES = ['responseTime'] as const;
 // TCP checks have the same two plain metrics.
 export const API_PLAIN_METRICS = ['availability', 'retries'] as const;
 export const API_METRICS = [
@@ -19,6 +21,12 @@ export const TCP_METRICS = [
   ...TCP_METRIC_BASES,
   ...API_PLAIN_METRICS,
   ...TCP_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
+] as readonly string[];
+
+export const DNS_METRICS = [
+  ...DNS_METRIC_BASES,
+  ...API_PLAIN_METRICS,
+  ...DNS_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
 ] as readonly string[];
 
 export const QUICK_RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'] as const;
@@ -49,6 +57,7 @@ function analyticsQuery(metrics: readonly string[], groupBy: readonly string[]) 
 
 export const ApiAnalyticsQuerySchema = analyticsQuery(API_METRICS, ['runLocation', 'statusCode']);
 export const TcpAnalyticsQuerySchema = analyticsQuery(TCP_METRICS, ['runLocation']);
+export const DnsAnalyticsQuerySchema = analyticsQuery(DNS_METRICS, ['runLocation']);
 export type AnalyticsQuery = v.InferOutput<typeof TcpAnalyticsQuerySchema>;
 
 export type MetricUnit = 'milliseconds' | 'percent' | 'count';

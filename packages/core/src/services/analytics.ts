@@ -1,4 +1,4 @@
-import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
+import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, DnsAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
 import { parse } from '../model/parse.js';
 import type { AggregateFunction, AggregateMeasure } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
@@ -6,6 +6,13 @@ import { found, stringId } from './support.js';
 
 /** The phase a metric base reads: TCP total is the run's response time. */
 const FIELD: Record<string, string> = { total: 'responseTime', responseTime: 'responseTime' };
+
+/** The check type and the query schema of each analytics route. */
+const KINDS = {
+  api: { checkType: 'API', query: ApiAnalyticsQuerySchema },
+  tcp: { checkType: 'TCP', query: TcpAnalyticsQuerySchema },
+  dns: { checkType: 'DNS', query: DnsAnalyticsQuerySchema },
+} as const;
 
 const PERCENTILE_FNS = new Set<string>(['median', 'p50', 'p90', 'p95', 'p99']);
 
@@ -18,16 +25,16 @@ function measureOf(metric: string): AggregateMeasure | null {
 }
 
 /**
- * GET /v1/analytics/{api,tcp}-checks/{id}: the requested metrics per aggregationInterval bucket
+ * GET /v1/analytics/{api,tcp,dns}-checks/{id}: the requested metrics per aggregationInterval bucket
  * (or the whole window), computed by the store over the check's results.
  */
 export class AnalyticsService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  async query(accountId: string, kind: 'api' | 'tcp', rawCheckId: unknown, rawQuery: unknown): Promise<AnalyticsResponse> {
+  async query(accountId: string, kind: 'api' | 'tcp' | 'dns', rawCheckId: unknown, rawQuery: unknown): Promise<AnalyticsResponse> {
     const check = found(await this.deps.storage.checks.get(accountId, stringId(rawCheckId)), 'Check');
-    if (check.checkType !== (kind === 'tcp' ? 'TCP' : 'API')) found(null, 'Check');
-    const q = parse(kind === 'tcp' ? TcpAnalyticsQuerySchema : ApiAnalyticsQuerySchema, rawQuery ?? {}, 'query');
+    if (check.checkType !== KINDS[kind].checkType) found(null, 'Check');
+    const q = parse(KINDS[kind].query, rawQuery ?? {}, 'query');
     const { from, to } = resolveTimeWindow(q, this.deps.clock.now());
     const measures = q.metrics.flatMap((m) => measureOf(m) ?? []);
     // retries counts retries, not attempts: attempts - 1 per run.

@@ -11,6 +11,7 @@ import {
   CheckSessionTriggerSchema,
   CheckStatusResponseSchema,
   CompletionQuerySchema,
+  DnsAnalyticsQuerySchema,
   ErrorGroupListQuerySchema,
   ErrorGroupPatchSchema,
   ErrorGroupResponseSchema,
@@ -96,6 +97,11 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/analytics/tcp-checks/:id', operationId: 'getTcpCheckAnalytics', summary: 'Metrics of a TCP check', tag: 'Analytics',
     params: { id: 'string' }, query: TcpAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'tcp', params.id, query),
+  },
+  {
+    method: 'get', path: '/v1/analytics/dns-checks/:id', operationId: 'getDnsCheckAnalytics', summary: 'Metrics of a DNS check', tag: 'Analytics',
+    params: { id: 'string' }, query: DnsAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'dns', params.id, query),
   },
 ];
 
