@@ -26,7 +26,7 @@ export type PluginCheck<TType extends string, TEntries extends v.ObjectEntries> 
 };
 
 /**
- * A check type that a plugin adds (`DNS`, `ICMP`, ...): its own fields beside the common check
+ * A check type that a plugin adds (`SMTP`, `ICMP`, ...): its own fields beside the common check
  * fields, and the schemas core and the HTTP adapter build from them. Made by `defineCheckType`;
  * registered with `createVigil({ checkTypes })` or on the `CHECK_TYPE_DEFINITIONS` token.
  */
@@ -34,7 +34,7 @@ export interface CheckTypeDefinition<TType extends string = string, TEntries ext
   readonly checkType: TType;
   /** The path segment of its routes: `POST /v1/checks/{slug}`, `GET|PUT|DELETE /v1/checks/{slug}/{id}`. */
   readonly slug: string;
-  /** How operation summaries name it ("Create a DNS check"). */
+  /** How operation summaries name it ("Create an SMTP check"). */
   readonly label: string;
   /** The type's own fields, as the plugin gave them. */
   readonly entries: TEntries;
@@ -48,11 +48,11 @@ export interface CheckTypeDefinition<TType extends string = string, TEntries ext
   readonly responseSchema: v.GenericSchema;
 }
 
-/** The stored check type of a definition: `CheckOf<typeof dnsCheckType>`. */
+/** The stored check type of a definition: `CheckOf<typeof smtpCheckType>`. */
 export type CheckOf<TDefinition> = TDefinition extends CheckTypeDefinition<infer TType, infer TEntries> ? PluginCheck<TType, TEntries> : never;
 
 export interface CheckTypeOptions<TType extends string, TEntries extends v.ObjectEntries> {
-  /** The `checkType` value: upper-case letters, digits and `_` (`DNS`, `MULTI_STEP`); not a built-in type. */
+  /** The `checkType` value: upper-case letters, digits and `_` (`SMTP`, `MULTI_STEP`); not a built-in type. */
   checkType: TType;
   /** Valibot entries of the type's own fields. A field named like a common one (`frequency`) replaces it. */
   entries: TEntries;
@@ -78,14 +78,14 @@ export function defineCheckType<const TType extends string, const TEntries exten
 ): CheckTypeDefinition<TType, TEntries> {
   const { checkType, entries } = options;
   if (!/^[A-Z][A-Z0-9_]*$/.test(checkType)) {
-    throw new TypeError(`defineCheckType: checkType must be upper-case letters, digits and _ (such as DNS), got "${checkType}"`);
+    throw new TypeError(`defineCheckType: checkType must be upper-case letters, digits and _ (such as SMTP), got "${checkType}"`);
   }
   if ((BUILTIN_CHECK_TYPES as readonly string[]).includes(checkType)) {
     throw new TypeError(`defineCheckType: ${checkType} is a built-in check type`);
   }
   const slug = options.slug ?? checkType.toLowerCase().replace(/_/g, '-');
   if (!/^[a-z][a-z0-9-]*$/.test(slug)) {
-    throw new TypeError(`defineCheckType: slug must be lower-case letters, digits and - (such as dns), got "${slug}"`);
+    throw new TypeError(`defineCheckType: slug must be lower-case letters, digits and - (such as smtp), got "${slug}"`);
   }
   if ((RESERVED_CHECK_SLUGS as readonly string[]).includes(slug)) {
     throw new TypeError(`defineCheckType: the slug "${slug}" is taken by a built-in route`);
