@@ -43,8 +43,9 @@ function judgeText(a: DnsAssertion, text: string, regex: () => RegexSandbox): { 
   }
   // Answers are text: equal as text, never as numbers (`010` is not `10`).
   const compared = compareValue(a.comparison, value, a.target);
+  if (compared.passed || compared.problem) return { compared, actual: value };
   const shown = value === null ? `nothing matched regex /${a.regex}/` : value === '' ? 'there were no answers' : `the answers were ${quoteText(value)}`;
-  return { compared: compared.passed || compared.problem ? compared : { passed: false, problem: shown }, actual: value };
+  return { compared: { passed: false, problem: shown }, actual: value };
 }
 
 /** Evaluates one assertion against a response; a failure says which assertion and what was seen. */

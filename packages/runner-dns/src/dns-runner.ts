@@ -66,7 +66,10 @@ export function dnsRunner(options: DnsRunnerOptions = {}): DnsRunner {
     const maxMs = check.maxResponseTime ?? null;
     const runLimit = job.timeoutMs > 0 ? job.timeoutMs : defaultTimeoutMs;
     const cutAtMax = maxMs !== null && maxMs > 0 && maxMs < runLimit;
-    const judged = (result: RunResult): RunResult => ({ ...result, isDegraded: isDegradedRun(result, check) });
+    const judged = (result: RunResult): RunResult => {
+      const degraded = isDegradedRun(result, check);
+      return degraded === result.isDegraded ? result : { ...result, isDegraded: degraded };
+    };
 
     let response: DnsResponse;
     try {

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import { isIP, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { DnsProtocol, DnsRecordType } from '@vigil/core';
 import * as packet from 'dns-packet';
+import { sendUdp } from './udp-pool.js';
 
 export interface DnsQuery {
   /** The name asked for (`shop.example.com`; for PTR, `4.3.2.1.in-addr.arpa` or an address, which is turned into that name). */
@@ -82,8 +82,21 @@ export function answerText(answer: packet.Answer): string {
   }
 }
 
+/** Encoded queries by question, their id left to set: a check asks the same question every run. */
+const encoded = new Map<string, Buffer>();
+const MAX_ENCODED = 10_000;
+
 function encodeQuery(id: number, name: string, type: DnsRecordType): Buffer {
-  return packet.encode({ type: 'query', id, flags: packet.RECURSION_DESIRED, questions: [{ type, name, class: 'IN' }] });
+  const key = `${type} ${name}`;
+  let template = encoded.get(key);
+  if (!template) {
+    template = packet.encode({ type: 'query', id: 0, flags: packet.RECURSION_DESIRED, questions: [{ type, name, class: 'IN' }] });
+    if (encoded.size >= MAX_ENCODED) encoded.clear();
+    encoded.set(key, template);
+  }
+  const out = Buffer.from(template);
+  out.writeUInt16BE(id, 0);
+  return out;
 }
 
 /** The answer to our question, or null when the packet answers something else (a stray or forged packet). */
@@ -106,27 +119,30 @@ function matching(buffer: Buffer, id: number, name: string, type: DnsRecordType)
 interface Exchange { decoded: Decoded; protocol: DnsProtocol }
 
 function udpExchange(query: Required<Pick<DnsQuery, 'server' | 'port'>> & DnsQuery, name: string, deadline: number): Promise<Exchange> {
-  const id = randomInt(0, 0x10000);
-  const socket = createSocket(isIP(query.server) === 6 ? 'udp6' : 'udp4');
   return new Promise<Exchange>((resolve, reject) => {
+    let id = -1;
+    let end: () => void = () => {};
     const finish = (err: Error | null, value?: Exchange) => {
       clearTimeout(timer);
       query.signal?.removeEventListener('abort', onAbort);
-      socket.close();
+      end();
       if (err) reject(err);
       else resolve(value!);
     };
     const onAbort = () => finish(new DnsQueryError('ABORTED', 'The query was aborted'));
     const timer = setTimeout(() => finish(new DnsQueryError('TIMEOUT', `No answer from ${query.server}:${query.port} within ${query.timeoutMs} ms`)), Math.max(0, deadline - performance.now()));
     query.signal?.addEventListener('abort', onAbort, { once: true });
-    socket.on('error', (err: NodeJS.ErrnoException) => finish(new DnsQueryError('NETWORK', `Could not reach ${query.server}:${query.port}: ${err.code ?? err.message}`, err.code)));
-    socket.on('message', (buffer, from) => {
-      // Only the server asked may answer, and only to this question.
-      if (from.port !== query.port) return;
-      const decoded = matching(buffer, id, name, query.type);
-      if (decoded) finish(null, { decoded, protocol: 'UDP' });
+    end = sendUdp((chosen) => encodeQuery((id = chosen), name, query.type), {
+      address: query.server,
+      port: query.port,
+      // Only the server asked may answer (the pool checks its address and port), and only to this question.
+      onMessage: (buffer) => {
+        const decoded = matching(buffer, id, name, query.type);
+        if (decoded) finish(null, { decoded, protocol: 'UDP' });
+        return decoded !== null;
+      },
+      onError: (err) => finish(new DnsQueryError('NETWORK', `Could not reach ${query.server}:${query.port}: ${err.code ?? err.message}`, err.code)),
     });
-    socket.send(encodeQuery(id, name, query.type), query.port, query.server);
   });
 }
 
