@@ -18,6 +18,7 @@ const ZONE = {
   '10.2.0.192.in-addr.arpa': [{ type: 'PTR', data: 'shop.test' }],
   'big.test': [{ type: 'TXT', data: ['x'.repeat(200)] }],
   'forged.test': [{ type: 'A', data: '192.0.2.50' }],
+  'stranger.test': [{ type: 'A', data: '192.0.2.60' }],
 };
 
 let server: TestDnsServer;
@@ -31,6 +32,7 @@ beforeAll(async () => {
     truncatedOverUdp: ['big.test'],
     silent: ['silent.test'],
     forged: ['forged.test'],
+    otherPort: ['stranger.test'],
   });
 });
 afterAll(() => server?.close());
@@ -98,6 +100,21 @@ describe('queryDns', () => {
   it('ignores an answer with another id and takes the real one', async () => {
     const response = await ask('forged.test', 'A');
     expect(response.answers.map((a) => a.data)).toEqual(['192.0.2.50']);
+  });
+
+  it('takes no answer from another port, even with the right id and question', async () => {
+    await expect(ask('stranger.test', 'A', { timeoutMs: 200 })).rejects.toMatchObject({ reason: 'TIMEOUT' });
+    expect(server.received.at(-1)).toBe('UDP A stranger.test');
+  });
+
+  it('answers many queries in flight at once, each with its own answer', async () => {
+    const names = ['shop.test', 'mail.test', 'zone.test', 'forged.test'] as const;
+    const types = { 'shop.test': 'A', 'mail.test': 'MX', 'zone.test': 'NS', 'forged.test': 'A' } as const;
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => ask(names[i % 4]!, types[names[i % 4]!])));
+    expect(answers.map((r, i) => `${names[i % 4]} ${r.answers[0]?.data}`).slice(0, 4)).toEqual([
+      'shop.test 192.0.2.10', 'mail.test 10 mx1.mail.test', 'zone.test ns1.zone.test', 'forged.test 192.0.2.50',
+    ]);
+    expect(new Set(answers.map((r, i) => `${names[i % 4]} ${r.answers[0]?.data}`)).size).toBe(4);
   });
 
   it('rejects with TIMEOUT when the server stays silent', async () => {

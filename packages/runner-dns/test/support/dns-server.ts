@@ -18,6 +18,8 @@ export interface TestDnsServerOptions {
   silent?: string[];
   /** Names whose answer is preceded by a forged one (another id) with a different address. */
   forged?: string[];
+  /** Names answered over UDP from another port of this host (a forgery with the right id), and not from the asked one. */
+  otherPort?: string[];
 }
 
 export interface TestDnsServer {
@@ -62,10 +64,14 @@ export async function startDnsServer(options: TestDnsServerOptions): Promise<Tes
   };
 
   const udp: UdpSocket = createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  const stranger: UdpSocket = createSocket(host.includes(':') ? 'udp6' : 'udp4');
   udp.on('message', (msg, from) => {
-    for (const out of answer(packet.decode(msg), 'UDP')) udp.send(out, from.port, from.address);
+    const query = packet.decode(msg);
+    const fromOther = options.otherPort?.includes(query.questions![0]!.name.toLowerCase());
+    for (const out of answer(query, 'UDP')) (fromOther ? stranger : udp).send(out, from.port, from.address);
   });
   await new Promise<void>((resolve) => udp.bind(0, host, resolve));
+  await new Promise<void>((resolve) => stranger.bind(0, host, resolve));
   const port = udp.address().port;
 
   const sockets = new Set<Socket>();
@@ -103,6 +109,7 @@ export async function startDnsServer(options: TestDnsServerOptions): Promise<Tes
       for (const s of sockets) s.destroy();
       await Promise.all([
         new Promise<void>((resolve) => udp.close(() => resolve())),
+        new Promise<void>((resolve) => stranger.close(() => resolve())),
         new Promise<void>((resolve) => tcp.close(() => resolve())),
       ]);
     },
