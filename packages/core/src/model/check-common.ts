@@ -117,3 +117,30 @@ export function withFrequencyOffsetRule<const TEntries extends OffsetEntries>(
     ),
   );
 }
+
+/** The common entries, by name (an interface): a type's declarations name them instead of repeating them. */
+export interface CheckCommonEntries extends CommonEntriesShape {}
+type CommonEntriesShape = typeof checkCommonEntries;
+export type CheckRecordEntries = typeof checkRecordEntries;
+export type CheckResponseEntries = typeof checkResponseEntries;
+
+/** A check type's entries: the common ones (those it sets itself replaced) and its own. */
+export function typeEntries<const TOwn extends v.ObjectEntries>(own: TOwn): Omit<CheckCommonEntries, keyof TOwn> & TOwn {
+  return { ...checkCommonEntries, ...own } as Omit<CheckCommonEntries, keyof TOwn> & TOwn;
+}
+
+/** A stored check's entries: its type's, the record's, and its checkType. */
+export function recordEntries<const TEntries extends v.ObjectEntries, const TType extends string>(
+  entries: TEntries,
+  checkType: TType,
+): TEntries & CheckRecordEntries & { checkType: v.LiteralSchema<TType, undefined> } {
+  return { ...entries, ...checkRecordEntries, checkType: v.literal(checkType) };
+}
+
+/** A check response's entries: its type's, the response's, its checkType and the alert channel summary. */
+export function responseEntries<const TEntries extends v.ObjectEntries, const TType extends string>(
+  entries: TEntries,
+  checkType: TType,
+): TEntries & CheckResponseEntries & { checkType: v.LiteralSchema<TType, undefined>; alertChannels: typeof AlertChannelsSummarySchema } {
+  return { ...entries, ...checkResponseEntries, checkType: v.literal(checkType), alertChannels: AlertChannelsSummarySchema };
+}

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import * as v from 'valibot';
 import {
-  AlertChannelsSummarySchema, checkCommonEntries, checkRecordEntries, checkResponseEntries, responseTimeSchema, withFrequencyOffsetRule,
+  recordEntries, responseEntries, responseTimeSchema, typeEntries, withFrequencyOffsetRule,
 } from './check-common.js';
 import { DEFAULT_FREQUENCY, TcpFrequencySchema } from './primitives.js';
 import { ASSERTION_COMPARISONS, assertionCommonEntries, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
@@ -97,25 +97,19 @@ export type DnsRequest = v.InferOutput<typeof DnsRequestSchema>;
 // DNS checks run as often as TCP checks (frequency 0 with a 10, 20 or 30 second offset included).
 // A name server that takes a second to answer is unwell: degraded past 1,000 ms by default, failed
 // past 3,000 ms.
-const dnsEntries = {
-  ...checkCommonEntries,
+const dnsEntries = typeEntries({
   frequency: v.optional(TcpFrequencySchema, DEFAULT_FREQUENCY),
   request: DnsRequestSchema,
   frequencyOffset: v.optional(v.nullable(integerAtLeast(1)), null),
   degradedResponseTime: responseTimeSchema(1000),
   maxResponseTime: responseTimeSchema(3000),
-};
+});
 
 export const DnsCheckCreateSchema = withFrequencyOffsetRule(dnsEntries);
 export type DnsCheckCreate = v.InferOutput<typeof DnsCheckCreateSchema>;
 export const DnsCheckUpdateSchema = modelObject(updateEntries(dnsEntries));
 export type DnsCheckUpdate = v.InferOutput<typeof DnsCheckUpdateSchema>;
-export const DnsCheckSchema = v.object({ ...dnsEntries, ...checkRecordEntries, checkType: v.literal('DNS') });
+export const DnsCheckSchema = v.object(recordEntries(dnsEntries, 'DNS'));
 export type DnsCheck = v.InferOutput<typeof DnsCheckSchema>;
-export const DnsCheckResponseSchema = v.object({
-  ...dnsEntries,
-  ...checkResponseEntries,
-  checkType: v.literal('DNS'),
-  alertChannels: AlertChannelsSummarySchema,
-});
+export const DnsCheckResponseSchema = v.object(responseEntries(dnsEntries, 'DNS'));
 export type DnsCheckResponse = v.InferOutput<typeof DnsCheckResponseSchema>;

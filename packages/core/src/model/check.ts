@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ApiRequestSchema } from './api-request.js';
 import {
-  AlertChannelsSummarySchema, checkCommonEntries, checkRecordEntries, checkResponseEntries, responseTimeSchema, withFrequencyOffsetRule,
+  recordEntries, responseEntries, responseTimeSchema, typeEntries, withFrequencyOffsetRule,
 } from './check-common.js';
 import {
   DEFAULT_FREQUENCY,
@@ -41,56 +41,44 @@ export const TcpRequestSchema = modelObject({
 });
 export type TcpRequest = v.InferOutput<typeof TcpRequestSchema>;
 
-const tcpEntries = {
-  ...checkCommonEntries,
+const tcpEntries = typeEntries({
   frequency: v.optional(TcpFrequencySchema, DEFAULT_FREQUENCY),
   request: TcpRequestSchema,
   // Null: the scheduler derives a stable phase from the check id.
   frequencyOffset: v.optional(v.nullable(integerAtLeast(1)), null),
   degradedResponseTime: responseTimeSchema(3000),
   maxResponseTime: responseTimeSchema(5000),
-};
+});
 
 export const TcpCheckCreateSchema = withFrequencyOffsetRule(tcpEntries);
 export type TcpCheckCreate = v.InferOutput<typeof TcpCheckCreateSchema>;
 export const TcpCheckUpdateSchema = modelObject(updateEntries(tcpEntries));
 export type TcpCheckUpdate = v.InferOutput<typeof TcpCheckUpdateSchema>;
-export const TcpCheckSchema = v.object({ ...tcpEntries, ...checkRecordEntries, checkType: v.literal('TCP') });
+export const TcpCheckSchema = v.object(recordEntries(tcpEntries, 'TCP'));
 export type TcpCheck = v.InferOutput<typeof TcpCheckSchema>;
-export const TcpCheckResponseSchema = v.object({
-  ...tcpEntries,
-  ...checkResponseEntries,
-  checkType: v.literal('TCP'),
-  alertChannels: AlertChannelsSummarySchema,
-});
+export const TcpCheckResponseSchema = v.object(responseEntries(tcpEntries, 'TCP'));
 export type TcpCheckResponse = v.InferOutput<typeof TcpCheckResponseSchema>;
 
 // The spec bounds response times for TCP checks only (0..5000 ms); an HTTP API answers slower, so
 // API checks take 0..30000 ms with defaults 10000 and 20000, as the product the spec follows does.
 const apiResponseTimeSchema = (fallback: number) => v.optional(v.nullable(integerBetween(0, 30_000)), fallback);
 
-const apiEntries = {
-  ...checkCommonEntries,
+const apiEntries = typeEntries({
   // "TCP checks additionally accept 0"; the frequencyOffset rules name API checks too, frequency 0 included.
   frequency: v.optional(TcpFrequencySchema, DEFAULT_FREQUENCY),
   request: ApiRequestSchema,
   frequencyOffset: v.optional(v.nullable(integerAtLeast(1)), null),
   degradedResponseTime: apiResponseTimeSchema(10_000),
   maxResponseTime: apiResponseTimeSchema(20_000),
-};
+});
 
 export const ApiCheckCreateSchema = withFrequencyOffsetRule(apiEntries);
 export type ApiCheckCreate = v.InferOutput<typeof ApiCheckCreateSchema>;
 export const ApiCheckUpdateSchema = modelObject(updateEntries(apiEntries));
 export type ApiCheckUpdate = v.InferOutput<typeof ApiCheckUpdateSchema>;
-export const ApiCheckSchema = v.object({ ...apiEntries, ...checkRecordEntries, checkType: v.literal('API') });
+export const ApiCheckSchema = v.object(recordEntries(apiEntries, 'API'));
 export type ApiCheck = v.InferOutput<typeof ApiCheckSchema>;
-export const ApiCheckResponseSchema = v.object({
-  ...apiEntries,
-  ...checkResponseEntries,
-  checkType: v.literal('API'),
-  alertChannels: AlertChannelsSummarySchema,
-});
+export const ApiCheckResponseSchema = v.object(responseEntries(apiEntries, 'API'));
 export type ApiCheckResponse = v.InferOutput<typeof ApiCheckResponseSchema>;
 
 const FQDN = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
@@ -111,8 +99,7 @@ export const BrowserDependencySchema = modelObject({
 });
 export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
 
-const browserEntries = {
-  ...checkCommonEntries,
+const browserEntries = typeEntries({
   script: v.pipe(CodeSchema, v.check((s) => s.trim().length > 0, 'must not be empty')),
   scriptPath: v.optional(v.nullable(v.pipe(v.string(), maxChars(MAX_URL_LENGTH), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))), null),
   dependencies: v.optional(v.nullable(v.array(BrowserDependencySchema)), null),
@@ -121,20 +108,15 @@ const browserEntries = {
     null,
   ),
   environmentVariables: v.optional(EnvironmentVariablesSchema, () => []),
-};
+});
 
 export const BrowserCheckCreateSchema = modelObject(browserEntries);
 export type BrowserCheckCreate = v.InferOutput<typeof BrowserCheckCreateSchema>;
 export const BrowserCheckUpdateSchema = modelObject(updateEntries(browserEntries));
 export type BrowserCheckUpdate = v.InferOutput<typeof BrowserCheckUpdateSchema>;
-export const BrowserCheckSchema = v.object({ ...browserEntries, ...checkRecordEntries, checkType: v.literal('BROWSER') });
+export const BrowserCheckSchema = v.object(recordEntries(browserEntries, 'BROWSER'));
 export type BrowserCheck = v.InferOutput<typeof BrowserCheckSchema>;
-export const BrowserCheckResponseSchema = v.object({
-  ...browserEntries,
-  ...checkResponseEntries,
-  checkType: v.literal('BROWSER'),
-  alertChannels: AlertChannelsSummarySchema,
-});
+export const BrowserCheckResponseSchema = v.object(responseEntries(browserEntries, 'BROWSER'));
 export type BrowserCheckResponse = v.InferOutput<typeof BrowserCheckResponseSchema>;
 
 export const HEARTBEAT_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const;
@@ -184,25 +166,16 @@ export type HeartbeatCreate = v.InferOutput<typeof HeartbeatCreateSchema>;
 export const HeartbeatRecordSchema = v.object({ ...heartbeatEntries, pingToken: v.string() });
 export type HeartbeatRecord = v.InferOutput<typeof HeartbeatRecordSchema>;
 
-const heartbeatCreateEntries = { ...checkCommonEntries, heartbeat: HeartbeatCreateSchema };
-const heartbeatRecordEntries = { ...checkCommonEntries, heartbeat: HeartbeatRecordSchema };
+const heartbeatCreateEntries = typeEntries({ heartbeat: HeartbeatCreateSchema });
+const heartbeatRecordEntries = typeEntries({ heartbeat: HeartbeatRecordSchema });
 
 export const HeartbeatCheckCreateSchema = modelObject(heartbeatCreateEntries);
 export type HeartbeatCheckCreate = v.InferOutput<typeof HeartbeatCheckCreateSchema>;
 export const HeartbeatCheckUpdateSchema = modelObject(updateEntries(heartbeatCreateEntries));
 export type HeartbeatCheckUpdate = v.InferOutput<typeof HeartbeatCheckUpdateSchema>;
-export const HeartbeatCheckSchema = v.object({
-  ...heartbeatRecordEntries,
-  ...checkRecordEntries,
-  checkType: v.literal('HEARTBEAT'),
-});
+export const HeartbeatCheckSchema = v.object(recordEntries(heartbeatRecordEntries, 'HEARTBEAT'));
 export type HeartbeatCheck = v.InferOutput<typeof HeartbeatCheckSchema>;
-export const HeartbeatCheckResponseSchema = v.object({
-  ...heartbeatRecordEntries,
-  ...checkResponseEntries,
-  checkType: v.literal('HEARTBEAT'),
-  alertChannels: AlertChannelsSummarySchema,
-});
+export const HeartbeatCheckResponseSchema = v.object(responseEntries(heartbeatRecordEntries, 'HEARTBEAT'));
 export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponseSchema>;
 
 // The composite schemas' types are spelled out by reference to the per-type schemas: inferred, each
