@@ -5,8 +5,10 @@
 //
 // Two apps in a temp folder outside the workspace, whose node_modules points at the workspace's:
 // a host of core, storage-knex, the HTTP adapter and runner-tcp as the README embeds them, and an
-// app that imports core alone. tsconfig: strict, module/moduleResolution nodenext, types ["node"]
-// (core's declarations use Buffer and node: modules), legacy decorators as a tsyringe host has them.
+// app that imports core alone. tsconfig: strict, module/moduleResolution nodenext, lib es2023 (as
+// @tsconfig/node20, the base config of Node 20 apps), types ["node"] (core's declarations use Buffer
+// and node: modules), legacy decorators as a tsyringe host has them. The host is also checked with
+// TypeScript's default lib, which adds the DOM's declarations that a Node app does not use.
 // Each configuration is compiled BENCH_ROUNDS times (default 3), alternating, by the workspace's
 // tsc with --extendedDiagnostics; the figure is tsc's "Total time", best run of each (other load on
 // the machine only ever slows a run down). A type error in either app fails the bench.
@@ -47,9 +49,9 @@ const CORE_ONLY = `import { createVigil } from '@vigil/core';
 export const make = createVigil;
 `;
 
-const compilerOptions = (skipLibCheck) => ({
+const compilerOptions = (skipLibCheck, dom) => ({
   strict: true, skipLibCheck, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true,
-  types: ['node'], experimentalDecorators: true, emitDecoratorMetadata: true,
+  ...(dom ? {} : { lib: ['es2023'] }), types: ['node'], experimentalDecorators: true, emitDecoratorMetadata: true,
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-typecheck-'));
@@ -57,9 +59,9 @@ symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'typecheck-host', private: true, type: 'module' }));
 writeFileSync(join(dir, 'host.ts'), HOST);
 writeFileSync(join(dir, 'core-only.ts'), CORE_ONLY);
-for (const app of ['host', 'core-only']) {
+for (const [name, app, dom] of [['host', 'host', false], ['core-only', 'core-only', false], ['host-dom', 'host', true]]) {
   for (const skip of [false, true]) {
-    writeFileSync(join(dir, `${app}.${skip ? 'skip' : 'full'}.json`), JSON.stringify({ compilerOptions: compilerOptions(skip), files: [`${app}.ts`] }));
+    writeFileSync(join(dir, `${name}.${skip ? 'skip' : 'full'}.json`), JSON.stringify({ compilerOptions: compilerOptions(skip, dom), files: [`${app}.ts`] }));
   }
 }
 
@@ -73,7 +75,7 @@ function compile(project) {
 
 const rows = [];
 try {
-  for (const [app, what] of [['host', 'host: core, storage-knex, adapter, runner-tcp'], ['core-only', 'app importing @vigil/core alone']]) {
+  for (const [app, what] of [['host', 'host: core, storage-knex, adapter, runner-tcp'], ['core-only', 'app importing @vigil/core alone'], ['host-dom', 'the host, default lib (DOM included)']]) {
     const runs = { full: [], skip: [] };
     for (let r = 0; r < ROUNDS; r++) {
       runs.full.push(compile(`${app}.full.json`));
