@@ -70,6 +70,8 @@ describe('defineCheckType', () => {
     expect(() => defineCheckType({ checkType: 'TCP', entries: {} })).toThrow(/built-in/);
     expect(() => defineCheckType({ checkType: 'HEARTBEATS', entries: {} })).toThrow(/slug "heartbeats"/);
     expect(() => defineCheckType({ checkType: 'DNS', entries: {} })).toThrow(/built-in/);
+    expect(() => defineCheckType({ checkType: 'SMTP', slug: 'dns', entries: {} })).toThrow(/slug "dns"/);
+    expect(() => defineCheckType({ checkType: 'LINK', slug: 'url', entries: {} })).toThrow(/slug "url"/);
     expect(() => defineCheckType({ checkType: 'SMTP', slug: 'SMTP!', entries: {} })).toThrow(/slug/);
     expect(() => defineCheckType({ checkType: 'SMTP', entries: { id: v.string() } })).toThrow(/sets id/);
     expect(defineCheckType({ checkType: 'MULTI_STEP', entries: {} }).slug).toBe('multi-step');

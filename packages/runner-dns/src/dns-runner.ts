@@ -26,13 +26,19 @@ export interface DnsRunner extends Runner {
   readonly checkType: typeof DNS_CHECK_TYPE;
 }
 
+function portOf(digits: string, text: string): number {
+  const port = Number(digits);
+  if (port < 1 || port > 65535) throw new TypeError(`dnsRunner: the port of ${JSON.stringify(text)} must be 1..65535`);
+  return port;
+}
+
 /** `'10.0.0.53'`, `'10.0.0.53:5353'`, `'[::1]:53'` or `'::1'` as an address and a port (null: the check's). */
 export function parseServer(text: string): { address: string; port: number | null } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) return { address: bracketed[1]!, port: bracketed[2] ? Number(bracketed[2]) : null };
+  if (bracketed && isIP(bracketed[1]!) === 6) return { address: bracketed[1]!, port: bracketed[2] ? portOf(bracketed[2], text) : null };
   if (isIP(text) !== 0) return { address: text, port: null };
   const withPort = /^([^:]+):(\d+)$/.exec(text);
-  if (withPort && isIP(withPort[1]!) === 4) return { address: withPort[1]!, port: Number(withPort[2]) };
+  if (withPort && isIP(withPort[1]!) === 4) return { address: withPort[1]!, port: portOf(withPort[2]!, text) };
   throw new TypeError(`dnsRunner: ${JSON.stringify(text)} is not a name server address`);
 }
 
@@ -59,7 +65,9 @@ export function dnsRunner(options: DnsRunnerOptions = {}): DnsRunner {
       runResult({ hasFailures: true, errorMessage: message, failureKind: kind, phases: { dns: 0, total: 0 }, details, ...extra });
 
     if (address === null) return failed('This host has no system name server; give the check a nameServer', 'NETWORK_ERROR');
-    const refusal = job.targetPolicy?.refuseInternalAddresses ? job.targetPolicy.checkAddress(address) : null;
+    // The policy holds for a name server the check names; the host's own resolver (the runner's
+    // default or the system's) is the operator's choice, often a loopback or private address.
+    const refusal = request.nameServer && job.targetPolicy?.refuseInternalAddresses ? job.targetPolicy.checkAddress(address) : null;
     // A refused name server was never asked: that says nothing about it, so shouldFail does not apply.
     if (refusal) return failed(targetRefusalMessage(refusal), 'NETWORK_ERROR');
 

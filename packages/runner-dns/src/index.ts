@@ -1,3 +1,3 @@
 export { DNS_CHECK_TYPE, dnsRunner, parseServer, registerDnsRunner, type DnsRunner, type DnsRunnerOptions } from './dns-runner.js';
-export { answerText, DnsQueryError, queryDns, reverseName } from './query.js';
+export { DnsQueryError, queryDns, reverseName } from './query.js';
 export type { DnsAnswer, DnsQuery, DnsResponse } from './query.js';

@@ -112,7 +112,7 @@ function matching(buffer: Buffer, id: number, name: string, type: DnsRecordType)
   }
   if (decoded.id !== id || decoded.type !== 'response') return null;
   const q = decoded.questions?.[0];
-  if (q && (q.type !== type || q.name.toLowerCase().replace(/\.$/, '') !== name.toLowerCase().replace(/\.$/, ''))) return null;
+  if (!q || q.type !== type || q.name.toLowerCase().replace(/\.$/, '') !== name.toLowerCase().replace(/\.$/, '')) return null;
   return decoded;
 }
 
@@ -132,7 +132,8 @@ function udpExchange(query: Required<Pick<DnsQuery, 'server' | 'port'>> & DnsQue
     const onAbort = () => finish(new DnsQueryError('ABORTED', 'The query was aborted'));
     const timer = setTimeout(() => finish(new DnsQueryError('TIMEOUT', `No answer from ${query.server}:${query.port} within ${query.timeoutMs} ms`)), Math.max(0, deadline - performance.now()));
     query.signal?.addEventListener('abort', onAbort, { once: true });
-    end = sendUdp((chosen) => encodeQuery((id = chosen), name, query.type), {
+    try {
+      end = sendUdp((chosen) => encodeQuery((id = chosen), name, query.type), {
       address: query.server,
       port: query.port,
       // Only the server asked may answer (the pool checks its address and port), and only to this question.
@@ -142,7 +143,11 @@ function udpExchange(query: Required<Pick<DnsQuery, 'server' | 'port'>> & DnsQue
         return decoded !== null;
       },
       onError: (err) => finish(new DnsQueryError('NETWORK', `Could not reach ${query.server}:${query.port}: ${err.code ?? err.message}`, err.code)),
-    });
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      finish(new DnsQueryError('NETWORK', `Could not send to ${query.server}:${query.port}: ${e.code ?? e.message}`, e.code));
+    }
   });
 }
 
@@ -172,9 +177,14 @@ function tcpExchange(query: Required<Pick<DnsQuery, 'server' | 'port'>> & DnsQue
       if (decoded) finish(null, { decoded, protocol: 'TCP' });
       else finish(new DnsQueryError('MALFORMED', `${query.server}:${query.port} answered over TCP with a packet that is not an answer to the query`));
     });
-    socket.connect(query.port, query.server, () => socket.write(packet.streamEncode({
-      type: 'query', id, flags: packet.RECURSION_DESIRED, questions: [{ type: query.type, name, class: 'IN' }],
-    })));
+    try {
+      socket.connect(query.port, query.server, () => socket.write(packet.streamEncode({
+        type: 'query', id, flags: packet.RECURSION_DESIRED, questions: [{ type: query.type, name, class: 'IN' }],
+      })));
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      finish(new DnsQueryError('NETWORK', `Could not connect to ${query.server}:${query.port}: ${e.code ?? e.message}`, e.code));
+    }
   });
 }
 
@@ -186,6 +196,7 @@ function tcpExchange(query: Required<Pick<DnsQuery, 'server' | 'port'>> & DnsQue
 export async function queryDns(query: DnsQuery): Promise<DnsResponse> {
   const q = { ...query, port: query.port ?? 53, protocol: query.protocol ?? 'UDP' };
   if (isIP(q.server) === 0) throw new DnsQueryError('NETWORK', `The name server must be an IP address, not ${JSON.stringify(q.server)}`);
+  if (!Number.isInteger(q.port) || q.port < 1 || q.port > 65535) throw new DnsQueryError('NETWORK', `The name server's port must be 1..65535, not ${q.port}`);
   if (q.signal?.aborted) throw new DnsQueryError('ABORTED', 'The query was aborted');
   const name = q.type === 'PTR' ? reverseName(q.name) : q.name;
   const started = performance.now();

@@ -25,13 +25,16 @@ interface Pooled {
   inFlight: Map<number, Pending>;
   used: number;
   retired: boolean;
+  closed: boolean;
 }
 
-/** 2001:db8::1 and 2001:0db8:0:0::1 are one address. */
+/** 2001:db8::1 and 2001:0db8:0:0::1 are one address, and so are ::ffff:7f00:1 and ::ffff:127.0.0.1. */
 function sameAddress(a: string, b: string): boolean {
   if (a === b) return true;
   if (isIP(a) !== 6 || isIP(b) !== 6) return false;
-  const expand = (s: string) => {
+  const expand = (text: string) => {
+    // A dotted IPv4 tail is two groups.
+    const s = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, w, x, y, z) => `${((+w << 8) | +x).toString(16)}:${((+y << 8) | +z).toString(16)}`);
     const [head = '', tail = ''] = s.includes('::') ? s.split('::') : [s, ''];
     const h = head ? head.split(':') : [];
     const t = tail ? tail.split(':') : [];
@@ -42,13 +45,19 @@ function sameAddress(a: string, b: string): boolean {
 
 const current: Partial<Record<'udp4' | 'udp6', Pooled>> = {};
 
+function close(p: Pooled): void {
+  if (p.closed) return;
+  p.closed = true;
+  p.socket.close();
+}
+
 function closeIfDone(p: Pooled): void {
-  if (p.retired && p.inFlight.size === 0) p.socket.close();
+  if (p.retired && p.inFlight.size === 0) close(p);
 }
 
 function open(type: 'udp4' | 'udp6'): Pooled {
   const socket = createSocket(type);
-  const pooled: Pooled = { socket, inFlight: new Map(), used: 0, retired: false };
+  const pooled: Pooled = { socket, inFlight: new Map(), used: 0, retired: false, closed: false };
   socket.on('message', (buffer, from) => {
     if (buffer.length < 2) return;
     const pending = pooled.inFlight.get(buffer.readUInt16BE(0));
@@ -59,9 +68,10 @@ function open(type: 'udp4' | 'udp6'): Pooled {
     // The socket is unusable: its queries fail, and the next query opens another.
     pooled.retired = true;
     if (current[type] === pooled) delete current[type];
-    for (const pending of pooled.inFlight.values()) pending.onError(err);
+    const failed = [...pooled.inFlight.values()];
     pooled.inFlight.clear();
-    socket.close();
+    close(pooled);
+    for (const pending of failed) pending.onError(err);
   });
   socket.unref();
   return pooled;
@@ -84,11 +94,18 @@ export function sendUdp(packetOf: (id: number) => Buffer, pending: Pending): () 
   let id = randomInt(0, 0x10000);
   while (pooled.inFlight.has(id)) id = randomInt(0, 0x10000);
   const own = pooled;
+  const packet = packetOf(id);
   own.inFlight.set(id, pending);
   own.used++;
-  own.socket.send(packetOf(id), pending.port, pending.address, (err) => {
-    if (err && own.inFlight.get(id) === pending) pending.onError(err as NodeJS.ErrnoException);
-  });
+  try {
+    own.socket.send(packet, pending.port, pending.address, (err) => {
+      if (err && own.inFlight.get(id) === pending) pending.onError(err as NodeJS.ErrnoException);
+    });
+  } catch (err) {
+    // A port or address send refuses at once (port 0, say): the query never went out.
+    own.inFlight.delete(id);
+    throw err;
+  }
   return () => {
     if (own.inFlight.get(id) === pending) own.inFlight.delete(id);
     closeIfDone(own);

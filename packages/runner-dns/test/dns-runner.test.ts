@@ -126,9 +126,9 @@ describe('dnsRunner', () => {
     expect(server.received.length).toBe(before);
   });
 
-  it('asks the default name server of the runner when the check names none', async () => {
+  it('asks the default name server of the runner when the check names none, whatever the target policy', async () => {
     const own = dnsRunner({ defaultNameServer: `${server.host}:${server.port}` });
-    const result = await own.run(dnsJob({ nameServer: null, port: 53 }), new AbortController().signal);
+    const result = await own.run(dnsJob({ nameServer: null, port: 53 }, {}, { targetPolicy: PUBLIC_ONLY_TARGET_POLICY }), new AbortController().signal);
     expect(result).toMatchObject({ hasFailures: false, details: { nameServer: '127.0.0.1', port: server.port } });
   });
 });
@@ -143,7 +143,9 @@ describe('parseServer', () => {
     expect(parseServer(text)).toEqual(expected);
   });
 
-  it('refuses a name', () => {
+  it('refuses a name, and a port outside 1..65535', () => {
     expect(() => parseServer('ns1.example.com')).toThrow(/not a name server address/);
+    expect(() => parseServer('10.0.0.53:99999')).toThrow(/must be 1..65535/);
+    expect(() => parseServer('[2001:db8::53]:0')).toThrow(/must be 1..65535/);
   });
 });

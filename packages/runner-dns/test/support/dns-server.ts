@@ -35,6 +35,18 @@ const RCODE_NXDOMAIN = 3;
 
 /** A small authoritative name server on 127.0.0.1 (or ::1) over UDP and TCP, for tests. */
 export async function startDnsServer(options: TestDnsServerOptions): Promise<TestDnsServer> {
+  // UDP takes a free port and TCP the same number: on a busy machine an outgoing connection may
+  // hold that number for TCP, so a few tries.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
+}
+
+async function startOnce(options: TestDnsServerOptions): Promise<TestDnsServer> {
   const host = options.host ?? '127.0.0.1';
   const received: string[] = [];
 
@@ -95,10 +107,16 @@ export async function startDnsServer(options: TestDnsServerOptions): Promise<Tes
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(port, host, () => resolve());
+    });
+  } catch (err) {
+    udp.close();
+    stranger.close();
+    throw err;
+  }
   if ((tcp.address() as AddressInfo).port !== port) throw new Error('TCP port differs from UDP port');
 
   return {
