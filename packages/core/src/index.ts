@@ -126,6 +126,10 @@ export {
   DnsRequestSchema, DOMAIN_NAME,
 } from './model/check-dns.js';
 export {
+  statusMatches, URL_METHODS, type UrlCheck, type UrlCheckCreate, UrlCheckCreateSchema, type UrlCheckResponse, UrlCheckResponseSchema,
+  UrlCheckSchema, type UrlCheckUpdate, UrlCheckUpdateSchema, type UrlMethod, type UrlRequest, UrlRequestSchema,
+} from './model/check-url.js';
+export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
   CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
 } from './model/check-group.js';

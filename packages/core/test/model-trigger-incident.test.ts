@@ -15,6 +15,7 @@ const BODIES: Record<(typeof BUILTIN_CHECK_TYPES)[number], Record<string, unknow
   BROWSER: { name: 'home', script: "await page.goto('https://example.com')" },
   HEARTBEAT: { name: 'backup', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'hours' } },
   DNS: { name: 'resolver', request: { query: 'shop.example.com' } },
+  URL: { name: 'home', request: { url: 'https://shop.example.com/' } },
 };
 
 describe('triggerIncident.serviceId is at most 255 characters, as the other ids a body names', () => {

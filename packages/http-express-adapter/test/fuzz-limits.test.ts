@@ -53,6 +53,7 @@ const FORMAT_BOUNDED: Record<string, string> = {
   'sequenceId.[]': 'a UUID',
   'request.query': 'a DNS check\'s query is a domain name (or an address): at most 253 characters',
   'request.nameServer': 'an IPv4 or IPv6 address: at most 45 characters',
+  'request.expectedStatus': 'a status, a class or a range: at most 7 characters',
 };
 
 /**

@@ -11,6 +11,7 @@ import { buildRequest, headerCredentials, recordedHeaders, recordedResponseHeade
 import { ScriptedRun, withFailure, type Exchanged } from './scripted-run.js';
 import { groupScripts } from './scripts.js';
 import { judgeResponse } from './verdict.js';
+import { urlRunner } from './url-runner.js';
 import { validateApiCheck } from './validate.js';
 
 export const API_CHECK_TYPE = 'API' as const;
@@ -369,9 +370,11 @@ function emptyResult(): RunResult {
   };
 }
 
-/** Creates an HTTP runner and registers it on the host's container as one of Vigil's RUNNERS. */
+/** Creates an HTTP runner, and a URL runner with the same options, and registers both on the host's container as Vigil's RUNNERS. */
 export function registerHttpRunner(container: PluginRegistry, options: HttpRunnerOptions = {}): HttpRunner {
   const runner = httpRunner(options);
   container.register(RUNNERS, { useValue: runner });
+  // URL checks are light HTTP checks: the same package runs them, with the same options.
+  container.register(RUNNERS, { useValue: urlRunner(options) });
   return runner;
 }

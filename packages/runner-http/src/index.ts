@@ -1,4 +1,4 @@
-/** @vigil/runner-http: runs API (HTTP) checks. */
+/** @vigil/runner-http: runs API (HTTP) checks and URL checks. */
 export {
   API_CHECK_TYPE,
   httpRunner,
@@ -6,5 +6,6 @@ export {
   type HttpRunner,
   type HttpRunnerOptions,
 } from './http-runner.js';
+export { expectedStatusAssertions, registerUrlRunner, URL_CHECK_TYPE, urlRunner, type UrlRunner } from './url-runner.js';
 export type { LookupFunction } from './connector.js';
 export { validateApiCheck } from './validate.js';

@@ -7,6 +7,7 @@ import type {
   TcpCheckCreateSchema,
 } from '../model/check.js';
 import type { DnsCheckCreateSchema } from '../model/check-dns.js';
+import type { UrlCheckCreateSchema } from '../model/check-url.js';
 import { Construct, type Ref } from './construct.js';
 import type { AlertChannelLinks, CheckGroup } from './resources.js';
 
@@ -21,6 +22,7 @@ export type ApiCheckProps = v.InferInput<typeof ApiCheckCreateSchema> & CheckLin
 export type BrowserCheckProps = v.InferInput<typeof BrowserCheckCreateSchema> & CheckLinks;
 export type HeartbeatCheckProps = v.InferInput<typeof HeartbeatCheckCreateSchema> & CheckLinks;
 export type DnsCheckProps = v.InferInput<typeof DnsCheckCreateSchema> & CheckLinks;
+export type UrlCheckProps = v.InferInput<typeof UrlCheckCreateSchema> & CheckLinks;
 /** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
 export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
 
@@ -58,6 +60,12 @@ export class HeartbeatCheck extends CheckConstruct<HeartbeatCheckProps> {
 export class DnsCheck extends CheckConstruct<DnsCheckProps> {
   readonly checkType = 'DNS';
   readonly construct: string = 'DnsCheck';
+}
+
+/** A URL check: `new UrlCheck('home', { name: 'Home page', request: { url: 'https://shop.example.com/' } })`. */
+export class UrlCheck extends CheckConstruct<UrlCheckProps> {
+  readonly checkType = 'URL';
+  readonly construct: string = 'UrlCheck';
 }
 
 /** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('mail', 'SMTP', {...})`. */

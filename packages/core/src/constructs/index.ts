@@ -11,6 +11,7 @@ export {
   BrowserCheck,
   HeartbeatCheck,
   DnsCheck,
+  UrlCheck,
   PluginCheck,
   type CheckLinks,
   type TcpCheckProps,
@@ -18,6 +19,7 @@ export {
   type BrowserCheckProps,
   type HeartbeatCheckProps,
   type DnsCheckProps,
+  type UrlCheckProps,
   type PluginCheckProps,
 } from './checks.js';
 export {

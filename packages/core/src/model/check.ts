@@ -23,7 +23,7 @@ import {
 } from './shared.js';
 
 /** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
-export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS'] as const;
+export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
 export {
@@ -31,6 +31,7 @@ export {
   type AlertChannelsSummary, type CheckCommonCreate,
 } from './check-common.js';
 import { DnsCheckCreateSchema, DnsCheckResponseSchema, DnsCheckSchema, DnsCheckUpdateSchema } from './check-dns.js';
+import { UrlCheckCreateSchema, UrlCheckResponseSchema, UrlCheckSchema, UrlCheckUpdateSchema } from './check-url.js';
 
 export const TcpRequestSchema = modelObject({
   port: integerBetween(1, 65535),
@@ -182,9 +183,9 @@ export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponse
 // would repeat their full types in core's declarations (40-55 KB apiece) for a host to check again.
 export const CheckSchema: v.VariantSchema<
   'checkType',
-  [typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema],
+  [typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema, typeof UrlCheckSchema],
   undefined
-> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema]);
+> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema]);
 export type Check = v.InferOutput<typeof CheckSchema>;
 export const CheckResponseSchema: v.VariantSchema<
   'checkType',
@@ -194,6 +195,7 @@ export const CheckResponseSchema: v.VariantSchema<
     typeof BrowserCheckResponseSchema,
     typeof HeartbeatCheckResponseSchema,
     typeof DnsCheckResponseSchema,
+    typeof UrlCheckResponseSchema,
   ],
   undefined
 > = v.variant('checkType', [
@@ -202,6 +204,7 @@ export const CheckResponseSchema: v.VariantSchema<
   BrowserCheckResponseSchema,
   HeartbeatCheckResponseSchema,
   DnsCheckResponseSchema,
+  UrlCheckResponseSchema,
 ]);
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
@@ -212,12 +215,14 @@ export const CheckCreateSchemas: {
   readonly BROWSER: typeof BrowserCheckCreateSchema;
   readonly HEARTBEAT: typeof HeartbeatCheckCreateSchema;
   readonly DNS: typeof DnsCheckCreateSchema;
+  readonly URL: typeof UrlCheckCreateSchema;
 } = {
   TCP: TcpCheckCreateSchema,
   API: ApiCheckCreateSchema,
   BROWSER: BrowserCheckCreateSchema,
   HEARTBEAT: HeartbeatCheckCreateSchema,
   DNS: DnsCheckCreateSchema,
+  URL: UrlCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
 export const CheckUpdateSchemas: {
@@ -226,12 +231,14 @@ export const CheckUpdateSchemas: {
   readonly BROWSER: typeof BrowserCheckUpdateSchema;
   readonly HEARTBEAT: typeof HeartbeatCheckUpdateSchema;
   readonly DNS: typeof DnsCheckUpdateSchema;
+  readonly URL: typeof UrlCheckUpdateSchema;
 } = {
   TCP: TcpCheckUpdateSchema,
   API: ApiCheckUpdateSchema,
   BROWSER: BrowserCheckUpdateSchema,
   HEARTBEAT: HeartbeatCheckUpdateSchema,
   DNS: DnsCheckUpdateSchema,
+  URL: UrlCheckUpdateSchema,
 } as const;
 
 export function isBuiltinCheckType(checkType: string): checkType is BuiltinCheckType {

@@ -72,7 +72,7 @@ export function certificateTarget(check: Check): { host: string; port: number } 
   const domain = (check as { sslCheckDomain?: string | null }).sslCheckDomain;
   if (domain) return { host: domain, port: 443 };
   if (check.checkType === 'TCP' && check.request.port === 443) return { host: check.request.hostname, port: 443 };
-  if (check.checkType === 'API' && !isTemplatedUrl(check.request.url) && isAbsoluteHttpUrl(check.request.url)) {
+  if ((check.checkType === 'API' || check.checkType === 'URL') && !isTemplatedUrl(check.request.url) && isAbsoluteHttpUrl(check.request.url)) {
     const url = new URL(check.request.url);
     if (url.protocol === 'https:') return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443) };
   }

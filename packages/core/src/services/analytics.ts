@@ -12,6 +12,8 @@ const KINDS = {
   api: { checkType: 'API', query: ApiAnalyticsQuerySchema },
   tcp: { checkType: 'TCP', query: TcpAnalyticsQuerySchema },
   dns: { checkType: 'DNS', query: DnsAnalyticsQuerySchema },
+  // A URL check's run is an HTTP request: the API checks' metrics.
+  url: { checkType: 'URL', query: ApiAnalyticsQuerySchema },
 } as const;
 
 const PERCENTILE_FNS = new Set<string>(['median', 'p50', 'p90', 'p95', 'p99']);
@@ -25,13 +27,13 @@ function measureOf(metric: string): AggregateMeasure | null {
 }
 
 /**
- * GET /v1/analytics/{api,tcp,dns}-checks/{id}: the requested metrics per aggregationInterval bucket
+ * GET /v1/analytics/{api,tcp,dns,url}-checks/{id}: the requested metrics per aggregationInterval bucket
  * (or the whole window), computed by the store over the check's results.
  */
 export class AnalyticsService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  async query(accountId: string, kind: 'api' | 'tcp' | 'dns', rawCheckId: unknown, rawQuery: unknown): Promise<AnalyticsResponse> {
+  async query(accountId: string, kind: keyof typeof KINDS, rawCheckId: unknown, rawQuery: unknown): Promise<AnalyticsResponse> {
     const check = found(await this.deps.storage.checks.get(accountId, stringId(rawCheckId)), 'Check');
     if (check.checkType !== KINDS[kind].checkType) found(null, 'Check');
     const q = parse(KINDS[kind].query, rawQuery ?? {}, 'query');

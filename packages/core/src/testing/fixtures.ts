@@ -18,6 +18,7 @@ import {
   type TcpCheck,
 } from '../model/check.js';
 import { DnsCheckCreateSchema, type DnsCheck } from '../model/check-dns.js';
+import { UrlCheckCreateSchema, type UrlCheck } from '../model/check-url.js';
 import type { PluginCheck } from '../model/check-type.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
 import { DEFAULT_ALERT_SETTINGS } from '../model/shared.js';
@@ -70,6 +71,11 @@ export function dnsCheckFixture(overrides: Partial<NewRecord<DnsCheck>> = {}): N
     request: { query: 'shop.example.com', nameServer: '192.0.2.53' },
   });
   return { ...body, id: randomUUID(), checkType: 'DNS', ...stamps(), ...overrides };
+}
+
+export function urlCheckFixture(overrides: Partial<NewRecord<UrlCheck>> = {}): NewRecord<UrlCheck> {
+  const body = v.parse(UrlCheckCreateSchema, { name: `URL check ${nextSerial()}`, request: { url: 'https://shop.example.com/' } });
+  return { ...body, id: randomUUID(), checkType: 'URL', ...stamps(), ...overrides };
 }
 
 export function apiCheckFixture(overrides: Partial<NewRecord<ApiCheck>> = {}): NewRecord<ApiCheck> {

@@ -23,6 +23,9 @@ import {
   TcpCheckCreateSchema,
   TcpCheckResponseSchema,
   TcpCheckUpdateSchema,
+  UrlCheckCreateSchema,
+  UrlCheckResponseSchema,
+  UrlCheckUpdateSchema,
   type CheckTypeDefinition,
 } from '@vigil/core';
 import { named, AssignQuerySchema, assign, article, type RouteDef } from './route-def.js';
@@ -45,6 +48,7 @@ const CHECK_TYPES: readonly TypedCheck[] = [
   { slug: 'browser', type: 'BROWSER', key: 'Browser', label: 'browser', create: BrowserCheckCreateSchema, update: BrowserCheckUpdateSchema, response: BrowserCheckResponseSchema },
   { slug: 'heartbeat', type: 'HEARTBEAT', key: 'Heartbeat', label: 'heartbeat', create: HeartbeatCheckCreateSchema, update: HeartbeatCheckUpdateSchema, response: HeartbeatCheckResponseSchema },
   { slug: 'dns', type: 'DNS', key: 'Dns', label: 'DNS', create: DnsCheckCreateSchema, update: DnsCheckUpdateSchema, response: DnsCheckResponseSchema },
+  { slug: 'url', type: 'URL', key: 'Url', label: 'URL', create: UrlCheckCreateSchema, update: UrlCheckUpdateSchema, response: UrlCheckResponseSchema },
 ];
 
 /** POST /v1/checks/{slug} and GET|PUT|DELETE /v1/checks/{slug}/{id} of one check type. */

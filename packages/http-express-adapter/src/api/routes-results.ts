@@ -103,6 +103,11 @@ export const resultRoutes: RouteDef[] = [
     params: { id: 'string' }, query: DnsAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'dns', params.id, query),
   },
+  {
+    method: 'get', path: '/v1/analytics/url-checks/:id', operationId: 'getUrlCheckAnalytics', summary: 'Metrics of a URL check', tag: 'Analytics',
+    params: { id: 'string' }, query: ApiAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'url', params.id, query),
+  },
 ];
 
 const SessionListSchema = v.object({ sessions: v.array(CheckSessionResponseSchema) });

@@ -169,7 +169,7 @@ export function selfSignedPem(cn: string): { cert: string; key: string } {
 /** The resources the valid bodies and the paths of the write routes name. */
 export interface FuzzContext {
   serviceId: string;
-  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns', string>;
+  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url', string>;
   channels: Record<string, number>;
   groupId: number;
   dashboardId: number;
@@ -231,6 +231,10 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
       // Text targets only: a response code's or a count's target is bounded by what it must be.
       assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'mx1', regex: 'mx.' }, { source: 'TEXT_ANSWER', comparison: 'NOT_CONTAINS', target: 'mx9' }],
     },
+  }),
+  url: (ctx) => ({
+    ...checkCommon(ctx, 'home page'),
+    request: { url: 'https://shop.example.com/health', method: 'HEAD', followRedirects: false, skipSSL: true, ipFamily: 'IPv6', expectedStatus: '200-399' },
   }),
 };
 
@@ -298,6 +302,8 @@ export const VALID_BODIES: Record<string, RouteBodies> = {
   'PUT /v1/checks/heartbeat/:id': { bodies: (ctx) => [CHECKS.heartbeat(ctx)], params: (ctx) => ({ id: ctx.checks.heartbeat }) },
   'POST /v1/checks/dns': { bodies: (ctx) => [CHECKS.dns(ctx)] },
   'PUT /v1/checks/dns/:id': { bodies: (ctx) => [CHECKS.dns(ctx)], params: (ctx) => ({ id: ctx.checks.dns }) },
+  'POST /v1/checks/url': { bodies: (ctx) => [CHECKS.url(ctx)] },
+  'PUT /v1/checks/url/:id': { bodies: (ctx) => [CHECKS.url(ctx)], params: (ctx) => ({ id: ctx.checks.url }) },
   'POST /v2/check-groups': { bodies: () => [group()] },
   'PUT /v2/check-groups/:id': { bodies: () => [group()], params: (ctx) => ({ id: ctx.groupId }) },
   'POST /v1/alert-channels': { bodies: () => Object.entries(CHANNEL_CONFIGS).map(([type, config]) => ({ type, config })) },
