@@ -43,7 +43,7 @@ const PARAM_KINDS: { path: RegExp; param: string; kind: Kind }[] = [
   { path: /^\/v1\/check-results\//, param: 'checkId', kind: 'check' },
   { path: /^\/v1\/check-results\//, param: 'checkResultId', kind: 'result' },
   { path: /^\/v1\/check-statuses\//, param: 'checkId', kind: 'check' },
-  { path: /^\/v1\/analytics\/(api|tcp)-checks\//, param: 'id', kind: 'check' },
+  { path: /^\/v1\/analytics\/(api|tcp|dns|url)-checks\//, param: 'id', kind: 'check' },
   { path: /^\/v1\/check-sessions\//, param: 'checkSessionId', kind: 'session' },
 ];
 
@@ -64,6 +64,10 @@ const INPUTS: Record<string, Input> = {
   updateBrowserCheck: { body: () => ({ name: 'renamed', script: 'await page.goto("http://127.0.0.1:1/")' }) },
   createHeartbeatCheck: { body: () => ({ name: 'probe', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } }) },
   updateHeartbeatCheck: { body: () => ({ name: 'renamed', heartbeat: { period: 2, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } }) },
+  createDnsCheck: { body: () => ({ name: 'probe', request: { query: 'probe.example.com', nameServer: '127.0.0.1', port: 1 } }) },
+  updateDnsCheck: { body: () => ({ name: 'renamed', request: { query: 'probe.example.com', nameServer: '127.0.0.1', port: 1 } }) },
+  createUrlCheck: { body: () => ({ name: 'probe', request: { url: 'http://127.0.0.1:1/' } }) },
+  updateUrlCheck: { body: () => ({ name: 'renamed', request: { url: 'http://127.0.0.1:1/' } }) },
   createCheckGroup: { body: () => ({ name: 'probe' }) },
   updateCheckGroup: { body: () => ({ name: 'renamed', muted: true }) },
   createAlertChannel: { body: () => ({ type: 'EMAIL', config: { address: 'probe@example.com' } }) },
@@ -93,6 +97,8 @@ const INPUTS: Record<string, Input> = {
   getReporting: { query: 'quickRange=last7Days' },
   getApiCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getTcpCheckAnalytics: { query: 'metrics=total,availability&quickRange=last7Days' },
+  getDnsCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
+  getUrlCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getHeartbeatAvailability: {},
   triggerCheckSessions: { body: (own) => ({ target: { checkId: [own.check[0]] } }) },
   awaitCheckSession: { query: 'maxWaitSeconds=1' },
