@@ -112,7 +112,10 @@ function matching(buffer: Buffer, id: number, name: string, type: DnsRecordType)
   }
   if (decoded.id !== id || decoded.type !== 'response') return null;
   const q = decoded.questions?.[0];
-  if (!q || q.type !== type || q.name.toLowerCase().replace(/\.$/, '') !== name.toLowerCase().replace(/\.$/, '')) return null;
+  // Some servers answer FORMERR, NOTIMP or REFUSED without repeating the question: such an error
+  // (no records, the id and the source already checked) is taken as it is.
+  if (!q) return decoded.rcode && decoded.rcode !== 'NOERROR' && !decoded.answers?.length ? decoded : null;
+  if (q.type !== type || q.name.toLowerCase().replace(/\.$/, '') !== name.toLowerCase().replace(/\.$/, '')) return null;
   return decoded;
 }
 

@@ -29,6 +29,7 @@ beforeAll(async () => {
   server = await startDnsServer({
     zone: ZONE,
     rcodes: { 'broken.test': 2, 'closed.test': 5 },
+    bareRcodes: { 'bare.test': 5 },
     truncatedOverUdp: ['big.test'],
     silent: ['silent.test'],
     forged: ['forged.test'],
@@ -76,6 +77,10 @@ describe('queryDns', () => {
     const response = await ask(name, 'A');
     expect(response.rcode).toBe(rcode);
     expect(response.answers).toEqual([]);
+  });
+
+  it('takes an error answer that leaves out the question, as some servers send it', async () => {
+    expect(await ask('bare.test', 'A')).toMatchObject({ rcode: 'REFUSED', answers: [] });
   });
 
   it('answers NOERROR with no records when the name has none of the type', async () => {

@@ -1,5 +1,5 @@
 import {
-  ApiRequestSchema, parse, RUNNERS, runChecked,
+  ApiRequestSchema, applyShouldFail, parse, RUNNERS, runChecked,
   type ApiAssertion, type ApiCheck, type PluginRegistry, type Runner, type RunJob, type RunResult, type UrlCheck,
 } from '@vigil/core';
 import { httpRunner, type HttpRunnerOptions } from './http-runner.js';
@@ -30,6 +30,8 @@ function asApiCheck(check: UrlCheck): ApiCheck {
   const { request, ...rest } = check;
   return {
     ...rest,
+    // The URL runner applies shouldFail to the verdict on the status itself.
+    shouldFail: false,
     checkType: 'API',
     request: parse(ApiRequestSchema, {
       method: request.method,
@@ -53,7 +55,13 @@ export function urlRunner(options: HttpRunnerOptions = {}): UrlRunner {
     checkType: URL_CHECK_TYPE,
     timeoutMs: http.options.defaultTimeoutMs,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
-      return runChecked('URL runner', URL_CHECK_TYPE, job, (check) => http.run({ ...job, group: null, check: asApiCheck(check) }, signal));
+      return runChecked('URL runner', URL_CHECK_TYPE, job, async (check) => {
+        const result = await http.run({ ...job, group: null, check: asApiCheck(check) }, signal);
+        // shouldFail inverts the verdict on an answer: a status outside the expected one passes, an
+        // expected one fails. No answer at all (refused, timed out, a refused target) still fails,
+        // as for API checks.
+        return check.shouldFail && typeof result.statusCode === 'number' ? applyShouldFail(result, true, signal) : result;
+      });
     },
   };
 }

@@ -61,6 +61,16 @@ describe('urlRunner', () => {
     expect(server.seen[0]).toMatchObject({ method: 'HEAD', url: '/ping', body: '' });
   });
 
+  it('inverts the verdict on an answer with shouldFail; no answer still fails', async () => {
+    const gone = await serve(json(410, {}));
+    const up = await serve(json(200, {}));
+    expect(await run(urlJob({ url: `${gone.origin}/old` }, { shouldFail: true }))).toMatchObject({ hasFailures: false, statusCode: 410 });
+    expect(await run(urlJob({ url: `${up.origin}/` }, { shouldFail: true }))).toMatchObject({ hasFailures: true, failureKind: 'ASSERTION' });
+    const closed = await startHttp(json(200, {}));
+    await closed.close();
+    expect(await run(urlJob({ url: `${closed.origin}/` }, { shouldFail: true }))).toMatchObject({ hasFailures: true, failureKind: 'NETWORK_ERROR' });
+  });
+
   it('follows redirects unless told not to', async () => {
     const target = await serve(json(200, {}));
     const redirect = await serve((_req, res) => {

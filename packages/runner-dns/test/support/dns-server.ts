@@ -12,6 +12,8 @@ export interface TestDnsServerOptions {
   zone: Record<string, ZoneRecord[]>;
   /** Names answered with this response code and no records. */
   rcodes?: Record<string, number>;
+  /** Names answered with this response code and no question section, as some servers refuse. */
+  bareRcodes?: Record<string, number>;
   /** Names whose UDP answer is truncated (TC set, no records); TCP answers them in full. */
   truncatedOverUdp?: string[];
   /** Names never answered. */
@@ -56,6 +58,8 @@ async function startOnce(options: TestDnsServerOptions): Promise<TestDnsServer> 
     received.push(`${protocol} ${question.type} ${name}`);
     if (options.silent?.includes(name)) return [];
     const base = { type: 'response' as const, id: query.id, questions: query.questions };
+    const bare = options.bareRcodes?.[name];
+    if (bare !== undefined) return [packet.encode({ type: 'response', id: query.id, flags: bare })];
     const rcode = options.rcodes?.[name];
     if (rcode !== undefined) return [packet.encode({ ...base, flags: packet.AUTHORITATIVE_ANSWER | rcode })];
     const records = options.zone[name];
