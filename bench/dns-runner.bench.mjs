@@ -6,6 +6,7 @@ import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { promises as dns } from 'node:dns';
 import { fileURLToPath } from 'node:url';
+import { alternate } from './throughput.mjs';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 50);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
@@ -26,22 +27,6 @@ async function serve() {
   process.on('disconnect', () => process.exit(0));
 }
 
-/** Runs `once` with IN_FLIGHT workers for ROUND_MS; answers queries per second. */
-async function rate(once) {
-  let count = 0;
-  const until = performance.now() + ROUND_MS;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async (_, worker) => {
-    const { signal } = new AbortController();
-    while (performance.now() < until) {
-      await once(signal, worker);
-      count++;
-    }
-  }));
-  return count / ((performance.now() - started) / 1000);
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const { dnsRunner } = await import('@vigil/runner-dns');
@@ -77,18 +62,10 @@ async function main() {
   };
 
   // Warm both paths, then alternate rounds so that both see the same machine; the median round of each.
-  await rate(viaRunner);
-  await rate(viaResolver);
-  const rounds = { runner: [], resolver: [] };
-  for (let r = 0; r < ROUNDS; r++) {
-    globalThis.gc?.();
-    rounds.resolver.push(await rate(viaResolver));
-    globalThis.gc?.();
-    rounds.runner.push(await rate(viaRunner));
-  }
+  const measured = await alternate(viaRunner, viaResolver, { inFlight: IN_FLIGHT, roundMs: ROUND_MS, rounds: ROUNDS });
   child.disconnect();
 
-  const best = { runner: median(rounds.runner), resolver: median(rounds.resolver) };
+  const best = { runner: measured.vigil, resolver: measured.baseline };
   const ratio = best.runner / best.resolver;
   console.log(`${IN_FLIGHT} in flight, ${ROUNDS} alternating rounds of ${ROUND_MS} ms each, median round of each`);
   console.log('figure                                                  vigil            baseline           vigil/baseline');

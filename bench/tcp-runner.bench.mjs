@@ -7,6 +7,7 @@
 import { fork } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { alternate } from './throughput.mjs';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 50);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
@@ -38,23 +39,6 @@ function plainExchange(port) {
   });
 }
 
-/** Runs `once` with IN_FLIGHT workers for ROUND_MS; answers exchanges per second. */
-async function rate(once) {
-  let count = 0;
-  const until = performance.now() + ROUND_MS;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    // One signal per worker, as the engine gives one per attempt; making it is the caller's cost.
-    const { signal } = new AbortController();
-    while (performance.now() < until) {
-      await once(signal);
-      count++;
-    }
-  }));
-  return count / ((performance.now() - started) / 1000);
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const { tcpRunner } = await import('@vigil/runner-tcp');
@@ -79,18 +63,10 @@ async function main() {
 
   // Warm both paths (JIT, sockets) before measuring; then alternate rounds, so that both see the
   // same machine, and take the median round of each (loopback figures wander by 20 % here).
-  await rate(viaRunner);
-  await rate(viaNet);
-  const rounds = { runner: [], net: [] };
-  for (let r = 0; r < ROUNDS; r++) {
-    globalThis.gc?.();
-    rounds.net.push(await rate(viaNet));
-    globalThis.gc?.();
-    rounds.runner.push(await rate(viaRunner));
-  }
+  const measured = await alternate(viaRunner, viaNet, { inFlight: IN_FLIGHT, roundMs: ROUND_MS, rounds: ROUNDS });
   child.disconnect();
 
-  const best = { runner: median(rounds.runner), net: median(rounds.net) };
+  const best = { runner: measured.vigil, net: measured.baseline };
   const ratio = best.runner / best.net;
   const row = (what, vigil, base) => console.log(`${what.padEnd(52)} ${vigil.toFixed(0).padStart(8)}/s   baseline ${base.toFixed(0).padStart(8)}/s   ratio ${(vigil / base).toFixed(2)}`);
   console.log(`${IN_FLIGHT} in flight, ${ROUNDS} alternating rounds of ${ROUND_MS} ms each, median round of each`);

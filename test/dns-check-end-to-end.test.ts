@@ -5,11 +5,10 @@
  * again sends the recovery; the analytics of its runs read back.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '@vigil/core/testing';
 import { alertTransports } from '@vigil/alert-channels';
 import { dnsRunner } from '@vigil/runner-dns';
 import { startDnsServer, type ZoneRecord } from '../packages/runner-dns/test/support/dns-server.js';
-import { advanceUntil, apiOf, engineTrouble, freshStore, quiet, STORES, vigilProcess, webhookServer } from './support/engine-stack.js';
+import { advanceUntil, engineTrouble, startedProcess, STORES, webhookServer } from './support/engine-stack.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -24,21 +23,8 @@ describe.each(STORES)('a DNS check made through the HTTP API (%s)', (kind) => {
     const hook = await webhookServer();
     cleanups.push(() => hook.close());
 
-    const storage = await freshStore(kind, 'vigil_dns_e2e');
-    await storage.migrate();
-    const clock = new FakeClock('2026-06-01T00:00:00.000Z');
-    const { vigil, lines } = vigilProcess({ storage, clock, runners: [dnsRunner()], transports: alertTransports() });
-    cleanups.push(async () => {
-      let closed = false;
-      const closing = vigil.close().finally(() => (closed = true));
-      for (let i = 0; i < 100 && !closed; i++) {
-        clock.advance(1_000);
-        await quiet([vigil], 50);
-      }
-      await closing;
-    });
-    const { api } = await apiOf(vigil);
-    await vigil.start();
+    const { vigil, lines, clock, api, close } = await startedProcess(kind, 'vigil_dns_e2e', { runners: [dnsRunner()], transports: alertTransports() });
+    cleanups.push(close);
 
     const { body: channel } = await api('post', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'ops', url: hook.url } }).expect(201);
     const { body: check } = await api('post', '/v1/checks/dns', {

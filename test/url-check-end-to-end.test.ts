@@ -7,10 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '@vigil/core/testing';
 import { alertTransports } from '@vigil/alert-channels';
 import { httpRunner, urlRunner } from '@vigil/runner-http';
-import { advanceUntil, apiOf, engineTrouble, freshStore, quiet, STORES, vigilProcess, webhookServer } from './support/engine-stack.js';
+import { advanceUntil, engineTrouble, startedProcess, STORES, webhookServer } from './support/engine-stack.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -33,21 +32,8 @@ describe.each(STORES)('a URL check made through the HTTP API (%s)', (kind) => {
     const hook = await webhookServer();
     cleanups.push(() => hook.close());
 
-    const storage = await freshStore(kind, 'vigil_url_e2e');
-    await storage.migrate();
-    const clock = new FakeClock('2026-06-01T00:00:00.000Z');
-    const { vigil, lines } = vigilProcess({ storage, clock, runners: [httpRunner(), urlRunner()], transports: alertTransports() });
-    cleanups.push(async () => {
-      let closed = false;
-      const closing = vigil.close().finally(() => (closed = true));
-      for (let i = 0; i < 100 && !closed; i++) {
-        clock.advance(1_000);
-        await quiet([vigil], 50);
-      }
-      await closing;
-    });
-    const { api } = await apiOf(vigil);
-    await vigil.start();
+    const { vigil, lines, clock, api, close } = await startedProcess(kind, 'vigil_url_e2e', { runners: [httpRunner(), urlRunner()], transports: alertTransports() });
+    cleanups.push(close);
 
     const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/health`;
     const { body: channel } = await api('post', '/v1/alert-channels', { type: 'WEBHOOK', config: { name: 'ops', url: hook.url } }).expect(201);

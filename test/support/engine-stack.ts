@@ -15,9 +15,11 @@ import { join } from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { createVigil, type LogMeta, type Logger, type Vigil, type VigilOptions } from '@vigil/core';
-import type { FakeClock } from '@vigil/core/testing';
+import { FakeClock } from '@vigil/core/testing';
 import { vigilRouter } from '@vigil/http-express-adapter';
 import { tcpRunner } from '@vigil/runner-tcp';
+
+import { freshStore } from '../../packages/storage-knex/test/support/fresh-store.js';
 
 export { freshStore, STORES } from '../../packages/storage-knex/test/support/fresh-store.js';
 
@@ -244,4 +246,32 @@ export function selfSignedCertificate(host: string, days: number): { cert: strin
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * One started Vigil process on a fresh, migrated store of `kind` and a fake clock, with the API of
+ * one account. `close` stops it, moving the clock until it has stopped (stop waits on the clock).
+ */
+export async function startedProcess(
+  kind: Parameters<typeof freshStore>[0],
+  schema: string,
+  options: Omit<VigilOptions, 'storage' | 'clock'>,
+  startAt = '2026-06-01T00:00:00.000Z',
+): Promise<{ vigil: Vigil; lines: LogLine[]; clock: FakeClock; api: Api; close: () => Promise<void> }> {
+  const storage = await freshStore(kind, schema);
+  await storage.migrate();
+  const clock = new FakeClock(startAt);
+  const { vigil, lines } = vigilProcess({ storage, clock, ...options });
+  const { api } = await apiOf(vigil);
+  await vigil.start();
+  const close = async () => {
+    let closed = false;
+    const closing = vigil.close().finally(() => (closed = true));
+    for (let i = 0; i < 100 && !closed; i++) {
+      clock.advance(1_000);
+      await quiet([vigil], 50);
+    }
+    await closing;
+  };
+  return { vigil, lines, clock, api, close };
 }
