@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^@vigil\/runner-tcp$/, replacement: src('runner-tcp/src/index.ts') },
       { find: /^@vigil\/runner-http$/, replacement: src('runner-http/src/index.ts') },
       { find: /^@vigil\/runner-dns$/, replacement: src('runner-dns/src/index.ts') },
+      { find: /^@vigil\/runner-icmp$/, replacement: src('runner-icmp/src/index.ts') },
       { find: /^@vigil\/runner-browser$/, replacement: src('runner-browser/src/index.ts') },
       { find: /^@vigil\/alert-channels$/, replacement: src('alert-channels/src/index.ts') },
     ],

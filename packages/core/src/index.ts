@@ -130,6 +130,12 @@ export {
   UrlCheckSchema, type UrlCheckUpdate, UrlCheckUpdateSchema, type UrlMethod, type UrlRequest, UrlRequestSchema,
 } from './model/check-url.js';
 export {
+  ICMP_ASSERTION_COMPARISONS, ICMP_ASSERTION_SOURCES, ICMP_LATENCY_PROPERTIES, type IcmpAssertion, IcmpAssertionSchema,
+  type IcmpAssertionSource, type IcmpCheck, type IcmpCheckCreate, IcmpCheckCreateSchema, type IcmpCheckResponse,
+  IcmpCheckResponseSchema, IcmpCheckSchema, type IcmpCheckUpdate, IcmpCheckUpdateSchema, type IcmpLatencyProperty,
+  type IcmpRequest, IcmpRequestSchema,
+} from './model/check-icmp.js';
+export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
   CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
 } from './model/check-group.js';
@@ -199,7 +205,7 @@ export {
 export {
   type AnalyticsQuery, type AnalyticsResponse, AnalyticsResponseSchema, API_METRIC_BASES, API_METRICS, API_PLAIN_METRICS,
   ApiAnalyticsQuerySchema, METRIC_SUFFIXES, type MetricUnit, QUICK_RANGES, TCP_METRIC_BASES, TCP_METRICS,
-  TcpAnalyticsQuerySchema, DNS_METRIC_BASES, DNS_METRICS, DnsAnalyticsQuerySchema,
+  TcpAnalyticsQuerySchema, DNS_METRIC_BASES, DNS_METRICS, DnsAnalyticsQuerySchema, ICMP_METRIC_BASES, ICMP_METRICS, IcmpAnalyticsQuerySchema,
 } from './model/analytics.js';
 export {
   type Snippet, type SnippetCreate, SnippetCreateSchema, type SnippetResponse, SnippetResponseSchema, SnippetSchema,

@@ -304,7 +304,7 @@ describe('records and responses', () => {
       checkType: 'HEARTBEAT',
     });
     expect(hb.checkType === 'HEARTBEAT' && hb.heartbeat.pingToken).toBe('tok');
-    expect(pathsOf(CheckSchema, { ...stored, checkType: 'ICMP' })).toEqual(['checkType']);
+    expect(pathsOf(CheckSchema, { ...stored, checkType: 'AGENTIC' })).toEqual(['checkType']);
     expect(pathsOf(HeartbeatCheckSchema, { ...heartbeat(), ...stored, checkType: 'HEARTBEAT' })).toEqual(['heartbeat.pingToken']);
   });
 
@@ -331,7 +331,7 @@ describe('records and responses', () => {
     expect(CheckCreateSchemas.TCP).toBe(TcpCheckCreateSchema);
     expect(CheckUpdateSchemas.BROWSER).toBe(BrowserCheckUpdateSchema);
     expect(isBuiltinCheckType('HEARTBEAT')).toBe(true);
-    expect(isBuiltinCheckType('ICMP')).toBe(false);
+    expect(isBuiltinCheckType('AGENTIC')).toBe(false);
   });
 
   it('the common schema alone serves check types a plugin adds', () => {

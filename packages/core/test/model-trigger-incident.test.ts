@@ -16,6 +16,7 @@ const BODIES: Record<(typeof BUILTIN_CHECK_TYPES)[number], Record<string, unknow
   HEARTBEAT: { name: 'backup', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'hours' } },
   DNS: { name: 'resolver', request: { query: 'shop.example.com' } },
   URL: { name: 'home', request: { url: 'https://shop.example.com/' } },
+  ICMP: { name: 'router', request: { hostname: '192.0.2.1' } },
 };
 
 describe('triggerIncident.serviceId is at most 255 characters, as the other ids a body names', () => {

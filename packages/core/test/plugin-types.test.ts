@@ -72,6 +72,8 @@ describe('defineCheckType', () => {
     expect(() => defineCheckType({ checkType: 'DNS', entries: {} })).toThrow(/built-in/);
     expect(() => defineCheckType({ checkType: 'SMTP', slug: 'dns', entries: {} })).toThrow(/slug "dns"/);
     expect(() => defineCheckType({ checkType: 'LINK', slug: 'url', entries: {} })).toThrow(/slug "url"/);
+    expect(() => defineCheckType({ checkType: 'ICMP', entries: {} })).toThrow(/built-in/);
+    expect(() => defineCheckType({ checkType: 'ECHO', slug: 'icmp', entries: {} })).toThrow(/slug "icmp"/);
     expect(() => defineCheckType({ checkType: 'SMTP', slug: 'SMTP!', entries: {} })).toThrow(/slug/);
     expect(() => defineCheckType({ checkType: 'SMTP', entries: { id: v.string() } })).toThrow(/sets id/);
     expect(defineCheckType({ checkType: 'MULTI_STEP', entries: {} }).slug).toBe('multi-step');
@@ -81,7 +83,7 @@ describe('defineCheckType', () => {
     expect(() => createVigil({ storage: memoryStorage(), secretKey: SECRET, checkTypes: [pingCheckType, pingCheckType] }))
       .toThrow(/PING is registered twice/);
     expect(() => createVigil({
-      storage: memoryStorage(), secretKey: SECRET, checkTypes: [pingCheckType, defineCheckType({ checkType: 'ICMP', slug: 'ping', entries: {} })],
+      storage: memoryStorage(), secretKey: SECRET, checkTypes: [pingCheckType, defineCheckType({ checkType: 'ECHO', slug: 'ping', entries: {} })],
     })).toThrow(/slug "ping"/);
   });
 });
@@ -117,8 +119,8 @@ describe('checks of a plugin\'s type', () => {
     };
     const { vigil, accountId } = await setup({ runners: [strict] });
     expect(await issuesOf(vigil.checks.create(accountId, 'PING', { name: 'x', request: { host: 'a b' } }))).toEqual(['request.host']);
-    const refused = await vigil.checks.create(accountId, 'ICMP', { name: 'x' }).catch((e: ValidationError) => e);
-    expect(refused).toMatchObject({ code: 'VALIDATION', source: 'params', message: expect.stringContaining('no check type ICMP is served') });
+    const refused = await vigil.checks.create(accountId, 'AGENTIC', { name: 'x' }).catch((e: ValidationError) => e);
+    expect(refused).toMatchObject({ code: 'VALIDATION', source: 'params', message: expect.stringContaining('no check type AGENTIC is served') });
   });
 
   it('are scheduled and run by the runner registered for the type, which gets the check typed by its definition', async () => {

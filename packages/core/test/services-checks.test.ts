@@ -55,7 +55,7 @@ describe('checks', () => {
     expect(await storage.raw.dump('checks')).toEqual([]);
     expect(await code(vigil.checks.create(a, 'TCP', { ...tcp, groupId: 99 }))).toBe('VALIDATION');
     expect(await code(vigil.checks.create(a, 'TCP', { ...tcp, alertChannelSubscriptions: [{ alertChannelId: 5 }] }))).toBe('VALIDATION');
-    expect(await code(vigil.checks.create(a, 'ICMP', tcp))).toBe('VALIDATION');
+    expect(await code(vigil.checks.create(a, 'AGENTIC', tcp))).toBe('VALIDATION');
     expect(await code(vigil.checks.get(a, ''))).toBe('VALIDATION');
   });
 

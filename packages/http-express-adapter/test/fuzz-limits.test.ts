@@ -52,6 +52,8 @@ const FORMAT_BOUNDED: Record<string, string> = {
   'target.checkId.[]': 'a UUID',
   'sequenceId.[]': 'a UUID',
   'request.query': 'a DNS check\'s query is a domain name (or an address): at most 253 characters',
+  'request.hostname': 'an ICMP check\'s host is a host name or an address: at most 253 characters (a TCP check\'s states its maximum)',
+  'request.assertions.[].target': 'an ICMP assertion\'s target is a number of at most 7 digits and 3 decimals (other checks\' state their maximum)',
   'request.nameServer': 'an IPv4 or IPv6 address: at most 45 characters',
   'request.expectedStatus': 'a status, a class or a range: at most 7 characters',
 };

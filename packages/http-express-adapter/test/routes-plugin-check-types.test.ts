@@ -12,8 +12,8 @@ import { knexStorage } from '@vigil/storage-knex';
 import { openApiDocument, vigilRouter } from '../src/index.js';
 import { expect400, expect404 } from './support/expect.js';
 
-const icmp = defineCheckType({
-  checkType: 'ICMP',
+const echo = defineCheckType({
+  checkType: 'ECHO',
   entries: { request: modelObject({ hostname: NonEmptyStringSchema, pings: v.optional(integerBetween(1, 10), 3) }) },
 });
 
@@ -26,7 +26,7 @@ afterEach(async () => {
 async function host() {
   const storage = knexStorage({ client: 'sqlite3', connection: ':memory:' });
   await storage.migrate();
-  vigil = createVigil({ storage, secretKey: 'f'.repeat(64), checkTypes: [icmp] });
+  vigil = createVigil({ storage, secretKey: 'f'.repeat(64), checkTypes: [echo] });
   const account = await vigil.accounts.ensure();
   const { key } = await vigil.apiKeys.create(account.id, { name: 'test' });
   const app = express().use('/api', vigilRouter(vigil));
@@ -40,23 +40,23 @@ async function host() {
 }
 
 describe('routes of a plugin\'s check type', () => {
-  it('POST /v1/checks/icmp, GET|PUT|DELETE /v1/checks/icmp/{id} behave as a built-in type\'s routes', async () => {
+  it('POST /v1/checks/echo, GET|PUT|DELETE /v1/checks/echo/{id} behave as a built-in type\'s routes', async () => {
     const api = await host();
-    const created = await api.post('/v1/checks/icmp', { name: 'gateway', request: { hostname: '10.0.0.1' } }).expect(201);
-    expect(created.body).toMatchObject({ checkType: 'ICMP', name: 'gateway', request: { hostname: '10.0.0.1', pings: 3 }, frequency: 10 });
+    const created = await api.post('/v1/checks/echo', { name: 'gateway', request: { hostname: '10.0.0.1' } }).expect(201);
+    expect(created.body).toMatchObject({ checkType: 'ECHO', name: 'gateway', request: { hostname: '10.0.0.1', pings: 3 }, frequency: 10 });
     const id = created.body.id as string;
-    expect((await api.get(`/v1/checks/icmp/${id}`).expect(200)).body).toEqual(created.body);
+    expect((await api.get(`/v1/checks/echo/${id}`).expect(200)).body).toEqual(created.body);
     expect((await api.get(`/v1/checks/${id}`).expect(200)).body).toEqual(created.body);
-    expect((await api.put(`/v1/checks/icmp/${id}`, { request: { hostname: '10.0.0.2' } }).expect(200)).body.request).toEqual({ hostname: '10.0.0.2', pings: 3 });
+    expect((await api.put(`/v1/checks/echo/${id}`, { request: { hostname: '10.0.0.2' } }).expect(200)).body.request).toEqual({ hostname: '10.0.0.2', pings: 3 });
 
-    expect400(await api.post('/v1/checks/icmp', { name: 'x', request: { hostname: 'h', pings: 0 } }), 'payload', 'request.pings');
-    expect400(await api.put(`/v1/checks/icmp/${id}`, { request: {} }), 'payload', 'request.hostname');
+    expect400(await api.post('/v1/checks/echo', { name: 'x', request: { hostname: 'h', pings: 0 } }), 'payload', 'request.pings');
+    expect400(await api.put(`/v1/checks/echo/${id}`, { request: {} }), 'payload', 'request.hostname');
     // A typed route reaches only checks of its type.
     const tcp = await api.post('/v1/checks/tcp', { name: 'db', request: { hostname: '10.0.0.3', port: 5432 } }).expect(201);
-    expect404(await api.get(`/v1/checks/icmp/${tcp.body.id}`));
-    expect404(await api.delete(`/v1/checks/icmp/${tcp.body.id}`));
+    expect404(await api.get(`/v1/checks/echo/${tcp.body.id}`));
+    expect404(await api.delete(`/v1/checks/echo/${tcp.body.id}`));
 
-    await api.delete(`/v1/checks/icmp/${id}`).expect(204);
+    await api.delete(`/v1/checks/echo/${id}`).expect(204);
     expect404(await api.get(`/v1/checks/${id}`));
   });
 
@@ -67,19 +67,19 @@ describe('routes of a plugin\'s check type', () => {
     const account = await vigil.accounts.ensure();
     const { key } = await vigil.apiKeys.create(account.id, { name: 'test' });
     const app = express().use('/api', vigilRouter(vigil));
-    const res = await request(app).post('/api/v1/checks/icmp').set('Authorization', `Bearer ${key}`).set('x-service-account', account.id).send({ name: 'x' });
+    const res = await request(app).post('/api/v1/checks/echo').set('Authorization', `Bearer ${key}`).set('x-service-account', account.id).send({ name: 'x' });
     expect404(res);
   });
 
   it('are in the OpenAPI document the router serves, which stays valid', async () => {
     const api = await host();
     const doc = (await api.get('/openapi.json').expect(200)).body;
-    expect(Object.keys(doc.paths['/v1/checks/icmp'])).toEqual(['post']);
-    expect(Object.keys(doc.paths['/v1/checks/icmp/{id}']).sort()).toEqual(['delete', 'get', 'put']);
-    expect(doc.paths['/v1/checks/icmp'].post).toMatchObject({ operationId: 'createIcmpCheck', summary: 'Create an ICMP check' });
-    expect(doc.components.schemas.IcmpCheckCreate.required).toEqual(expect.arrayContaining(['name', 'request']));
+    expect(Object.keys(doc.paths['/v1/checks/echo'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/v1/checks/echo/{id}']).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.paths['/v1/checks/echo'].post).toMatchObject({ operationId: 'createEchoCheck', summary: 'Create an ECHO check' });
+    expect(doc.components.schemas.EchoCheckCreate.required).toEqual(expect.arrayContaining(['name', 'request']));
     const validator = new Validator();
     expect((await validator.validate(doc)).valid).toBe(true);
-    expect(openApiDocument().paths).not.toHaveProperty('/v1/checks/icmp');
+    expect(openApiDocument().paths).not.toHaveProperty('/v1/checks/echo');
   });
 });

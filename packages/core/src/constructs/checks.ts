@@ -7,6 +7,7 @@ import type {
   TcpCheckCreateSchema,
 } from '../model/check.js';
 import type { DnsCheckCreateSchema } from '../model/check-dns.js';
+import type { IcmpCheckCreateSchema } from '../model/check-icmp.js';
 import type { UrlCheckCreateSchema } from '../model/check-url.js';
 import { Construct, type Ref } from './construct.js';
 import type { AlertChannelLinks, CheckGroup } from './resources.js';
@@ -23,6 +24,7 @@ export type BrowserCheckProps = v.InferInput<typeof BrowserCheckCreateSchema> & 
 export type HeartbeatCheckProps = v.InferInput<typeof HeartbeatCheckCreateSchema> & CheckLinks;
 export type DnsCheckProps = v.InferInput<typeof DnsCheckCreateSchema> & CheckLinks;
 export type UrlCheckProps = v.InferInput<typeof UrlCheckCreateSchema> & CheckLinks;
+export type IcmpCheckProps = v.InferInput<typeof IcmpCheckCreateSchema> & CheckLinks;
 /** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
 export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
 
@@ -66,6 +68,12 @@ export class DnsCheck extends CheckConstruct<DnsCheckProps> {
 export class UrlCheck extends CheckConstruct<UrlCheckProps> {
   readonly checkType = 'URL';
   readonly construct: string = 'UrlCheck';
+}
+
+/** An ICMP (ping) check: `new IcmpCheck('edge-router', { name: 'Edge router', request: { hostname: '192.0.2.1' } })`. */
+export class IcmpCheck extends CheckConstruct<IcmpCheckProps> {
+  readonly checkType = 'ICMP';
+  readonly construct: string = 'IcmpCheck';
 }
 
 /** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('mail', 'SMTP', {...})`. */

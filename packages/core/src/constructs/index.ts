@@ -12,6 +12,7 @@ export {
   HeartbeatCheck,
   DnsCheck,
   UrlCheck,
+  IcmpCheck,
   PluginCheck,
   type CheckLinks,
   type TcpCheckProps,
@@ -20,6 +21,7 @@ export {
   type HeartbeatCheckProps,
   type DnsCheckProps,
   type UrlCheckProps,
+  type IcmpCheckProps,
   type PluginCheckProps,
 } from './checks.js';
 export {

@@ -10,6 +10,8 @@ export const API_METRIC_BASES = ['responseTime', 'wait', 'dns', 'tcp', 'firstByt
 export const TCP_METRIC_BASES = ['total', 'dns', 'connection', 'data'] as const;
 /** A DNS check's one phase is its response time. */
 export const DNS_METRIC_BASES = ['responseTime'] as const;
+/** An ICMP check's run: its replies' round-trip statistics and its packet loss in percent. */
+export const ICMP_METRIC_BASES = ['latencyAvg', 'latencyMin', 'latencyMax', 'latencyStdDev', 'packetLoss'] as const;
 // TCP checks have the same two plain metrics.
 export const API_PLAIN_METRICS = ['availability', 'retries'] as const;
 export const API_METRICS = [
@@ -27,6 +29,12 @@ export const DNS_METRICS = [
   ...DNS_METRIC_BASES,
   ...API_PLAIN_METRICS,
   ...DNS_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
+] as readonly string[];
+
+export const ICMP_METRICS = [
+  ...ICMP_METRIC_BASES,
+  ...API_PLAIN_METRICS,
+  ...ICMP_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
 ] as readonly string[];
 
 export const QUICK_RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'] as const;
@@ -58,6 +66,7 @@ function analyticsQuery(metrics: readonly string[], groupBy: readonly string[]) 
 export const ApiAnalyticsQuerySchema = analyticsQuery(API_METRICS, ['runLocation', 'statusCode']);
 export const TcpAnalyticsQuerySchema = analyticsQuery(TCP_METRICS, ['runLocation']);
 export const DnsAnalyticsQuerySchema = analyticsQuery(DNS_METRICS, ['runLocation']);
+export const IcmpAnalyticsQuerySchema = analyticsQuery(ICMP_METRICS, ['runLocation']);
 export type AnalyticsQuery = v.InferOutput<typeof TcpAnalyticsQuerySchema>;
 
 export type MetricUnit = 'milliseconds' | 'percent' | 'count';
@@ -66,6 +75,8 @@ const LABELS: Record<string, string> = {
   responseTime: 'Response time', wait: 'Wait', dns: 'DNS', tcp: 'TCP connect', firstByte: 'First byte',
   download: 'Download', total: 'Total', connection: 'Connection', data: 'Data',
   availability: 'Availability', retries: 'Retries',
+  latencyAvg: 'Latency', latencyMin: 'Latency (fastest reply)', latencyMax: 'Latency (slowest reply)',
+  latencyStdDev: 'Latency spread (standard deviation)', packetLoss: 'Packet loss',
 };
 const SUFFIX_LABELS: Record<string, string> = {
   avg: 'average', max: 'maximum', median: 'median', min: 'minimum', p50: 'p50', p90: 'p90', p95: 'p95',
@@ -78,7 +89,7 @@ export function metricMetadata(metric: string): { label: string; unit: MetricUni
   if (base === 'availability') return { label: LABELS.availability!, unit: 'percent' };
   if (base === 'retries') return { label: LABELS.retries!, unit: 'count' };
   const label = LABELS[base] ?? base;
-  return { label: suffix ? `${label} (${SUFFIX_LABELS[suffix] ?? suffix})` : `${label} (average)`, unit: 'milliseconds' };
+  return { label: suffix ? `${label} (${SUFFIX_LABELS[suffix] ?? suffix})` : `${label} (average)`, unit: base === 'packetLoss' ? 'percent' : 'milliseconds' };
 }
 
 export const AnalyticsResponseSchema = v.object({

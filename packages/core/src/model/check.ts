@@ -23,7 +23,7 @@ import {
 } from './shared.js';
 
 /** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
-export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL'] as const;
+export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL', 'ICMP'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
 export {
@@ -31,6 +31,7 @@ export {
   type AlertChannelsSummary, type CheckCommonCreate,
 } from './check-common.js';
 import { DnsCheckCreateSchema, DnsCheckResponseSchema, DnsCheckSchema, DnsCheckUpdateSchema } from './check-dns.js';
+import { IcmpCheckCreateSchema, IcmpCheckResponseSchema, IcmpCheckSchema, IcmpCheckUpdateSchema } from './check-icmp.js';
 import { UrlCheckCreateSchema, UrlCheckResponseSchema, UrlCheckSchema, UrlCheckUpdateSchema } from './check-url.js';
 
 export const TcpRequestSchema = modelObject({
@@ -183,9 +184,12 @@ export type HeartbeatCheckResponse = v.InferOutput<typeof HeartbeatCheckResponse
 // would repeat their full types in core's declarations (40-55 KB apiece) for a host to check again.
 export const CheckSchema: v.VariantSchema<
   'checkType',
-  [typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema, typeof UrlCheckSchema],
+  [
+    typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema, typeof UrlCheckSchema,
+    typeof IcmpCheckSchema,
+  ],
   undefined
-> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema]);
+> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema, IcmpCheckSchema]);
 export type Check = v.InferOutput<typeof CheckSchema>;
 export const CheckResponseSchema: v.VariantSchema<
   'checkType',
@@ -196,6 +200,7 @@ export const CheckResponseSchema: v.VariantSchema<
     typeof HeartbeatCheckResponseSchema,
     typeof DnsCheckResponseSchema,
     typeof UrlCheckResponseSchema,
+    typeof IcmpCheckResponseSchema,
   ],
   undefined
 > = v.variant('checkType', [
@@ -205,6 +210,7 @@ export const CheckResponseSchema: v.VariantSchema<
   HeartbeatCheckResponseSchema,
   DnsCheckResponseSchema,
   UrlCheckResponseSchema,
+  IcmpCheckResponseSchema,
 ]);
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
@@ -216,6 +222,7 @@ export const CheckCreateSchemas: {
   readonly HEARTBEAT: typeof HeartbeatCheckCreateSchema;
   readonly DNS: typeof DnsCheckCreateSchema;
   readonly URL: typeof UrlCheckCreateSchema;
+  readonly ICMP: typeof IcmpCheckCreateSchema;
 } = {
   TCP: TcpCheckCreateSchema,
   API: ApiCheckCreateSchema,
@@ -223,6 +230,7 @@ export const CheckCreateSchemas: {
   HEARTBEAT: HeartbeatCheckCreateSchema,
   DNS: DnsCheckCreateSchema,
   URL: UrlCheckCreateSchema,
+  ICMP: IcmpCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
 export const CheckUpdateSchemas: {
@@ -232,6 +240,7 @@ export const CheckUpdateSchemas: {
   readonly HEARTBEAT: typeof HeartbeatCheckUpdateSchema;
   readonly DNS: typeof DnsCheckUpdateSchema;
   readonly URL: typeof UrlCheckUpdateSchema;
+  readonly ICMP: typeof IcmpCheckUpdateSchema;
 } = {
   TCP: TcpCheckUpdateSchema,
   API: ApiCheckUpdateSchema,
@@ -239,6 +248,7 @@ export const CheckUpdateSchemas: {
   HEARTBEAT: HeartbeatCheckUpdateSchema,
   DNS: DnsCheckUpdateSchema,
   URL: UrlCheckUpdateSchema,
+  ICMP: IcmpCheckUpdateSchema,
 } as const;
 
 export function isBuiltinCheckType(checkType: string): checkType is BuiltinCheckType {

@@ -1,4 +1,4 @@
-import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, DnsAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
+import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, DnsAnalyticsQuerySchema, IcmpAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
 import { parse } from '../model/parse.js';
 import type { AggregateFunction, AggregateMeasure } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
@@ -14,6 +14,8 @@ const KINDS = {
   dns: { checkType: 'DNS', query: DnsAnalyticsQuerySchema },
   // A URL check's run is an HTTP request: the API checks' metrics.
   url: { checkType: 'URL', query: ApiAnalyticsQuerySchema },
+  // An ICMP run's phases are its latency statistics and packet loss, by the metrics' own names.
+  icmp: { checkType: 'ICMP', query: IcmpAnalyticsQuerySchema },
 } as const;
 
 const PERCENTILE_FNS = new Set<string>(['median', 'p50', 'p90', 'p95', 'p99']);
@@ -27,7 +29,7 @@ function measureOf(metric: string): AggregateMeasure | null {
 }
 
 /**
- * GET /v1/analytics/{api,tcp,dns,url}-checks/{id}: the requested metrics per aggregationInterval bucket
+ * GET /v1/analytics/{api,tcp,dns,url,icmp}-checks/{id}: the requested metrics per aggregationInterval bucket
  * (or the whole window), computed by the store over the check's results.
  */
 export class AnalyticsService {

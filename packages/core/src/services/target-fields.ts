@@ -32,7 +32,7 @@ export function checkTargetFields(policy: TargetPolicy | undefined, record: Reco
   if (!policy?.refuseInternalAddresses) return;
   const request = (record.request ?? null) as Record<string, unknown> | null;
   const issues: ValidationIssue[] = [];
-  if (checkType === 'TCP' && typeof request?.hostname === 'string') issues.push(...issue(policy, 'request.hostname', request.hostname));
+  if ((checkType === 'TCP' || checkType === 'ICMP') && typeof request?.hostname === 'string') issues.push(...issue(policy, 'request.hostname', request.hostname));
   if (checkType === 'API' || checkType === 'URL') issues.push(...issue(policy, 'request.url', urlHost(request?.url)));
   if (checkType === 'DNS' && typeof request?.nameServer === 'string') issues.push(...issue(policy, 'request.nameServer', request.nameServer));
   if (typeof record.sslCheckDomain === 'string') issues.push(...issue(policy, 'sslCheckDomain', record.sslCheckDomain));

@@ -18,6 +18,7 @@ import {
   type TcpCheck,
 } from '../model/check.js';
 import { DnsCheckCreateSchema, type DnsCheck } from '../model/check-dns.js';
+import { IcmpCheckCreateSchema, type IcmpCheck } from '../model/check-icmp.js';
 import { UrlCheckCreateSchema, type UrlCheck } from '../model/check-url.js';
 import type { PluginCheck } from '../model/check-type.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
@@ -71,6 +72,11 @@ export function dnsCheckFixture(overrides: Partial<NewRecord<DnsCheck>> = {}): N
     request: { query: 'shop.example.com', nameServer: '192.0.2.53' },
   });
   return { ...body, id: randomUUID(), checkType: 'DNS', ...stamps(), ...overrides };
+}
+
+export function icmpCheckFixture(overrides: Partial<NewRecord<IcmpCheck>> = {}): NewRecord<IcmpCheck> {
+  const body = v.parse(IcmpCheckCreateSchema, { name: `ICMP check ${nextSerial()}`, request: { hostname: 'edge.example.com' } });
+  return { ...body, id: randomUUID(), checkType: 'ICMP', ...stamps(), ...overrides };
 }
 
 export function urlCheckFixture(overrides: Partial<NewRecord<UrlCheck>> = {}): NewRecord<UrlCheck> {

@@ -14,6 +14,9 @@ import {
   DnsCheckCreateSchema,
   DnsCheckResponseSchema,
   DnsCheckUpdateSchema,
+  IcmpCheckCreateSchema,
+  IcmpCheckResponseSchema,
+  IcmpCheckUpdateSchema,
   HeartbeatAvailabilityQuerySchema,
   HeartbeatAvailabilitySchema,
   HeartbeatCheckCreateSchema,
@@ -49,6 +52,7 @@ const CHECK_TYPES: readonly TypedCheck[] = [
   { slug: 'heartbeat', type: 'HEARTBEAT', key: 'Heartbeat', label: 'heartbeat', create: HeartbeatCheckCreateSchema, update: HeartbeatCheckUpdateSchema, response: HeartbeatCheckResponseSchema },
   { slug: 'dns', type: 'DNS', key: 'Dns', label: 'DNS', create: DnsCheckCreateSchema, update: DnsCheckUpdateSchema, response: DnsCheckResponseSchema },
   { slug: 'url', type: 'URL', key: 'Url', label: 'URL', create: UrlCheckCreateSchema, update: UrlCheckUpdateSchema, response: UrlCheckResponseSchema },
+  { slug: 'icmp', type: 'ICMP', key: 'Icmp', label: 'ICMP', create: IcmpCheckCreateSchema, update: IcmpCheckUpdateSchema, response: IcmpCheckResponseSchema },
 ];
 
 /** POST /v1/checks/{slug} and GET|PUT|DELETE /v1/checks/{slug}/{id} of one check type. */

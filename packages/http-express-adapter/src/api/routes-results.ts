@@ -12,6 +12,7 @@ import {
   CheckStatusResponseSchema,
   CompletionQuerySchema,
   DnsAnalyticsQuerySchema,
+  IcmpAnalyticsQuerySchema,
   ErrorGroupListQuerySchema,
   ErrorGroupPatchSchema,
   ErrorGroupResponseSchema,
@@ -107,6 +108,11 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/analytics/url-checks/:id', operationId: 'getUrlCheckAnalytics', summary: 'Metrics of a URL check', tag: 'Analytics',
     params: { id: 'string' }, query: ApiAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'url', params.id, query),
+  },
+  {
+    method: 'get', path: '/v1/analytics/icmp-checks/:id', operationId: 'getIcmpCheckAnalytics', summary: 'Metrics of an ICMP check', tag: 'Analytics',
+    params: { id: 'string' }, query: IcmpAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'icmp', params.id, query),
   },
 ];
 

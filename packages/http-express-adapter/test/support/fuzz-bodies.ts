@@ -169,7 +169,7 @@ export function selfSignedPem(cn: string): { cert: string; key: string } {
 /** The resources the valid bodies and the paths of the write routes name. */
 export interface FuzzContext {
   serviceId: string;
-  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url', string>;
+  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url' | 'icmp', string>;
   channels: Record<string, number>;
   groupId: number;
   dashboardId: number;
@@ -235,6 +235,16 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
   url: (ctx) => ({
     ...checkCommon(ctx, 'home page'),
     request: { url: 'https://shop.example.com/health', method: 'HEAD', followRedirects: false, skipSSL: true, ipFamily: 'IPv6', expectedStatus: '200-399' },
+  }),
+  icmp: (ctx) => ({
+    ...checkCommon(ctx, 'edge router'),
+    degradedPacketLossThreshold: 5,
+    maxPacketLossThreshold: 50,
+    request: {
+      hostname: 'edge.example.com', ipFamily: 'IPv6', pingCount: 5, timeout: 1500,
+      // Numeric targets only: an assertion's property and target are bounded by what they must be.
+      assertions: [{ source: 'LATENCY', property: 'max', comparison: 'LESS_THAN', target: '250' }, { source: 'PACKET_LOSS', comparison: 'EQUALS', target: '0' }],
+    },
   }),
 };
 
@@ -304,6 +314,8 @@ export const VALID_BODIES: Record<string, RouteBodies> = {
   'PUT /v1/checks/dns/:id': { bodies: (ctx) => [CHECKS.dns(ctx)], params: (ctx) => ({ id: ctx.checks.dns }) },
   'POST /v1/checks/url': { bodies: (ctx) => [CHECKS.url(ctx)] },
   'PUT /v1/checks/url/:id': { bodies: (ctx) => [CHECKS.url(ctx)], params: (ctx) => ({ id: ctx.checks.url }) },
+  'POST /v1/checks/icmp': { bodies: (ctx) => [CHECKS.icmp(ctx)] },
+  'PUT /v1/checks/icmp/:id': { bodies: (ctx) => [CHECKS.icmp(ctx)], params: (ctx) => ({ id: ctx.checks.icmp }) },
   'POST /v2/check-groups': { bodies: () => [group()] },
   'PUT /v2/check-groups/:id': { bodies: () => [group()], params: (ctx) => ({ id: ctx.groupId }) },
   'POST /v1/alert-channels': { bodies: () => Object.entries(CHANNEL_CONFIGS).map(([type, config]) => ({ type, config })) },
