@@ -43,7 +43,7 @@ const PARAM_KINDS: { path: RegExp; param: string; kind: Kind }[] = [
   { path: /^\/v1\/check-results\//, param: 'checkId', kind: 'check' },
   { path: /^\/v1\/check-results\//, param: 'checkResultId', kind: 'result' },
   { path: /^\/v1\/check-statuses\//, param: 'checkId', kind: 'check' },
-  { path: /^\/v1\/analytics\/(api|tcp|dns|url)-checks\//, param: 'id', kind: 'check' },
+  { path: /^\/v1\/analytics\/(api|tcp|dns|url|icmp)-checks\//, param: 'id', kind: 'check' },
   { path: /^\/v1\/check-sessions\//, param: 'checkSessionId', kind: 'session' },
 ];
 
@@ -68,6 +68,8 @@ const INPUTS: Record<string, Input> = {
   updateDnsCheck: { body: () => ({ name: 'renamed', request: { query: 'probe.example.com', nameServer: '127.0.0.1', port: 1 } }) },
   createUrlCheck: { body: () => ({ name: 'probe', request: { url: 'http://127.0.0.1:1/' } }) },
   updateUrlCheck: { body: () => ({ name: 'renamed', request: { url: 'http://127.0.0.1:1/' } }) },
+  createIcmpCheck: { body: () => ({ name: 'probe', request: { hostname: '127.0.0.1', pingCount: 1 } }) },
+  updateIcmpCheck: { body: () => ({ name: 'renamed', request: { hostname: '127.0.0.1', pingCount: 1 } }) },
   createCheckGroup: { body: () => ({ name: 'probe' }) },
   updateCheckGroup: { body: () => ({ name: 'renamed', muted: true }) },
   createAlertChannel: { body: () => ({ type: 'EMAIL', config: { address: 'probe@example.com' } }) },
@@ -98,6 +100,7 @@ const INPUTS: Record<string, Input> = {
   getApiCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getTcpCheckAnalytics: { query: 'metrics=total,availability&quickRange=last7Days' },
   getDnsCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
+  getIcmpCheckAnalytics: { query: 'metrics=latencyAvg,packetLoss_max,availability&quickRange=last7Days' },
   getUrlCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getHeartbeatAvailability: {},
   triggerCheckSessions: { body: (own) => ({ target: { checkId: [own.check[0]] } }) },
