@@ -8,6 +8,7 @@ import { registerAlertChannels } from '@vigil/alert-channels';
 import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser';
 import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
+import { registerIcmpRunner } from '@vigil/runner-icmp';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -64,6 +65,7 @@ export function assembleVigil(settings, options = {}) {
     registerTcpRunner(container);
     registerHttpRunner(container);
     registerDnsRunner(container);
+    registerIcmpRunner(container);
     // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
     // screenshots are kept under the state directory.
     registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });

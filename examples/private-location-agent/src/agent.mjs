@@ -5,6 +5,7 @@ import { consoleLogger, createVigil } from '@vigil/core';
 import { agentHealthServer } from '@vigil/http-express-adapter';
 import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
+import { registerIcmpRunner } from '@vigil/runner-icmp';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -31,6 +32,7 @@ const vigil = createVigil(
     registerTcpRunner(container);
     registerHttpRunner(container);
     registerDnsRunner(container);
+    registerIcmpRunner(container);
   },
 );
 

@@ -59,6 +59,9 @@ describe('private-location agent', () => {
       name: 'printer name', request: { query: 'printer.office.test', nameServer: '127.0.0.1', port: dns.port },
       frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
     });
+    const ping = await host.checks.create(account.id, 'ICMP', {
+      name: 'basement switch', request: { hostname: '127.0.0.1', pingCount: 2 }, frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
+    });
     const outside = await host.checks.create(account.id, 'TCP', {
       name: 'public site', request: { hostname: '127.0.0.1', port }, frequency: 0, frequencyOffset: 10, locations: ['us-east-1'],
     });
@@ -92,6 +95,11 @@ describe('private-location agent', () => {
       }, 25_000);
       expect(looked[0]).toMatchObject({ checkType: 'DNS', runLocation: 'office-basement', hasFailures: false });
       expect(dns.received).toContain('UDP A printer.office.test');
+      const pinged = await until(async () => {
+        const page = await host.checkResults.list(account.id, ping.id, {});
+        return page.total > 0 ? page.items : null;
+      }, 25_000);
+      expect(pinged[0]).toMatchObject({ checkType: 'ICMP', runLocation: 'office-basement', hasFailures: false, phases: { packetLoss: 0 } });
       expect((await host.checkResults.list(account.id, outside.id, {})).total).toBe(0);
       const exited = new Promise<number | null>((r) => child.once('exit', r));
       child.kill('SIGTERM');
