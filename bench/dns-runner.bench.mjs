@@ -6,7 +6,7 @@ import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { promises as dns } from 'node:dns';
 import { fileURLToPath } from 'node:url';
-import { alternate } from './throughput.mjs';
+import { alternate, passingRun } from './throughput.mjs';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 50);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
@@ -42,14 +42,7 @@ async function main() {
       assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: ADDRESS, regex: null }],
     },
   });
-  const job = {
-    runId: 'bench', accountId: 'bench', check, group: null, location: 'local', attempt: 1, dueAt: new Date().toISOString(),
-    runSource: 'TEST', checkSessionId: null, sequenceId: null, environment: {}, secrets: [], timeoutMs: 10_000,
-  };
-  const viaRunner = async (signal) => {
-    const result = await runner.run(job, signal);
-    if (result.hasFailures || result.hasErrors) throw new Error(`check failed: ${result.errorMessage}`);
-  };
+  const viaRunner = passingRun(runner, check);
   // One c-ares channel per worker, as the runner has one socket per query in flight.
   const resolvers = Array.from({ length: IN_FLIGHT }, () => {
     const r = new dns.Resolver({ timeout: 10_000, tries: 1 });

@@ -4,7 +4,7 @@
 // runner adds (the check's lookup, the parse, the verdict and the result).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { alternate } from './throughput.mjs';
+import { alternate, passingRun } from './throughput.mjs';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
@@ -16,14 +16,7 @@ const { icmpCheckFixture } = await import('@vigil/core/testing');
 
 const runner = icmpRunner();
 const check = icmpCheckFixture({ accountId: 'bench', request: { hostname: '127.0.0.1', ipFamily: 'IPv4', pingCount: 1, timeout: 1000, assertions: [] } });
-const job = {
-  runId: 'bench', accountId: 'bench', check, group: null, location: 'local', attempt: 1, dueAt: new Date().toISOString(),
-  runSource: 'TEST', checkSessionId: null, sequenceId: null, environment: {}, secrets: [], timeoutMs: 10_000,
-};
-const viaRunner = async (signal) => {
-  const result = await runner.run(job, signal);
-  if (result.hasFailures || result.hasErrors) throw new Error(`check failed: ${result.errorMessage}`);
-};
+const viaRunner = passingRun(runner, check);
 const viaPing = async () => {
   const { stdout } = await run('ping', ['-n', '-c', '1', '-W', '1', '-4', '127.0.0.1'], { env: { LC_ALL: 'C', PATH: process.env.PATH } });
   if (!/ 1 received/.test(stdout)) throw new Error('no reply');

@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { alternate } from './throughput.mjs';
+import { alternate, passingRun } from './throughput.mjs';
 
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 50);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
@@ -51,14 +51,7 @@ async function main() {
     accountId: 'bench',
     request: { hostname: '127.0.0.1', port, data: DATA, ipFamily: 'IPv4', assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PING', property: '', regex: null }] },
   });
-  const job = {
-    runId: 'bench', accountId: 'bench', check, group: null, location: 'local', attempt: 1, dueAt: new Date().toISOString(),
-    runSource: 'TEST', checkSessionId: null, sequenceId: null, environment: {}, secrets: [], timeoutMs: 10_000,
-  };
-  const viaRunner = async (signal) => {
-    const result = await runner.run(job, signal);
-    if (result.hasFailures || result.hasErrors) throw new Error(`check failed: ${result.errorMessage}`);
-  };
+  const viaRunner = passingRun(runner, check);
   const viaNet = () => plainExchange(port);
 
   // Warm both paths (JIT, sockets) before measuring; then alternate rounds, so that both see the

@@ -36,3 +36,18 @@ export async function alternate(vigil, baseline, { inFlight, roundMs, rounds }) 
   }
   return { vigil: median(seen.vigil), baseline: median(seen.baseline) };
 }
+
+/**
+ * One run of `runner` on `check`, as the engine hands a scheduled job to a runner; it throws when
+ * the run does not pass, so a bench never counts a failure as a check done.
+ */
+export function passingRun(runner, check) {
+  const job = {
+    runId: 'bench', accountId: 'bench', check, group: null, location: 'local', attempt: 1, dueAt: new Date().toISOString(),
+    runSource: 'TEST', checkSessionId: null, sequenceId: null, environment: {}, secrets: [], timeoutMs: 10_000,
+  };
+  return async (signal) => {
+    const result = await runner.run(job, signal);
+    if (result.hasFailures || result.hasErrors) throw new Error(`check failed: ${result.errorMessage}`);
+  };
+}
