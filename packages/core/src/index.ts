@@ -136,6 +136,10 @@ export {
   type IcmpRequest, IcmpRequestSchema,
 } from './model/check-icmp.js';
 export {
+  type MultiStepCheck, type MultiStepCheckCreate, MultiStepCheckCreateSchema, type MultiStepCheckResponse, MultiStepCheckResponseSchema,
+  MultiStepCheckSchema, type MultiStepCheckUpdate, MultiStepCheckUpdateSchema,
+} from './model/check-multistep.js';
+export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
   CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
 } from './model/check-group.js';
@@ -206,6 +210,7 @@ export {
   type AnalyticsQuery, type AnalyticsResponse, AnalyticsResponseSchema, API_METRIC_BASES, API_METRICS, API_PLAIN_METRICS,
   ApiAnalyticsQuerySchema, METRIC_SUFFIXES, type MetricUnit, QUICK_RANGES, TCP_METRIC_BASES, TCP_METRICS,
   TcpAnalyticsQuerySchema, DNS_METRIC_BASES, DNS_METRICS, DnsAnalyticsQuerySchema, ICMP_METRIC_BASES, ICMP_METRICS, IcmpAnalyticsQuerySchema,
+  MAX_ANALYTICS_STEPS, MULTI_STEP_METRIC_BASES, MULTI_STEP_METRICS, MultiStepAnalyticsQuerySchema,
 } from './model/analytics.js';
 export {
   type Snippet, type SnippetCreate, SnippetCreateSchema, type SnippetResponse, SnippetResponseSchema, SnippetSchema,

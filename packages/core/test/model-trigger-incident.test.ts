@@ -17,6 +17,7 @@ const BODIES: Record<(typeof BUILTIN_CHECK_TYPES)[number], Record<string, unknow
   DNS: { name: 'resolver', request: { query: 'shop.example.com' } },
   URL: { name: 'home', request: { url: 'https://shop.example.com/' } },
   ICMP: { name: 'router', request: { hostname: '192.0.2.1' } },
+  MULTI_STEP: { name: 'login flow', script: "await step('home', () => request.get('https://example.com/'))" },
 };
 
 describe('triggerIncident.serviceId is at most 255 characters, as the other ids a body names', () => {

@@ -76,7 +76,9 @@ describe('defineCheckType', () => {
     expect(() => defineCheckType({ checkType: 'ECHO', slug: 'icmp', entries: {} })).toThrow(/slug "icmp"/);
     expect(() => defineCheckType({ checkType: 'SMTP', slug: 'SMTP!', entries: {} })).toThrow(/slug/);
     expect(() => defineCheckType({ checkType: 'SMTP', entries: { id: v.string() } })).toThrow(/sets id/);
-    expect(defineCheckType({ checkType: 'MULTI_STEP', entries: {} }).slug).toBe('multi-step');
+    expect(() => defineCheckType({ checkType: 'MULTI_STEP', entries: {} })).toThrow(/built-in/);
+    expect(() => defineCheckType({ checkType: 'STEPS', slug: 'multistep', entries: {} })).toThrow(/slug "multistep"/);
+    expect(defineCheckType({ checkType: 'SMTP_RELAY', entries: {} }).slug).toBe('smtp-relay');
   });
 
   it('refuses two registrations of one type or one slug', () => {

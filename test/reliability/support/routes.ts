@@ -43,7 +43,7 @@ const PARAM_KINDS: { path: RegExp; param: string; kind: Kind }[] = [
   { path: /^\/v1\/check-results\//, param: 'checkId', kind: 'check' },
   { path: /^\/v1\/check-results\//, param: 'checkResultId', kind: 'result' },
   { path: /^\/v1\/check-statuses\//, param: 'checkId', kind: 'check' },
-  { path: /^\/v1\/analytics\/(api|tcp|dns|url|icmp)-checks\//, param: 'id', kind: 'check' },
+  { path: /^\/v1\/analytics\/(api|tcp|dns|url|icmp|multistep)-checks\//, param: 'id', kind: 'check' },
   { path: /^\/v1\/check-sessions\//, param: 'checkSessionId', kind: 'session' },
 ];
 
@@ -70,6 +70,8 @@ const INPUTS: Record<string, Input> = {
   updateUrlCheck: { body: () => ({ name: 'renamed', request: { url: 'http://127.0.0.1:1/' } }) },
   createIcmpCheck: { body: () => ({ name: 'probe', request: { hostname: '127.0.0.1', pingCount: 1 } }) },
   updateIcmpCheck: { body: () => ({ name: 'renamed', request: { hostname: '127.0.0.1', pingCount: 1 } }) },
+  createMultiStepCheck: { body: () => ({ name: 'probe', script: "await step('home', () => request.get('http://127.0.0.1:1/'));" }) },
+  updateMultiStepCheck: { body: () => ({ name: 'renamed', script: "await step('home', () => request.get('http://127.0.0.1:1/'));" }) },
   createCheckGroup: { body: () => ({ name: 'probe' }) },
   updateCheckGroup: { body: () => ({ name: 'renamed', muted: true }) },
   createAlertChannel: { body: () => ({ type: 'EMAIL', config: { address: 'probe@example.com' } }) },
@@ -101,6 +103,7 @@ const INPUTS: Record<string, Input> = {
   getTcpCheckAnalytics: { query: 'metrics=total,availability&quickRange=last7Days' },
   getDnsCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getIcmpCheckAnalytics: { query: 'metrics=latencyAvg,packetLoss_max,availability&quickRange=last7Days' },
+  getMultiStepCheckAnalytics: { query: 'metrics=responseTime,step1_p95,availability&quickRange=last7Days' },
   getUrlCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getHeartbeatAvailability: {},
   triggerCheckSessions: { body: (own) => ({ target: { checkId: [own.check[0]] } }) },

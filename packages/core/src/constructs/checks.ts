@@ -8,6 +8,7 @@ import type {
 } from '../model/check.js';
 import type { DnsCheckCreateSchema } from '../model/check-dns.js';
 import type { IcmpCheckCreateSchema } from '../model/check-icmp.js';
+import type { MultiStepCheckCreateSchema } from '../model/check-multistep.js';
 import type { UrlCheckCreateSchema } from '../model/check-url.js';
 import { Construct, type Ref } from './construct.js';
 import type { AlertChannelLinks, CheckGroup } from './resources.js';
@@ -25,6 +26,7 @@ export type HeartbeatCheckProps = v.InferInput<typeof HeartbeatCheckCreateSchema
 export type DnsCheckProps = v.InferInput<typeof DnsCheckCreateSchema> & CheckLinks;
 export type UrlCheckProps = v.InferInput<typeof UrlCheckCreateSchema> & CheckLinks;
 export type IcmpCheckProps = v.InferInput<typeof IcmpCheckCreateSchema> & CheckLinks;
+export type MultiStepCheckProps = v.InferInput<typeof MultiStepCheckCreateSchema> & CheckLinks;
 /** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
 export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
 
@@ -74,6 +76,15 @@ export class UrlCheck extends CheckConstruct<UrlCheckProps> {
 export class IcmpCheck extends CheckConstruct<IcmpCheckProps> {
   readonly checkType = 'ICMP';
   readonly construct: string = 'IcmpCheck';
+}
+
+/**
+ * A multi-step check: several HTTP requests as one check, written as code.
+ * `new MultiStepCheck('login', { name: 'Login flow', script: "await step('home', async () => { ... })" })`.
+ */
+export class MultiStepCheck extends CheckConstruct<MultiStepCheckProps> {
+  readonly checkType = 'MULTI_STEP';
+  readonly construct: string = 'MultiStepCheck';
 }
 
 /** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('mail', 'SMTP', {...})`. */

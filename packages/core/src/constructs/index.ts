@@ -13,6 +13,7 @@ export {
   DnsCheck,
   UrlCheck,
   IcmpCheck,
+  MultiStepCheck,
   PluginCheck,
   type CheckLinks,
   type TcpCheckProps,
@@ -22,6 +23,7 @@ export {
   type DnsCheckProps,
   type UrlCheckProps,
   type IcmpCheckProps,
+  type MultiStepCheckProps,
   type PluginCheckProps,
 } from './checks.js';
 export {

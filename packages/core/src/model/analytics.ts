@@ -12,6 +12,10 @@ export const TCP_METRIC_BASES = ['total', 'dns', 'connection', 'data'] as const;
 export const DNS_METRIC_BASES = ['responseTime'] as const;
 /** An ICMP check's run: its replies' round-trip statistics and its packet loss in percent. */
 export const ICMP_METRIC_BASES = ['latencyAvg', 'latencyMin', 'latencyMax', 'latencyStdDev', 'packetLoss'] as const;
+/** The most steps of a multi-step check whose times analytics reads (`step1` … `step20`). */
+export const MAX_ANALYTICS_STEPS = 20;
+/** A multi-step check's run: its total time (the sum of its steps) and each step's, by position. */
+export const MULTI_STEP_METRIC_BASES = ['responseTime', ...Array.from({ length: MAX_ANALYTICS_STEPS }, (_, i) => `step${i + 1}`)] as readonly string[];
 // TCP checks have the same two plain metrics.
 export const API_PLAIN_METRICS = ['availability', 'retries'] as const;
 export const API_METRICS = [
@@ -35,6 +39,12 @@ export const ICMP_METRICS = [
   ...ICMP_METRIC_BASES,
   ...API_PLAIN_METRICS,
   ...ICMP_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
+] as readonly string[];
+
+export const MULTI_STEP_METRICS = [
+  ...MULTI_STEP_METRIC_BASES,
+  ...API_PLAIN_METRICS,
+  ...MULTI_STEP_METRIC_BASES.flatMap((b) => METRIC_SUFFIXES.map((s) => `${b}${s}`)),
 ] as readonly string[];
 
 export const QUICK_RANGES = ['last24Hours', 'last7Days', 'last30Days', 'thisWeek', 'thisMonth', 'lastWeek', 'lastMonth'] as const;
@@ -67,6 +77,7 @@ export const ApiAnalyticsQuerySchema = analyticsQuery(API_METRICS, ['runLocation
 export const TcpAnalyticsQuerySchema = analyticsQuery(TCP_METRICS, ['runLocation']);
 export const DnsAnalyticsQuerySchema = analyticsQuery(DNS_METRICS, ['runLocation']);
 export const IcmpAnalyticsQuerySchema = analyticsQuery(ICMP_METRICS, ['runLocation']);
+export const MultiStepAnalyticsQuerySchema = analyticsQuery(MULTI_STEP_METRICS, ['runLocation']);
 export type AnalyticsQuery = v.InferOutput<typeof TcpAnalyticsQuerySchema>;
 
 export type MetricUnit = 'milliseconds' | 'percent' | 'count';
@@ -88,7 +99,7 @@ export function metricMetadata(metric: string): { label: string; unit: MetricUni
   const [base = metric, suffix] = metric.split('_');
   if (base === 'availability') return { label: LABELS.availability!, unit: 'percent' };
   if (base === 'retries') return { label: LABELS.retries!, unit: 'count' };
-  const label = LABELS[base] ?? base;
+  const label = LABELS[base] ?? (/^step\d+$/.test(base) ? `Step ${base.slice(4)}` : base);
   return { label: suffix ? `${label} (${SUFFIX_LABELS[suffix] ?? suffix})` : `${label} (average)`, unit: base === 'packetLoss' ? 'percent' : 'milliseconds' };
 }
 

@@ -4,6 +4,8 @@ import {
   DEFAULT_FREQUENCY,
   FrequencySchema,
   LocationSchema,
+  MAX_URL_LENGTH,
+  maxChars,
   NameSchema,
   RuntimeIdSchema,
   TagsSchema,
@@ -24,6 +26,18 @@ import {
 // types that run more often than once a minute.
 
 const PrivateLocationsSchema = v.nullable(v.array(NameSchema));
+
+/** Whether a path stays inside the folder it is relative to: not absolute, no `..` segment. */
+export function isSafeRelativePath(path: string): boolean {
+  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
+  return path.split(/[\\/]/).every((segment) => segment !== '..');
+}
+
+/** Where a scripted check's code lives in the project that defines it, for checks as code; null when none. */
+export const ScriptPathSchema = v.optional(
+  v.nullable(v.pipe(v.string(), maxChars(MAX_URL_LENGTH), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))),
+  null,
+);
 
 /** The spec's "Check (common fields, browser and TCP)", with its defaults; frequency is per type. */
 export const checkCommonEntries = {

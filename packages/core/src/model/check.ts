@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ApiRequestSchema } from './api-request.js';
 import {
-  recordEntries, responseEntries, responseTimeSchema, typeEntries, withFrequencyOffsetRule,
+  isSafeRelativePath, recordEntries, responseEntries, responseTimeSchema, ScriptPathSchema, typeEntries, withFrequencyOffsetRule,
 } from './check-common.js';
 import {
   DEFAULT_FREQUENCY,
@@ -23,7 +23,7 @@ import {
 } from './shared.js';
 
 /** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
-export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL', 'ICMP'] as const;
+export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL', 'ICMP', 'MULTI_STEP'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
 export {
@@ -32,6 +32,7 @@ export {
 } from './check-common.js';
 import { DnsCheckCreateSchema, DnsCheckResponseSchema, DnsCheckSchema, DnsCheckUpdateSchema } from './check-dns.js';
 import { IcmpCheckCreateSchema, IcmpCheckResponseSchema, IcmpCheckSchema, IcmpCheckUpdateSchema } from './check-icmp.js';
+import { MultiStepCheckCreateSchema, MultiStepCheckResponseSchema, MultiStepCheckSchema, MultiStepCheckUpdateSchema } from './check-multistep.js';
 import { UrlCheckCreateSchema, UrlCheckResponseSchema, UrlCheckSchema, UrlCheckUpdateSchema } from './check-url.js';
 
 export const TcpRequestSchema = modelObject({
@@ -85,10 +86,6 @@ export type ApiCheckResponse = v.InferOutput<typeof ApiCheckResponseSchema>;
 
 const FQDN = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
 
-function isSafeRelativePath(path: string): boolean {
-  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
-  return path.split(/[\\/]/).every((segment) => segment !== '..');
-}
 
 export const BrowserDependencySchema = modelObject({
   path: v.pipe(
@@ -103,7 +100,7 @@ export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
 
 const browserEntries = typeEntries({
   script: v.pipe(CodeSchema, v.check((s) => s.trim().length > 0, 'must not be empty')),
-  scriptPath: v.optional(v.nullable(v.pipe(v.string(), maxChars(MAX_URL_LENGTH), v.check(isSafeRelativePath, 'must be a relative path without .. segments'))), null),
+  scriptPath: ScriptPathSchema,
   dependencies: v.optional(v.nullable(v.array(BrowserDependencySchema)), null),
   sslCheckDomain: v.optional(
     v.nullable(v.pipe(v.string(), v.regex(FQDN, 'must be a fully qualified domain name without scheme or path'))),
@@ -186,10 +183,12 @@ export const CheckSchema: v.VariantSchema<
   'checkType',
   [
     typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema, typeof UrlCheckSchema,
-    typeof IcmpCheckSchema,
+    typeof IcmpCheckSchema, typeof MultiStepCheckSchema,
   ],
   undefined
-> = v.variant('checkType', [TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema, IcmpCheckSchema]);
+> = v.variant('checkType', [
+  TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema, IcmpCheckSchema, MultiStepCheckSchema,
+]);
 export type Check = v.InferOutput<typeof CheckSchema>;
 export const CheckResponseSchema: v.VariantSchema<
   'checkType',
@@ -201,6 +200,7 @@ export const CheckResponseSchema: v.VariantSchema<
     typeof DnsCheckResponseSchema,
     typeof UrlCheckResponseSchema,
     typeof IcmpCheckResponseSchema,
+    typeof MultiStepCheckResponseSchema,
   ],
   undefined
 > = v.variant('checkType', [
@@ -211,6 +211,7 @@ export const CheckResponseSchema: v.VariantSchema<
   DnsCheckResponseSchema,
   UrlCheckResponseSchema,
   IcmpCheckResponseSchema,
+  MultiStepCheckResponseSchema,
 ]);
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
@@ -223,6 +224,7 @@ export const CheckCreateSchemas: {
   readonly DNS: typeof DnsCheckCreateSchema;
   readonly URL: typeof UrlCheckCreateSchema;
   readonly ICMP: typeof IcmpCheckCreateSchema;
+  readonly MULTI_STEP: typeof MultiStepCheckCreateSchema;
 } = {
   TCP: TcpCheckCreateSchema,
   API: ApiCheckCreateSchema,
@@ -231,6 +233,7 @@ export const CheckCreateSchemas: {
   DNS: DnsCheckCreateSchema,
   URL: UrlCheckCreateSchema,
   ICMP: IcmpCheckCreateSchema,
+  MULTI_STEP: MultiStepCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
 export const CheckUpdateSchemas: {
@@ -241,6 +244,7 @@ export const CheckUpdateSchemas: {
   readonly DNS: typeof DnsCheckUpdateSchema;
   readonly URL: typeof UrlCheckUpdateSchema;
   readonly ICMP: typeof IcmpCheckUpdateSchema;
+  readonly MULTI_STEP: typeof MultiStepCheckUpdateSchema;
 } = {
   TCP: TcpCheckUpdateSchema,
   API: ApiCheckUpdateSchema,
@@ -249,7 +253,16 @@ export const CheckUpdateSchemas: {
   DNS: DnsCheckUpdateSchema,
   URL: UrlCheckUpdateSchema,
   ICMP: IcmpCheckUpdateSchema,
+  MULTI_STEP: MultiStepCheckUpdateSchema,
 } as const;
+
+/** The check types with environment variables of their own (a script reads them); secret ones are sealed at rest. */
+export const SCRIPTED_CHECK_TYPES = ['BROWSER', 'MULTI_STEP'] as const;
+
+/** Whether a check of this type has environment variables of its own. */
+export function hasOwnVariables<T extends { checkType: string }>(check: T): check is Extract<T, { checkType: (typeof SCRIPTED_CHECK_TYPES)[number] }> {
+  return (SCRIPTED_CHECK_TYPES as readonly string[]).includes(check.checkType);
+}
 
 export function isBuiltinCheckType(checkType: string): checkType is BuiltinCheckType {
   return (BUILTIN_CHECK_TYPES as readonly string[]).includes(checkType);

@@ -1,3 +1,4 @@
+import { hasOwnVariables } from '../model/check.js';
 import type { EnvironmentVariable } from '../model/shared.js';
 import { RESOURCE_KINDS, type ManagedResource, type ResourceKind } from '../model/managed-resource.js';
 import { ConstructValidationError, resourceKey, type ConstructIssue, type DesiredResource } from './apply-constructs.js';
@@ -157,7 +158,7 @@ export class ApplyPlanner {
         const check = await storage.checks.get(accountId, id as string);
         if (!check) return null;
         const values: Record<string, unknown> = { ...check };
-        if (check.checkType === 'BROWSER') values.environmentVariables = open(check.environmentVariables);
+        if (hasOwnVariables(check)) values.environmentVariables = open(check.environmentVariables);
         if (check.checkType === 'API') values.request = openApiRequest(check.request, secretBox);
         if (check.checkType === 'HEARTBEAT') {
           const { pingToken: _token, ...heartbeat } = check.heartbeat;

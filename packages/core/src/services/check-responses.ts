@@ -1,5 +1,5 @@
 import { LOCKED_CONFIG_LISTS, type AlertChannel, type AlertSubscription } from '../model/alert-channel.js';
-import type { AlertChannelsSummary, Check, CheckResponse } from '../model/check.js';
+import { hasOwnVariables, type AlertChannelsSummary, type Check, type CheckResponse } from '../model/check.js';
 import type { SecretBox } from '../ports/secret-box.js';
 import { maskVariables } from './masking.js';
 import { ChannelCredentials, maskApiRequest, UNOPENED } from './sealing.js';
@@ -59,7 +59,7 @@ export function toCheckResponse(
   rest.alertChannelSubscriptions = own.map((s) => ({ alertChannelId: s.alertChannelId, activated: s.activated }));
   const subscribed = new Set(own.filter((s) => s.activated).map((s) => s.alertChannelId));
   const alertChannels = alertChannelsSummary(channels.filter((c) => subscribed.has(c.id)), box);
-  if (rest.checkType === 'BROWSER') {
+  if (hasOwnVariables(rest)) {
     return { ...rest, environmentVariables: maskVariables(rest.environmentVariables), alertChannels };
   }
   if (rest.checkType === 'API') return { ...rest, request: maskApiRequest(rest.request, box), alertChannels };

@@ -4,6 +4,7 @@ import type { CheckGroup } from '../model/check-group.js';
 import {
   CheckCreateSchemas,
   CheckUpdateSchemas,
+  hasOwnVariables,
   isBuiltinCheckType,
   type BuiltinCheckType,
   type Check,
@@ -156,7 +157,7 @@ export class CheckService {
       created_at: nowIso(this.deps),
       updated_at: null,
     };
-    if (checkType === 'BROWSER') {
+    if (hasOwnVariables({ checkType })) {
       record.environmentVariables = sealVariables(parsed.environmentVariables as EnvironmentVariable[] | null, this.deps.secretBox);
     }
     if (checkType === 'HEARTBEAT') {
@@ -204,7 +205,7 @@ export class CheckService {
       created_at: stored.created_at,
       updated_at: nowIso(this.deps),
     };
-    if (stored.checkType === 'BROWSER') {
+    if (hasOwnVariables(stored)) {
       record.environmentVariables = given.environmentVariables === undefined
         ? stored.environmentVariables
         : sealVariables(parsed.environmentVariables as EnvironmentVariable[] | null, this.deps.secretBox, stored.environmentVariables);
@@ -267,7 +268,7 @@ export class CheckService {
     const stored = await this.getRecord(accountId, checkId);
     const group = stored.groupId === null ? null : await this.storage.checkGroups.get(accountId, stored.groupId);
     const account = await this.storage.accounts.get(accountId);
-    const own = stored.checkType === 'BROWSER' ? stored.environmentVariables : [];
+    const own = hasOwnVariables(stored) ? stored.environmentVariables : [];
     const effective = effectiveCheckSettings(
       { ...stored, environmentVariables: own },
       group,
@@ -281,7 +282,7 @@ export class CheckService {
       runtimeId: effective.runtimeId,
       alertSettings: effective.alertSettings,
       alertChannelSubscriptions: effective.alertChannelSubscriptions,
-      ...(stored.checkType === 'BROWSER' ? { environmentVariables: vars } : {}),
+      ...(hasOwnVariables(stored) ? { environmentVariables: vars } : {}),
       ...(stored.checkType === 'API' ? { request: this.requestForRun(stored.request, group) } : {}),
     } as Check;
     return {
@@ -302,7 +303,7 @@ export class CheckService {
   private opened(stored: Check): Check {
     const box = this.deps.secretBox;
     if (stored.checkType === 'API') return { ...stored, request: openApiRequest(stored.request, box) };
-    if (stored.checkType === 'BROWSER' && stored.environmentVariables !== null) {
+    if (hasOwnVariables(stored) && stored.environmentVariables !== null) {
       return { ...stored, environmentVariables: openVariables(stored.environmentVariables, box) };
     }
     return stored;

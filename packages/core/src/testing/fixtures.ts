@@ -19,6 +19,7 @@ import {
 } from '../model/check.js';
 import { DnsCheckCreateSchema, type DnsCheck } from '../model/check-dns.js';
 import { IcmpCheckCreateSchema, type IcmpCheck } from '../model/check-icmp.js';
+import { MultiStepCheckCreateSchema, type MultiStepCheck } from '../model/check-multistep.js';
 import { UrlCheckCreateSchema, type UrlCheck } from '../model/check-url.js';
 import type { PluginCheck } from '../model/check-type.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
@@ -77,6 +78,14 @@ export function dnsCheckFixture(overrides: Partial<NewRecord<DnsCheck>> = {}): N
 export function icmpCheckFixture(overrides: Partial<NewRecord<IcmpCheck>> = {}): NewRecord<IcmpCheck> {
   const body = v.parse(IcmpCheckCreateSchema, { name: `ICMP check ${nextSerial()}`, request: { hostname: 'edge.example.com' } });
   return { ...body, id: randomUUID(), checkType: 'ICMP', ...stamps(), ...overrides };
+}
+
+export function multiStepCheckFixture(overrides: Partial<NewRecord<MultiStepCheck>> = {}): NewRecord<MultiStepCheck> {
+  const body = v.parse(MultiStepCheckCreateSchema, {
+    name: `Multi-step check ${nextSerial()}`,
+    script: "await step('home', async () => {\n  const res = await request.get('https://shop.example.com/');\n  expect(res.status()).toBe(200);\n});",
+  });
+  return { ...body, id: randomUUID(), checkType: 'MULTI_STEP', ...stamps(), ...overrides };
 }
 
 export function urlCheckFixture(overrides: Partial<NewRecord<UrlCheck>> = {}): NewRecord<UrlCheck> {

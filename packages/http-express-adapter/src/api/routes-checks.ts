@@ -17,6 +17,9 @@ import {
   IcmpCheckCreateSchema,
   IcmpCheckResponseSchema,
   IcmpCheckUpdateSchema,
+  MultiStepCheckCreateSchema,
+  MultiStepCheckResponseSchema,
+  MultiStepCheckUpdateSchema,
   HeartbeatAvailabilityQuerySchema,
   HeartbeatAvailabilitySchema,
   HeartbeatCheckCreateSchema,
@@ -53,6 +56,10 @@ const CHECK_TYPES: readonly TypedCheck[] = [
   { slug: 'dns', type: 'DNS', key: 'Dns', label: 'DNS', create: DnsCheckCreateSchema, update: DnsCheckUpdateSchema, response: DnsCheckResponseSchema },
   { slug: 'url', type: 'URL', key: 'Url', label: 'URL', create: UrlCheckCreateSchema, update: UrlCheckUpdateSchema, response: UrlCheckResponseSchema },
   { slug: 'icmp', type: 'ICMP', key: 'Icmp', label: 'ICMP', create: IcmpCheckCreateSchema, update: IcmpCheckUpdateSchema, response: IcmpCheckResponseSchema },
+  {
+    slug: 'multistep', type: 'MULTI_STEP', key: 'MultiStep', label: 'multi-step',
+    create: MultiStepCheckCreateSchema, update: MultiStepCheckUpdateSchema, response: MultiStepCheckResponseSchema,
+  },
 ];
 
 /** POST /v1/checks/{slug} and GET|PUT|DELETE /v1/checks/{slug}/{id} of one check type. */

@@ -13,6 +13,7 @@ import {
   CompletionQuerySchema,
   DnsAnalyticsQuerySchema,
   IcmpAnalyticsQuerySchema,
+  MultiStepAnalyticsQuerySchema,
   ErrorGroupListQuerySchema,
   ErrorGroupPatchSchema,
   ErrorGroupResponseSchema,
@@ -113,6 +114,11 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/analytics/icmp-checks/:id', operationId: 'getIcmpCheckAnalytics', summary: 'Metrics of an ICMP check', tag: 'Analytics',
     params: { id: 'string' }, query: IcmpAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'icmp', params.id, query),
+  },
+  {
+    method: 'get', path: '/v1/analytics/multistep-checks/:id', operationId: 'getMultiStepCheckAnalytics', summary: 'Metrics of a multi-step check', tag: 'Analytics',
+    params: { id: 'string' }, query: MultiStepAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'multistep', params.id, query),
   },
 ];
 

@@ -169,7 +169,7 @@ export function selfSignedPem(cn: string): { cert: string; key: string } {
 /** The resources the valid bodies and the paths of the write routes name. */
 export interface FuzzContext {
   serviceId: string;
-  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url' | 'icmp', string>;
+  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url' | 'icmp' | 'multistep', string>;
   channels: Record<string, number>;
   groupId: number;
   dashboardId: number;
@@ -235,6 +235,14 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
   url: (ctx) => ({
     ...checkCommon(ctx, 'home page'),
     request: { url: 'https://shop.example.com/health', method: 'HEAD', followRedirects: false, skipSSL: true, ipFamily: 'IPv6', expectedStatus: '200-399' },
+  }),
+  multistep: (ctx) => ({
+    ...checkCommon(ctx, 'login flow'),
+    script: "await step('home', async () => {\n  expect((await request.get('https://example.com/')).status()).toBe(200);\n});",
+    scriptPath: 'checks/login.flow.js',
+    environmentVariables: [{ key: 'BASE_URL', value: 'https://example.com/' }],
+    degradedResponseTime: 15_000,
+    maxResponseTime: 45_000,
   }),
   icmp: (ctx) => ({
     ...checkCommon(ctx, 'edge router'),
@@ -315,6 +323,8 @@ export const VALID_BODIES: Record<string, RouteBodies> = {
   'POST /v1/checks/url': { bodies: (ctx) => [CHECKS.url(ctx)] },
   'PUT /v1/checks/url/:id': { bodies: (ctx) => [CHECKS.url(ctx)], params: (ctx) => ({ id: ctx.checks.url }) },
   'POST /v1/checks/icmp': { bodies: (ctx) => [CHECKS.icmp(ctx)] },
+  'POST /v1/checks/multistep': { bodies: (ctx) => [CHECKS.multistep(ctx)] },
+  'PUT /v1/checks/multistep/:id': { bodies: (ctx) => [CHECKS.multistep(ctx)], params: (ctx) => ({ id: ctx.checks.multistep }) },
   'PUT /v1/checks/icmp/:id': { bodies: (ctx) => [CHECKS.icmp(ctx)], params: (ctx) => ({ id: ctx.checks.icmp }) },
   'POST /v2/check-groups': { bodies: () => [group()] },
   'PUT /v2/check-groups/:id': { bodies: () => [group()], params: (ctx) => ({ id: ctx.groupId }) },
