@@ -6,8 +6,9 @@
  * or workers), a heap limit, and kills it with SIGKILL when the phase is over or its time is up.
  * It waits for one `run` message, runs the phase's scripts in order on the `request` (and
  * `response`) it was handed, and reports through the IPC channel. It loads nothing but Node's
- * own modules, target-fence.cjs beside it and core's child/fence.cjs (plain CommonJS, never
- * built; the host hands over its path), so the same files serve the sources and the built package.
+ * own modules, target-fence.cjs and script-guard.cjs beside it and core's child/fence.cjs (plain
+ * CommonJS, never built; the host hands over its path), so the same files serve the sources and
+ * the built package.
  */
 
 // Core's child/fence.cjs (@vigil/core/child/fence.cjs), at the path the host found it at and
@@ -15,21 +16,15 @@
 const coreFence = require(process.argv[2]);
 coreFence.exitWithHost();
 
-const Module = require('node:module');
 const vm = require('node:vm');
 const assert = require('node:assert');
 const util = require('node:util');
 const { installTargetFence } = require('./target-fence.cjs');
-
-const nodeRequire = require;
+const { send, captureConsole, guardProcess, scriptRequire, fenceBuiltinModules, setEnvironment } = require('./script-guard.cjs');
 
 let running = false;
 let finished = false;
 let current = null;
-
-function send(message) {
-  if (process.connected) process.send(message);
-}
 
 function errorOf(err) {
   if (err instanceof Error) {
@@ -50,40 +45,8 @@ function finish(outcome) {
   send({ type: 'done', ...outcome });
 }
 
-function format(args) {
-  return util.stripVTControlCharacters(util.format(...args));
-}
-
-for (const level of ['log', 'info', 'warn', 'error', 'debug', 'trace']) {
-  console[level] = (...args) => send({ type: 'log', level: level === 'trace' ? 'debug' : level === 'log' ? 'info' : level, text: format(args) });
-}
-console.dir = (value, options) => send({ type: 'log', level: 'info', text: util.stripVTControlCharacters(util.inspect(value, options)) });
-
-/** `require` in a script: Node's own modules, but not those the host withholds. */
-function scriptRequire(withheld) {
-  const fenced = new Set(withheld);
-  return function fencedRequire(request) {
-    const id = String(request);
-    const name = id.startsWith('node:') ? id.slice(5) : id;
-    if (!Module.isBuiltin(id)) {
-      throw new Error(`require('${id}') is not available to setup and teardown scripts: they may require Node's own modules (node:crypto, node:assert, ...) only`);
-    }
-    if (fenced.has(name.split('/')[0])) throw new Error(`require('${id}') is not available to setup and teardown scripts`);
-    return nodeRequire(id);
-  };
-}
-
-// Signals reach any process of the same user (SIGUSR1 would open the host's inspector), and the
-// permission model does not cover them: a script gets no way to send one, nor to load native code.
-for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', 'dlopen', 'binding', '_linkedBinding', 'mainModule']) {
-  Object.defineProperty(process, name, { value: undefined, writable: false, configurable: false });
-}
-process.exit = (code) => {
-  throw new Error(`A setup or teardown script may not end its process (process.exit(${code === undefined ? '' : code}) was called)`);
-};
-process.abort = () => {
-  throw new Error('A setup or teardown script may not end its process (process.abort() was called)');
-};
+captureConsole();
+guardProcess('A setup or teardown script');
 
 const asText = (value) => (value === undefined || value === null ? null : typeof value === 'string' ? value : String(value));
 
@@ -115,19 +78,16 @@ function plainRequest(request) {
 }
 
 async function run(job) {
-  for (const key of Object.keys(process.env)) delete process.env[key];
-  Object.assign(process.env, job.env);
-  // Fenced like `require`: the script's own way to a module must not be a way around the fence.
-  const load = scriptRequire(job.withheld);
+  setEnvironment(job.env);
+  const load = scriptRequire(job.withheld, 'setup and teardown scripts');
   // Under the host's target policy, every connection the scripts open is checked by the host first.
   // Its key stays in the fence alone.
   const fenceKey = typeof job.fenceKey === 'string' ? Buffer.from(job.fenceKey, 'hex') : null;
   delete job.fenceKey;
   // Without its key the fence takes no answer at all: every connection fails.
   if (job.fenceTargets === true) installTargetFence(fenceKey, coreFence);
-  if (typeof process.getBuiltinModule === 'function') {
-    Object.defineProperty(process, 'getBuiltinModule', { value: (id) => load(id), writable: false, configurable: false });
-  }
+  // Fenced like `require`: the script's own way to a module must not be a way around the fence.
+  fenceBuiltinModules(load);
   const { request, response } = job;
   for (const script of job.scripts) {
     current = script.label;

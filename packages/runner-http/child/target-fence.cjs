@@ -82,7 +82,7 @@ function installTargetFence(key, coreFence) {
     allowsAddress: (address) => answered.has(address),
     refuse: ({ kind, what }) => {
       send({ type: 'target-refused', kind, what: String(what).slice(0, 200) });
-      return policyError(`The target policy refused the script's ${kind} ${what}: under a target policy, setup and teardown scripts connect over TCP only, to addresses it allows`);
+      return policyError(`The target policy refused the script's ${kind} ${what}: under a target policy, scripts connect over TCP only, to addresses it allows`);
     },
   });
 }

@@ -1,4 +1,4 @@
-/** @vigil/runner-http: runs API (HTTP) checks and URL checks. */
+/** @vigil/runner-http: runs API (HTTP) checks, URL checks and multi-step checks. */
 export {
   API_CHECK_TYPE,
   httpRunner,
@@ -9,3 +9,11 @@ export {
 export { expectedStatusAssertions, registerUrlRunner, URL_CHECK_TYPE, urlRunner, type UrlRunner } from './url-runner.js';
 export type { LookupFunction } from './connector.js';
 export { validateApiCheck } from './validate.js';
+export {
+  MULTI_STEP_CHECK_TYPE,
+  multiStepRunner,
+  registerMultiStepRunner,
+  type MultiStepRunner,
+  type MultiStepRunnerOptions,
+} from './multistep-runner.js';
+export { declaredSteps, multiStepSyntaxError, validateMultiStepCheck } from './multistep-script.js';

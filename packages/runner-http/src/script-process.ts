@@ -34,6 +34,8 @@ export interface ScriptError {
   assertion: boolean;
   /** The script that threw, when one was running. */
   label: string | null;
+  /** The error's `code` (`ECONNREFUSED`, `ETARGETPOLICY`), when it had one. */
+  code?: string | null;
 }
 
 export type PhaseOutcome =
@@ -67,6 +69,25 @@ export interface PhaseLimits {
   targets?: PhaseTargets | null;
 }
 
+/** A worker a fenced script process runs: its entry file and what it may read to load. */
+export interface ScriptWorker {
+  /** The entry, resolved to its real path; core's child/fence.cjs is found from it. */
+  file: string;
+  /** Files, or folders as `dir/*`, the process may read besides its run folder and core's fence. */
+  readPaths: string[];
+}
+
+export interface ScriptProcessLimits extends Omit<PhaseLimits, 'workerFile'> {
+  worker: ScriptWorker;
+  /** Every message of the worker the supervisor does not handle itself (a worker's own records). */
+  onMessage?: (message: Record<string, unknown>) => void;
+}
+
+/** How a fenced script process ended; `done` carries what the worker reported with it. */
+export type ScriptOutcome =
+  | { kind: 'done'; report: Record<string, unknown> }
+  | Exclude<PhaseOutcome, { kind: 'done' }>;
+
 /**
  * Core's child/fence.cjs, where the worker's package finds it. The worker is handed its real path
  * and requires that: resolving the name itself would read the folders on the way (a workspace's
@@ -79,12 +100,32 @@ const TAIL_BYTES = 4096;
 const REAP_MS = 2_000;
 
 /**
- * Runs one phase in a process of its own: an empty environment (the check's variables come over
- * IPC), Node's permission model reading only the worker (with its fences) and a fresh folder and writing only that
- * folder, a heap limit, killed with SIGKILL when the phase ends, its time is up or the run is
- * aborted, and its folder removed. Nothing a script does reaches the host's process.
+ * Runs one phase of setup or teardown code in a process of its own (runScriptProcess with
+ * child/script-worker.cjs, which reads only itself and the two files it loads beside it).
  */
 export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promise<PhaseOutcome> {
+  const { workerFile, ...rest } = limits;
+  const child = (name: string) => join(dirname(workerFile), name);
+  const worker = { file: workerFile, readPaths: [workerFile, child('target-fence.cjs'), child('script-guard.cjs')] };
+  const outcome = await runScriptProcess({ ...job }, { ...rest, worker });
+  if (outcome.kind !== 'done') return outcome;
+  const env = outcome.report.env;
+  return {
+    kind: 'done',
+    request: outcome.report.request ?? null,
+    env: env !== null && typeof env === 'object' ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : {},
+  };
+}
+
+/**
+ * Runs a script in a process of its own: an empty environment (the script's variables come over
+ * IPC in `job`, sent as the `run` message once the worker is ready), Node's permission model
+ * reading only the worker's files, core's fence and a fresh folder and writing only that folder,
+ * a heap limit, killed with SIGKILL when the worker reports `done`, its time is up or the run is
+ * aborted, and its folder removed. Nothing a script does reaches the host's process. One
+ * supervisor serves every worker of the package (setup and teardown, multi-step scripts).
+ */
+export async function runScriptProcess(job: Record<string, unknown>, limits: ScriptProcessLimits): Promise<ScriptOutcome> {
   let dir: string;
   let child: ChildProcess;
   try {
@@ -93,12 +134,12 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
     return { kind: 'not-started', message: `its run folder could not be made: ${err instanceof Error ? err.message : String(err)}` };
   }
   try {
-    const coreFence = coreFenceOf(limits.workerFile);
-    child = fork(limits.workerFile, [coreFence], {
+    const coreFence = coreFenceOf(limits.worker.file);
+    child = fork(limits.worker.file, [coreFence], {
       cwd: dir,
       env: {},
       execArgv: scriptProcessFlags({
-        readPaths: [limits.workerFile, join(dirname(limits.workerFile), 'target-fence.cjs'), coreFence],
+        readPaths: [...limits.worker.readPaths, coreFence],
         writeDir: dir,
         memoryLimitMb: limits.memoryLimitMb,
       }),
@@ -120,8 +161,8 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
   }
 }
 
-function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Promise<PhaseOutcome> {
-  return new Promise<PhaseOutcome>((resolve) => {
+function supervise(child: ChildProcess, job: Record<string, unknown>, limits: ScriptProcessLimits): Promise<ScriptOutcome> {
+  return new Promise<ScriptOutcome>((resolve) => {
     let ready = false;
     let label: string | null = null;
     let stderrTail = '';
@@ -142,7 +183,7 @@ function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Pro
       output('stderr', chunk);
     });
 
-    const settle = (outcome: PhaseOutcome) => {
+    const settle = (outcome: ScriptOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -190,12 +231,10 @@ function supervise(child: ChildProcess, job: PhaseJob, limits: PhaseLimits): Pro
       } else if (m.type === 'script' && typeof m.label === 'string') {
         label = m.label;
       } else if (m.type === 'done' && ready) {
-        if (m.ok === true) {
-          const env = m.env !== null && typeof m.env === 'object' ? Object.fromEntries(Object.entries(m.env).map(([k, v]) => [k, String(v)])) : {};
-          settle({ kind: 'done', request: m.request ?? null, env });
-        } else {
-          settle({ kind: 'failed', error: scriptError(m.error, label) });
-        }
+        if (m.ok === true) settle({ kind: 'done', report: m });
+        else settle({ kind: 'failed', error: scriptError(m.error, label) });
+      } else if (ready && !settled) {
+        limits.onMessage?.(m);
       }
     });
     child.on('exit', (code, signal) => {
@@ -222,5 +261,6 @@ function scriptError(raw: unknown, label: string | null): ScriptError {
     stack: typeof e.stack === 'string' ? e.stack : '',
     assertion: e.assertion === true,
     label: typeof e.label === 'string' ? e.label : label,
+    code: typeof e.code === 'string' ? e.code.slice(0, 64) : null,
   };
 }

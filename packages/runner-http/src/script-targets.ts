@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { lookupChecked, targetRefusalMessage, type TargetPolicy } from '@vigil/core';
 
-/** A connection of a setup or teardown script that the host's target policy refused. */
+/** A connection of a script (setup, teardown or multi-step) that the host's target policy refused. */
 export interface RefusedConnection {
   /** The host the script asked for, as it wrote it (a local socket's path, `udp`, DNS servers). */
   host: string;
@@ -29,13 +29,13 @@ export function signAnswer(key: Buffer, answer: { id: string; addresses?: unknow
   return createHmac('sha256', key).update(JSON.stringify([answer.id, answer.addresses ?? null, answer.error ?? null])).digest('hex');
 }
 
-const LOCAL_REASON = 'under a target policy, setup and teardown scripts connect over TCP only, to addresses it allows';
+const LOCAL_REASON = 'under a target policy, scripts connect over TCP only, to addresses it allows';
 /** What a script's fence refuses itself, and why. */
 const LOCAL_KINDS = new Map([
   ['local socket', LOCAL_REASON],
   ['UDP socket', LOCAL_REASON],
   ['DNS servers', LOCAL_REASON],
-  ['direct connection', 'under a target policy, setup and teardown scripts connect through Node\'s sockets, which ask the policy first, not through a socket handle of their own'],
+  ['direct connection', 'under a target policy, scripts connect through Node\'s sockets, which ask the policy first, not through a socket handle of their own'],
 ]);
 
 const text = (value: unknown, most = 300) => String(value ?? '').slice(0, most);
@@ -71,12 +71,12 @@ function sendAnswer(child: ChildProcess, key: Buffer, signed: { id: string; addr
   if (child.connected) child.send({ type: 'target-answer', ...signed, mac: signAnswer(key, signed) }, () => {});
 }
 
-/** The most connections one phase's scripts may have checked under a target policy. */
+/** The most connections one script process (a phase of setup or teardown, a multi-step run) may have checked under a target policy. */
 export const MAX_TARGET_CHECKS = 100;
 
 /** Answers a `target-check` past MAX_TARGET_CHECKS with an error, looking nothing up. */
 export function answerOverLimit(child: ChildProcess, message: Record<string, unknown>, key: Buffer): void {
-  const error = { message: `Under a target policy, a setup or teardown phase may open at most ${MAX_TARGET_CHECKS} connections`, code: 'ETOOMANYCONNECTIONS' };
+  const error = { message: `Under a target policy, a script's process may open at most ${MAX_TARGET_CHECKS} connections`, code: 'ETOOMANYCONNECTIONS' };
   sendAnswer(child, key, { id: text(message.id, 64), error });
 }
 

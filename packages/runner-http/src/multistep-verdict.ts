@@ -1,0 +1,115 @@
+import type { FailureKind } from '@vigil/core';
+import { MULTI_STEP_FILENAME } from './multistep-script.js';
+import type { StepRecorder } from './multistep-record.js';
+import type { ScriptError, ScriptOutcome } from './script-process.js';
+import type { RefusedConnection } from './script-targets.js';
+
+/** Why a multi-step run failed, in words that name the step and what happened. */
+export interface MultiStepFailure {
+  message: string;
+  kind: FailureKind;
+  /** Vigil's side (the process would not start), not the script's. */
+  ours: boolean;
+  /** The script stopped before its end: the steps it did not reach are reported `not run`. */
+  stopped: boolean;
+  /** The target policy refused a connection: not the target's state, so shouldFail leaves it. */
+  refused: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** Longest assertion message kept in `errorMessage`. */
+const MAX_MESSAGE = 400;
+
+/** Request error codes that mean the target could not be reached or spoke no valid HTTP. */
+const NOT_NETWORK = new Set(['ETARGETPOLICY', 'ETOOMANYCONNECTIONS', 'ERESPONSETOOLARGE', 'EREDIRECT', 'EINVALIDURL', 'ETIMEDOUT', 'EREQUEST']);
+const isNetwork = (code: string) => !NOT_NETWORK.has(code) && /^(E[A-Z_]+|UND_ERR_\w+|ERR_TLS\w*|ERR_SSL\w*|CERT_\w+|UNABLE_TO_\w+|DEPTH_ZERO_\w+|SELF_SIGNED_\w+|HPE_\w+)$/.test(code);
+
+/** A matcher's message on one line: `expect(received).toBe(expected) … Expected: 200 Received: 401`, cut. */
+export function shortAssertion(message: string): string {
+  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const [first = '', ...rest] = lines;
+  const head = first.replace(/\s*\/\/.*$/, '');
+  const text = rest.length > 0 ? `${head} … ${rest.join(' ')}` : head;
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
+const lineOf = (stack: string) => new RegExp(`${MULTI_STEP_FILENAME.replace('.', '\\.')}:(\\d+)`).exec(stack)?.[1] ?? null;
+
+/** A thrown error as a failure; `step` names the step it ended. */
+function thrownFailure(error: ScriptError, step: string | null): MultiStepFailure {
+  const where = step === null ? '' : `Step "${step}": `;
+  const line = lineOf(error.stack);
+  const at = line ? ` (line ${line})` : '';
+  if (error.assertion) return { message: `${where}${shortAssertion(error.message)}${at}`, kind: 'ASSERTION', ours: false, stopped: true, refused: false };
+  const code = error.code ?? '';
+  const named = error.name && error.name !== 'Error' && error.name !== 'RequestError' ? `${error.name}: ` : '';
+  const kind: FailureKind = error.name === 'RequestError' && code === 'ETIMEDOUT' ? 'TIMEOUT' : error.name === 'RequestError' && isNetwork(code) ? 'NETWORK_ERROR' : 'OTHER';
+  return { message: `${where}${named}${error.message.split('\n')[0]}${at}`, kind, ours: false, stopped: true, refused: false };
+}
+
+/** The step a process was stopped in, as words: ` (in step "Login")`. */
+const inStep = (name: string | null) => (name === null ? '' : ` (in step "${name}")`);
+
+/**
+ * What failed a run, from how its process ended and what it recorded, or null when it passed:
+ * a refused connection first (it fails the run even when the script caught the error), then the
+ * process's end (an error thrown out of the script, the time limit, an abort, memory), a step
+ * that failed by an error the script caught, and last the soft assertions that failed.
+ */
+export function multiStepFailure(
+  outcome: ScriptOutcome,
+  recorder: StepRecorder,
+  refused: readonly RefusedConnection[],
+  context: { limitMs: number; memoryLimitMb: number },
+): MultiStepFailure | null {
+  const open = outcome.kind === 'done' || outcome.kind === 'failed' ? null : recorder.endOpenStep(outcomeText(outcome, context));
+  const [refusal] = refused;
+  if (refusal) {
+    return {
+      message: `${refusal.message}${refusal.label && refusal.label !== 'the script' ? ` (in ${refusal.label})` : ''}`,
+      kind: 'OTHER',
+      ours: false,
+      stopped: outcome.kind !== 'done',
+      refused: true,
+      details: { errorCode: 'ETARGETPOLICY', refusedTargets: refused.map(({ message: _, ...r }) => r) },
+    };
+  }
+  switch (outcome.kind) {
+    case 'failed': {
+      const last = recorder.lastFailedStep;
+      const step = last && last.error.message === outcome.error.message ? last.name : null;
+      return thrownFailure(outcome.error, step);
+    }
+    case 'not-started':
+      return { message: `The multi-step script could not run: ${outcome.message}`, kind: 'OTHER', ours: true, stopped: true, refused: false };
+    case 'timeout':
+    case 'aborted':
+    case 'exited':
+      return { message: `${outcomeText(outcome, context)}${inStep(open)}`, kind: outcome.kind === 'exited' ? 'OTHER' : 'TIMEOUT', ours: false, stopped: true, refused: false };
+    case 'done':
+      break;
+  }
+  if (recorder.failedStep) return { ...thrownFailure(recorder.failedStep.error, recorder.failedStep.name), stopped: false };
+  const soft = recorder.firstFailedAssertion;
+  if (soft) {
+    const more = recorder.failedAssertions > 1 ? ` (and ${recorder.failedAssertions - 1} more failed assertion${recorder.failedAssertions > 2 ? 's' : ''})` : '';
+    const where = soft.step === null ? '' : `Step "${soft.step}": `;
+    return { message: `${where}${shortAssertion(soft.record.message ?? `${soft.record.matcher} failed`)}${more}`, kind: 'ASSERTION', ours: false, stopped: false, refused: false };
+  }
+  return null;
+}
+
+function outcomeText(outcome: Exclude<ScriptOutcome, { kind: 'done' | 'failed' }>, context: { limitMs: number; memoryLimitMb: number }): string {
+  switch (outcome.kind) {
+    case 'timeout':
+      return `The script did not finish within the run's time limit of ${context.limitMs} ms and was stopped`;
+    case 'aborted':
+      return 'The run was stopped before the script finished';
+    case 'exited':
+      return outcome.outOfMemory
+        ? `The script ran out of memory (its limit is ${context.memoryLimitMb} MB)`
+        : `The script's process ended before the script did (${outcome.signal ?? `exit code ${outcome.code}`})`;
+    case 'not-started':
+      return `The multi-step script could not run: ${outcome.message}`;
+  }
+}
