@@ -6,7 +6,7 @@ import {
   type IcmpCheck, type LookupAllFunction, type PluginRegistry, type Runner, type RunJob, type RunResult,
 } from '@vigil/core';
 import { icmpVerdict } from './assertions.js';
-import { IcmpUnavailableError, ping, PingNetworkError, type PingOutcome } from './ping.js';
+import { GUARD_MARGIN_MS, IcmpUnavailableError, ping, PingHostError, PingNetworkError, type PingOutcome } from './ping.js';
 
 export const ICMP_CHECK_TYPE = 'ICMP' as const;
 
@@ -25,11 +25,25 @@ export interface IcmpRunnerOptions {
 
 export interface IcmpRunner extends Runner {
   readonly checkType: typeof ICMP_CHECK_TYPE;
+  /**
+   * The longest a run can take: the largest pingCount's requests at intervalMs, the largest
+   * timeout, the guard past ping's deadline and a DNS allowance. The engine gives each attempt
+   * this long, so its limit never cuts a run that is within the check's own bounds.
+   */
+  readonly timeoutMs: number;
   readonly options: Readonly<{ command: string; intervalMs: number; sourceInterface: string | null; defaultTimeoutMs: number }>;
 }
 
 /** Fewer milliseconds between echo requests than this is a flood, which ping refuses to most users. */
 const MIN_INTERVAL_MS = 10;
+/** The request's bounds (IcmpRequestSchema): pingCount 1..10, timeout 100..10000 ms. */
+const MAX_PING_COUNT = 10;
+const MAX_TIMEOUT_MS = 10_000;
+/** What a run may spend resolving its host name, beside ping's own time. */
+const DNS_ALLOWANCE_MS = 5000;
+
+/** The longest a run of checks within the request's bounds can take with this interval. */
+export const longestRunMs = (intervalMs: number) => (MAX_PING_COUNT - 1) * intervalMs + MAX_TIMEOUT_MS + GUARD_MARGIN_MS + DNS_ALLOWANCE_MS;
 
 const familyName = (family: 4 | 6) => `IPv${family}`;
 const describe = (host: string, address: string) => (host === address ? address : `${host} (${address})`);
@@ -134,6 +148,13 @@ export function icmpRunner(options: IcmpRunnerOptions = {}): IcmpRunner {
       const problem = lookupProblem(err as NodeJS.ErrnoException, host, family);
       return applyShouldFail(failed(problem, 'NETWORK_ERROR', { responseTime: waited(), phases: { total: waited() } }), check.shouldFail, signal);
     }
+    if (isIP(address) !== family) {
+      // Only a host's own lookupAll can hand back something else; nothing was sent.
+      return runResult({
+        hasErrors: true, errorMessage: `The lookup of "${host}" gave ${JSON.stringify(address)}, which is not an ${familyName(family)} address: ping was not started`,
+        failureKind: 'OTHER', details,
+      });
+    }
     details.address = address;
     if (signal.aborted || limit.aborted) return stopped();
 
@@ -148,6 +169,13 @@ export function icmpRunner(options: IcmpRunnerOptions = {}): IcmpRunner {
       if (signal.aborted || limit.aborted) return stopped();
       // No ping, or a ping that may open no ICMP socket: this host cannot run the check at all.
       if (err instanceof IcmpUnavailableError) return runResult({ hasErrors: true, errorMessage: err.message, failureKind: 'OTHER', details });
+      // ping refused to start here, its output was not iputils', or it would not end: nothing about the target.
+      if (err instanceof PingHostError) {
+        return runResult({
+          hasErrors: true, errorMessage: err.message, failureKind: 'OTHER', responseTime: waited(), phases: { total: waited() },
+          details: { ...details, errors: [err.detail] },
+        });
+      }
       if (err instanceof PingNetworkError) {
         const result = failed(`ping could not reach ${target}: ${err.detail}`, 'NETWORK_ERROR', {
           responseTime: waited(), phases: { total: waited() }, details: { ...details, errors: [err.detail] },
@@ -183,6 +211,7 @@ export function icmpRunner(options: IcmpRunnerOptions = {}): IcmpRunner {
   return {
     checkType: ICMP_CHECK_TYPE,
     options: settings,
+    timeoutMs: longestRunMs(settings.intervalMs),
     validate: validateIcmpCheck,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
       return runChecked('ICMP runner', ICMP_CHECK_TYPE, job, (check) => runCheck(job, check, signal));

@@ -1,41 +1,10 @@
 import { spawn } from 'node:child_process';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { countedReply, scanPingOutput, unreadable, WARNING, withoutProgram, type PingOutcome } from './ping-output.js';
 
-/** The round trips of the replies, in milliseconds to 0.01. */
-export interface LatencyStats {
-  min: number;
-  avg: number;
-  max: number;
-  /** Population standard deviation, as ping's `mdev`. */
-  stdDev: number;
-}
-
-export interface PingReply {
-  /** `icmp_seq` of the echo request answered (1 for the first). */
-  seq: number;
-  /** Round trip in milliseconds, as ping printed it. */
-  time: number;
-}
-
-/** What one ping run found. */
-export interface PingOutcome {
-  /** Echo requests asked for. */
-  count: number;
-  /** Echo requests ping says it sent (the count asked for when ping ended before its summary). */
-  sent: number;
-  /** Replies counted: one per sequence number, each within the timeout. */
-  received: number;
-  /** Percent of the `count` echo requests unanswered, to 0.01. */
-  packetLoss: number;
-  /** Null when no reply came. */
-  latency: LatencyStats | null;
-  /** The replies counted, in sequence order. */
-  replies: PingReply[];
-  /** ping's error lines: `From 10.0.0.1 icmp_seq=1 Destination Host Unreachable`, `ping: sendmsg: ...`. */
-  errors: string[];
-  /** Milliseconds from spawning ping to its end. */
-  elapsedMs: number;
-}
+export { latencyStats, parsePingOutput } from './ping-output.js';
+export type { LatencyStats, PingOutcome, PingReply } from './ping-output.js';
 
 export interface PingOptions {
   /** An IPv4 or IPv6 address (never a name: the caller resolved it). */
@@ -72,7 +41,7 @@ export class IcmpUnavailableError extends Error {
   }
 }
 
-/** ping ended without pinging (exit 2): `connect: Network is unreachable`, an unknown interface, ... */
+/** ping ended without pinging (exit 2) because the route to the target goes nowhere: `connect: Network is unreachable`, `No route to host`. */
 export class PingNetworkError extends Error {
   /** ping's own words, the line it wrote to stderr. */
   readonly detail: string;
@@ -83,8 +52,29 @@ export class PingNetworkError extends Error {
   }
 }
 
+/**
+ * A run that says nothing about the target, because of this host: `reason` LOCAL (ping refused to
+ * start: an unknown interface, a source address not on the host, IPv6 disabled, an option it does
+ * not know), UNREADABLE (its output is not iputils') or STUCK (it outlived its deadline and was killed).
+ */
+export class PingHostError extends Error {
+  readonly reason: 'LOCAL' | 'UNREADABLE' | 'STUCK';
+  /** ping's own words, or what was wrong with its output. */
+  readonly detail: string;
+  constructor(reason: 'LOCAL' | 'UNREADABLE' | 'STUCK', message: string, detail: string) {
+    super(message);
+    this.name = 'PingHostError';
+    this.reason = reason;
+    this.detail = detail;
+  }
+}
+
 export const missingCommandMessage = (command: string) =>
   `ICMP checks need the system \`ping\` (Debian: apt-get install iputils-ping); \`${command}\` was not found`;
+
+export const unreadableMessage = (command: string, why: string, said: string | undefined) =>
+  `ping's output could not be read (\`${command}\`: ${why}${said ? `; it said "${said}"` : ''}): ` +
+  `ICMP checks need iputils' ping, 20200821 or later (Debian: apt-get install iputils-ping)`;
 
 /** The shell words naming the file `setcap` acts on: the command's path, or where PATH finds it. */
 const setcapTarget = (command: string) => (command.includes('/') ? command : `$(command -v ${command})`);
@@ -95,94 +85,51 @@ export const noSocketMessage = (command: string, detail: string) =>
   `\`setcap cap_net_raw+ep ${setcapTarget(command)}\``;
 
 /**
- * The arguments of one run of iputils' ping. There is no `-w` deadline: with one, ping goes on
- * sending past `-c` until that many replies came, which hides loss; `-W` ends the wait after the
- * last request, and the caller's own guard kills a ping that overstays.
+ * Milliseconds from ping's start until the last echo request's reply is due: the runner stops
+ * ping then (SIGINT, and ping prints its summary), or as soon as every request was answered.
+ */
+export const pingDeadlineMs = (o: Pick<PingOptions, 'count' | 'timeoutMs' | 'intervalMs'>) => (o.count - 1) * o.intervalMs + o.timeoutMs;
+
+/**
+ * The arguments of one run of iputils' ping. Its own end does not serve: with `-c <count>` it
+ * waits after the last request only max(2 × the slowest reply, interval); with a `-w` deadline as
+ * well, it counts replies to the requests it sends past the count and ends at the first ICMP
+ * error. So `-c` is only a backstop, past the deadline (should Vigil die, ping still ends), and the
+ * runner ends ping itself. `--` ends the options before the address.
  */
 export function pingArgs(o: Pick<PingOptions, 'address' | 'family' | 'count' | 'timeoutMs' | 'intervalMs' | 'sourceInterface'>): string[] {
-  const args = ['-n', '-c', String(o.count), '-i', seconds(o.intervalMs), '-W', seconds(o.timeoutMs), o.family === 6 ? '-6' : '-4'];
+  const backstop = o.count + Math.ceil(o.timeoutMs / o.intervalMs) + 1;
+  const args = ['-n', '-c', String(backstop), '-i', seconds(o.intervalMs), '-W', seconds(o.timeoutMs), o.family === 6 ? '-6' : '-4'];
   if (o.sourceInterface) args.push('-I', o.sourceInterface);
-  args.push(o.address);
+  args.push('--', o.address);
   return args;
 }
 
-/** min/avg/max and the population standard deviation of round trips; null for none. */
-export function latencyStats(times: readonly number[]): LatencyStats | null {
-  if (times.length === 0) return null;
-  const avg = times.reduce((s, t) => s + t, 0) / times.length;
-  const variance = times.reduce((s, t) => s + (t - avg) ** 2, 0) / times.length;
-  return { min: round2(Math.min(...times)), avg: round2(avg), max: round2(Math.max(...times)), stdDev: round2(Math.sqrt(variance)) };
-}
+/** ping's words when the route to the target goes nowhere: a failure of the target, not of this host. */
+const NO_ROUTE = /(Network is unreachable|No route to host)/i;
 
-/** ping's lines on stderr start with its program name (`ping: `, `/usr/bin/ping: `): left out. */
-const PROGRAM = /^\S*ping\S*?: /;
-const WARNING = /^\S*ping\S*?: Warning:/i;
-const withoutProgram = (line: string) => line.replace(PROGRAM, '');
-
-const REPLY = /^\d+ bytes from \S+?:? icmp_seq=(\d+) .*?time[=<]([\d.]+) ms/;
-const ERROR_FROM = /^From \S+ icmp_seq=\d+ /;
-const SUMMARY = /^(\d+) packets transmitted, (\d+) received/;
-
-/**
- * Reads ping's output (LC_ALL=C, `-n`): reply lines, `From ...` error lines and the summary.
- * A duplicate reply, and a reply later than `timeoutMs`, is not counted; the loss is taken over
- * the `count` asked for, so a ping cut short counts what it never sent as lost.
- */
-export function parsePingOutput(stdout: string, stderr: string, count: number, timeoutMs: number): Omit<PingOutcome, 'elapsedMs'> {
-  const bySeq = new Map<number, number>();
-  const errors: string[] = [];
-  let transmitted: number | null = null;
-  for (const raw of stdout.split('\n')) {
-    const line = raw.trim();
-    const reply = REPLY.exec(line);
-    if (reply) {
-      const seq = Number(reply[1]);
-      const time = Number(reply[2]);
-      if (!line.includes('(DUP!)') && !bySeq.has(seq) && time <= timeoutMs && seq >= 1 && seq <= count) bySeq.set(seq, time);
-      continue;
-    }
-    if (ERROR_FROM.test(line)) {
-      errors.push(line);
-      continue;
-    }
-    const summary = SUMMARY.exec(line);
-    if (summary) transmitted = Number(summary[1]);
-  }
-  for (const raw of stderr.split('\n')) {
-    const line = raw.trim();
-    // Warnings (`source address might be selected on device other than: lo`) do not stop a run.
-    if (line !== '' && !WARNING.test(line)) errors.push(withoutProgram(line));
-  }
-  const replies = [...bySeq].map(([seq, time]) => ({ seq, time })).sort((a, b) => a.seq - b.seq);
-  const received = replies.length;
-  return {
-    count,
-    sent: transmitted ?? count,
-    received,
-    packetLoss: round2(((count - received) / count) * 100),
-    latency: latencyStats(replies.map((r) => r.time)),
-    replies,
-    errors,
-  };
-}
-
-/** What ping's exit 2 means, from its stderr: no ICMP socket (IcmpUnavailableError), else a PingNetworkError. */
+/** What ping's exit 2 means, from its stderr: no ICMP socket (IcmpUnavailableError), no route (PingNetworkError), else a PingHostError. */
 export function pingFailure(stderr: string, command: string): Error {
   const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !WARNING.test(l)).map(withoutProgram);
   const socketLine = lines.find((l) => /socket: (Operation not permitted|Permission denied)/i.test(l));
   if (socketLine) return new IcmpUnavailableError('NO_SOCKET', command, noSocketMessage(command, socketLine));
+  const routeLine = lines.find((l) => NO_ROUTE.test(l));
+  if (routeLine) return new PingNetworkError(`ping could not reach the target: ${routeLine}`, routeLine);
   const detail = lines.find((l) => !/^socktype:/.test(l)) ?? 'ping ended with exit code 2 and said nothing';
-  return new PingNetworkError(`ping could not reach the target: ${detail}`, detail);
+  return new PingHostError('LOCAL', `ping could not ping from this host: ${detail}`, detail);
 }
 
-/** Milliseconds past the expected end of a run before its guard kills ping. */
-const GUARD_MARGIN_MS = 2000;
+/** Milliseconds past a run's deadline before its guard kills a ping that did not end when told to. */
+export const GUARD_MARGIN_MS = 2000;
 
 /**
- * Runs iputils' ping once (no shell; env LC_ALL=C and PATH only) and reads its output. Resolves
- * with the outcome whatever the loss; rejects with an IcmpUnavailableError when there is no ping
- * or it may open no ICMP socket, a PingNetworkError when ping gave up before pinging, and the
- * signal's reason when aborted (ping is killed at once).
+ * Runs iputils' ping once (no shell; env LC_ALL=C and PATH only) and reads its output. ping is
+ * stopped (SIGINT) once every echo request was answered, or at the deadline. Resolves with the
+ * outcome whatever the loss; rejects with an IcmpUnavailableError when there is no ping or it may
+ * open no ICMP socket, a PingNetworkError when the route to the target goes nowhere, a
+ * PingHostError when ping refused to start, its output was not iputils' or it would not end, a
+ * TypeError when `address` is not an address of `family`, and the signal's reason when aborted
+ * (ping is killed at once).
  */
 export function ping(o: PingOptions): Promise<PingOutcome> {
   const command = o.command ?? 'ping';
@@ -190,6 +137,10 @@ export function ping(o: PingOptions): Promise<PingOutcome> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
+      return;
+    }
+    if (isIP(o.address) !== o.family) {
+      reject(new TypeError(`ping: ${JSON.stringify(o.address)} is not an IPv${o.family} address`));
       return;
     }
     const started = performance.now();
@@ -201,14 +152,41 @@ export function ping(o: PingOptions): Promise<PingOutcome> {
     let stdout = '';
     let stderr = '';
     let settled = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    let interrupted = false;
+    let stuck = false;
+    let scanned = 0;
+    const answered = new Set<number>();
+    const running = () => child.exitCode === null && child.signalCode === null;
+    // SIGINT makes ping print its summary and end.
+    const stop = () => {
+      if (running() && !interrupted) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const end = stdout.lastIndexOf('\n');
+      if (end < scanned) return;
+      for (const line of stdout.slice(scanned, end).split('\n')) {
+        const reply = countedReply(line, o.count, o.timeoutMs);
+        if (reply) answered.add(reply.seq);
+      }
+      scanned = end + 1;
+      if (answered.size === o.count) stop();
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
 
     const kill = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (running()) child.kill('SIGKILL');
     };
-    // ping ends by itself (the last request's wait ends by -W); this only catches one that hangs.
-    const guard = setTimeout(kill, (o.count - 1) * o.intervalMs + o.timeoutMs + GUARD_MARGIN_MS);
+    const deadlineMs = pingDeadlineMs(o);
+    const deadline = setTimeout(stop, deadlineMs);
+    // Only a ping that ignores SIGINT meets this guard.
+    const guard = setTimeout(() => {
+      stuck = running();
+      kill();
+    }, deadlineMs + GUARD_MARGIN_MS);
     // An abort kills ping and rejects once it has exited, so no process outlives the promise
     // (or after a second, should the kernel keep it).
     let aborted = false;
@@ -225,6 +203,7 @@ export function ping(o: PingOptions): Promise<PingOutcome> {
     function finish(fn: () => void) {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       clearTimeout(guard);
       signal?.removeEventListener('abort', onAbort);
       fn();
@@ -240,13 +219,24 @@ export function ping(o: PingOptions): Promise<PingOutcome> {
           reject(signal!.reason);
           return;
         }
-        // Exit 2 is ping's "could not ping"; another failing code without a summary is no ping run
-        // either. Exit 1 is a run with no reply, and no code (killed by the guard) a cut-short run.
-        if (code === 2 || (code !== null && code > 1 && !/^\d+ packets transmitted/m.test(stdout))) {
-          reject(pingFailure(stderr || `ping ended with exit code ${code}`, command));
+        if (stuck) {
+          const detail = `ping did not end when told to at its deadline of ${deadlineMs} ms, and was killed ${GUARD_MARGIN_MS} ms later`;
+          reject(new PingHostError('STUCK', `${detail}: ICMP checks need iputils' ping (Debian: apt-get install iputils-ping)`, detail));
           return;
         }
-        resolve({ ...parsePingOutput(stdout, stderr, o.count, o.timeoutMs), elapsedMs: round2(performance.now() - started) });
+        // Exit 2 is ping's "could not ping".
+        if (code === 2) {
+          reject(pingFailure(stderr || 'ping ended with exit code 2 and said nothing', command));
+          return;
+        }
+        const read = scanPingOutput(stdout, stderr, o.count, o.timeoutMs);
+        const why = unreadable(read, code, interrupted);
+        if (why) {
+          const said = [...stderr.split('\n'), ...stdout.split('\n')].map((l) => l.trim()).find((l) => l !== '' && !WARNING.test(l));
+          reject(new PingHostError('UNREADABLE', unreadableMessage(command, why, said && withoutProgram(said)), why));
+          return;
+        }
+        resolve({ ...read.outcome, elapsedMs: round2(performance.now() - started) });
       });
     });
   });

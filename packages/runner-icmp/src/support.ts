@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { IcmpUnavailableError, missingCommandMessage, ping } from './ping.js';
+import { IcmpUnavailableError, missingCommandMessage, ping, PingHostError } from './ping.js';
 
 export type IcmpSupport =
   | {
@@ -24,6 +24,15 @@ export interface IcmpSupportOptions {
   /** Pings 127.0.0.1 once to see that ping may open an ICMP socket. Default true. */
   probe?: boolean;
 }
+
+/**
+ * The oldest iputils whose ping the runner works with: from s20200821, `-W` takes fractions of a
+ * second and users other than root may send at intervals under 200 ms (down to 2 ms).
+ */
+export const MIN_IPUTILS_VERSION = '20200821';
+
+/** iputils' release date in `ping -V`: `ping from iputils 20221126`, `ping utility, iputils-s20180629`. */
+export const iputilsVersion = (said: string): string | null => /iputils[- ]?s?(\d{8})\b/i.exec(said)?.[1] ?? null;
 
 const ENV = () => ({ LC_ALL: 'C', PATH: process.env.PATH ?? '/usr/bin:/bin' });
 
@@ -59,10 +68,16 @@ export async function icmpSupport(options: IcmpSupportOptions = {}): Promise<Icm
   const command = options.command ?? 'ping';
   const answered = await versionOf(command);
   if ('missing' in answered) return { ok: false, problem: missingCommandMessage(command) };
-  const version = /iputils[- ]?s?(\S+)/i.exec(answered.text)?.[1];
+  const version = iputilsVersion(answered.text);
+  const said = answered.text.split('\n')[0] || 'nothing';
   if (!version) {
-    const said = answered.text.split('\n')[0] || 'nothing';
     return { ok: false, problem: `ICMP checks need iputils' ping (Debian: apt-get install iputils-ping); \`${command} -V\` said "${said}"` };
+  }
+  if (version < MIN_IPUTILS_VERSION) {
+    return {
+      ok: false,
+      problem: `ICMP checks need iputils' ping ${MIN_IPUTILS_VERSION} or later (fractional -W, intervals under 200 ms); \`${command} -V\` said "${said}"`,
+    };
   }
   if (options.probe !== false) {
     try {
@@ -70,6 +85,8 @@ export async function icmpSupport(options: IcmpSupportOptions = {}): Promise<Icm
     } catch (err) {
       // Only a ping that cannot ping at all says ICMP checks cannot run; a host without loopback can.
       if (err instanceof IcmpUnavailableError) return { ok: false, problem: err.message };
+      // Nor can a ping whose output cannot be read, or that does not end when told to.
+      if (err instanceof PingHostError && err.reason !== 'LOCAL') return { ok: false, problem: err.message };
     }
   }
   return { ok: true, command, version, unprivilegedSockets: await unprivilegedIcmpSockets() };

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { IcmpUnavailableError, parsePingOutput, ping, pingArgs, PingNetworkError } from '../src/index.js';
+import { PingHostError } from '../src/index.js';
+import { scanPingOutput, unreadable } from '../src/ping-output.js';
 import { pingFailure } from '../src/ping.js';
-import { PING, withPing } from './support/ping-available.js';
+import { PING, PING6, withPing, withPing6 } from './support/ping-available.js';
 import { pingWithoutSocket, processesWith } from './support/processes.js';
 
 // Output of iputils ping 20221126 (LC_ALL=C, -n) on real networks. Loss short of 100% cannot be
@@ -45,10 +47,11 @@ rtt min/avg/max/mdev = 19.700/783.266/2310.000/1079.390 ms
 const noSocket = pingWithoutSocket();
 afterAll(() => (noSocket.command ? noSocket.cleanup() : undefined));
 describe('pingArgs', () => {
-  it('asks iputils for numeric output, the count, interval, per-reply wait, family and interface, with no deadline', () => {
-    expect(pingArgs({ address: '127.0.0.1', family: 4, count: 3, timeoutMs: 2000, intervalMs: 200 })).toEqual(['-n', '-c', '3', '-i', '0.2', '-W', '2', '-4', '127.0.0.1']);
+  it('asks iputils for numeric output, a backstop count past the deadline, interval, per-reply wait, family, interface, and the address after --', () => {
+    // The runner stops ping itself at 2 × 200 + 2000 ms; -c 14 would end it only after that.
+    expect(pingArgs({ address: '127.0.0.1', family: 4, count: 3, timeoutMs: 2000, intervalMs: 200 })).toEqual(['-n', '-c', '14', '-i', '0.2', '-W', '2', '-4', '--', '127.0.0.1']);
     expect(pingArgs({ address: '::1', family: 6, count: 10, timeoutMs: 150, intervalMs: 1000, sourceInterface: 'eth1' }))
-      .toEqual(['-n', '-c', '10', '-i', '1', '-W', '0.15', '-6', '-I', 'eth1', '::1']);
+      .toEqual(['-n', '-c', '12', '-i', '1', '-W', '0.15', '-6', '-I', 'eth1', '--', '::1']);
   });
 });
 
@@ -87,7 +90,44 @@ describe('parsePingOutput', () => {
   });
 });
 
+describe('unreadable', () => {
+  it('tells output it cannot read from a run that says something about the target', () => {
+    const read = (stdout: string) => scanPingOutput(stdout, '', 10, 2000);
+    expect(unreadable(read(PARTIAL_LOSS), 1, false)).toBeNull();
+    expect(unreadable(read(HOST_UNREACHABLE), 1, false)).toBeNull();
+    expect(unreadable(read(''), 1, false)).toBe('it ended with exit code 1 and no summary line');
+    expect(unreadable(read('PING 192.0.2.50 (192.0.2.50) 56(84) bytes of data.\n'), 0, false)).toBe('it ended with exit code 0, but no reply line was read');
+    // Replies all later than the timeout, or past the count: read, and all lost.
+    expect(unreadable(scanPingOutput(PARTIAL_LOSS, '', 1, 1), 0, false)).toBeNull();
+    const busybox = '64 bytes from 192.0.2.50: seq=0 ttl=57 time=12.400 ms\n\n--- 192.0.2.50 ping statistics ---\n1 packets transmitted, 1 packets received, 0% packet loss\n';
+    expect(unreadable(read(busybox), 0, false)).toBe('its summary counts 1 replies, but 0 reply lines were read');
+    expect(unreadable(read(PARTIAL_LOSS), 3, false)).toBe('it ended with exit code 3');
+    // Ended by the runner's SIGINT before ping could print its summary.
+    expect(unreadable(read(''), null, true)).toBeNull();
+  });
+
+  it('reads a summary that counts requests sent past the count, and keeps sent to the count', () => {
+    const past = PARTIAL_LOSS.replace('10 packets transmitted, 7 received', '14 packets transmitted, 7 received');
+    expect(scanPingOutput(past, '', 10, 2000).outcome).toMatchObject({ sent: 10, received: 7, packetLoss: 30 });
+  });
+});
+
 describe('pingFailure', () => {
+  it('makes what ping refused on this host an error of the host, and a route that goes nowhere a failure of the target', () => {
+    for (const line of [
+      'ping: SO_BINDTODEVICE eth9: No such device',
+      'ping: bind: Cannot assign requested address',
+      'ping: cannot flood; minimal interval allowed for user is 200ms',
+      'ping: socket: Address family not supported by protocol',
+      "ping: invalid option -- 'Z'",
+    ]) {
+      const failure = pingFailure(`${line}\n`, 'ping');
+      expect(failure).toBeInstanceOf(PingHostError);
+      expect(failure).toMatchObject({ reason: 'LOCAL', detail: line.slice('ping: '.length) });
+    }
+    expect(pingFailure('ping: connect: No route to host\n', 'ping')).toMatchObject({ name: 'PingNetworkError', detail: 'connect: No route to host' });
+  });
+
   it('tells a ping without an ICMP socket from one that could not reach the network', () => {
     const denied = pingFailure('ping: socktype: SOCK_RAW\nping: socket: Operation not permitted\nping: => missing cap_net_raw+p capability or setuid?\n', 'ping');
     expect(denied).toBeInstanceOf(IcmpUnavailableError);
@@ -147,10 +187,21 @@ describe.skipIf(!PING.ok)(withPing('ping'), () => {
     });
   });
 
-  it('rejects with ping\'s words when it gives up before pinging', async () => {
+  it('refuses an address not of the family before starting ping', async () => {
+    await expect(ping({ address: '-f', family: 4, count: 1, timeoutMs: 1000, intervalMs: 200 })).rejects.toThrow(new TypeError('ping: "-f" is not an IPv4 address'));
+    await expect(ping({ address: '::1', family: 4, count: 1, timeoutMs: 1000, intervalMs: 200 })).rejects.toThrow(TypeError);
+  });
+
+  it('rejects with a PingHostError when ping refuses its interface', async () => {
+    const attempt = ping({ address: '127.0.0.1', family: 4, count: 1, timeoutMs: 1000, intervalMs: 200, sourceInterface: 'eth9' });
+    await expect(attempt).rejects.toBeInstanceOf(PingHostError);
+    await expect(attempt).rejects.toMatchObject({ reason: 'LOCAL', detail: expect.stringMatching(/eth9: No such device/) });
+  });
+
+  it.skipIf(!PING6.ok)(withPing6('rejects with ping\'s words when it gives up before pinging'), async () => {
     const attempt = ping({ address: '2001:db8::1', family: 6, count: 1, timeoutMs: 1000, intervalMs: 200, sourceInterface: 'lo' });
     await expect(attempt).rejects.toBeInstanceOf(PingNetworkError);
-    await expect(attempt).rejects.toMatchObject({ detail: 'connect: Network is unreachable' });
+    await expect(attempt).rejects.toMatchObject({ detail: expect.stringMatching(/Network is unreachable/) });
   });
 
   it.skipIf(noSocket.command === null)(`rejects with an IcmpUnavailableError when ping may open no ICMP socket${noSocket.command === null ? ` (not here: ${noSocket.reason})` : ''}`, async () => {

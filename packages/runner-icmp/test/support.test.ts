@@ -46,10 +46,26 @@ describe('icmpSupport', () => {
     expect(echo).toEqual({ ok: false, problem: 'ICMP checks need iputils\' ping (Debian: apt-get install iputils-ping); `/bin/echo -V` said "-V"' });
   });
 
+  it('refuses iputils older than 20200821, reading either form of `ping -V`', async () => {
+    const said = (text: string) => {
+      const file = join(dir, `ping-v-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(file, `#!/bin/sh\necho '${text}'\n`, { mode: 0o755 });
+      return file;
+    };
+    const old = said('ping utility, iputils-s20180629');
+    expect(await icmpSupport({ command: old, probe: false })).toEqual({
+      ok: false,
+      problem: `ICMP checks need iputils' ping 20200821 or later (fractional -W, intervals under 200 ms); \`${old} -V\` said "ping utility, iputils-s20180629"`,
+    });
+    expect(await icmpSupport({ command: said('ping utility, iputils-s20200821'), probe: false })).toMatchObject({ ok: true, version: '20200821' });
+    expect(await icmpSupport({ command: said('ping from iputils 20221126'), probe: false })).toMatchObject({ ok: true, version: '20221126' });
+    expect(await icmpSupport({ command: said('ping from iputils 20190709'), probe: false })).toMatchObject({ ok: false });
+  });
+
   it.skipIf(!PING.ok || noSocket.command === null)(withPing(`fails early when ping may open no ICMP socket${noSocket.command === null ? ` (not here: ${noSocket.reason})` : ''}`), async () => {
     const support = await icmpSupport({ command: noSocket.command! });
     expect(support.ok).toBe(false);
-    expect(support.ok === false && support.problem).toMatch(/^ping could not open an ICMP socket \(socket: Operation not permitted\): allow unprivileged ICMP sockets/);
+    expect(support.ok === false && support.problem).toMatch(/^ping could not open an ICMP socket \(socket: .+\): allow unprivileged ICMP sockets/);
     // Without the probe only the version is looked at.
     expect(await icmpSupport({ command: noSocket.command!, probe: false })).toMatchObject({ ok: true });
   });
