@@ -140,6 +140,11 @@ export {
   MultiStepCheckSchema, type MultiStepCheckUpdate, MultiStepCheckUpdateSchema,
 } from './model/check-multistep.js';
 export {
+  isSuiteConfigFile, isSuitePath, isSuiteTestFile, MAX_SUITE_CHARACTERS, MAX_SUITE_FILES, MAX_SUITE_TIMEOUT_MS, type PlaywrightCheck,
+  type PlaywrightCheckCreate, PlaywrightCheckCreateSchema, type PlaywrightCheckResponse, PlaywrightCheckResponseSchema, PlaywrightCheckSchema,
+  type PlaywrightCheckUpdate, PlaywrightCheckUpdateSchema, type SuiteFiles, SuiteFilesSchema,
+} from './model/check-playwright.js';
+export {
   type CheckGroup, type CheckGroupCreate, CheckGroupCreateSchema, type CheckGroupResponse, CheckGroupResponseSchema,
   CheckGroupSchema, type CheckGroupUpdate, CheckGroupUpdateSchema,
 } from './model/check-group.js';

@@ -18,6 +18,7 @@ const BODIES: Record<(typeof BUILTIN_CHECK_TYPES)[number], Record<string, unknow
   URL: { name: 'home', request: { url: 'https://shop.example.com/' } },
   ICMP: { name: 'router', request: { hostname: '192.0.2.1' } },
   MULTI_STEP: { name: 'login flow', script: "await step('home', () => request.get('https://example.com/'))" },
+  PLAYWRIGHT: { name: 'shop suite', files: { 'tests/home.spec.ts': "import { test } from '@playwright/test';\ntest('home', async () => {});" } },
 };
 
 describe('triggerIncident.serviceId is at most 255 characters, as the other ids a body names', () => {

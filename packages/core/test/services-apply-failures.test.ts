@@ -65,7 +65,7 @@ describe('vigil.apply: checks as code', () => {
     expect(issues).toEqual([
       'TcpCheck "a" | alertChannelSubscriptions.0.alertChannelId | is not an alert channel of this account',
       'TcpCheck "a" | groupId | is not a check group of this account',
-      'PluginCheck "smtp" | checkType | SMTP is not a check type this Vigil serves (TCP, API, BROWSER, HEARTBEAT, DNS, URL, ICMP, MULTI_STEP)',
+      'PluginCheck "smtp" | checkType | SMTP is not a check type this Vigil serves (TCP, API, BROWSER, HEARTBEAT, DNS, URL, ICMP, MULTI_STEP, PLAYWRIGHT)',
       'Dashboard "d" | customUrl | "taken" is already taken by another dashboard',
     ]);
     expect((await counts(vigil)).checks).toBe(0);

@@ -7,7 +7,7 @@ import express from 'express';
 import request from 'supertest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createVigil, defineCheckType, integerBetween, modelObject, NonEmptyStringSchema, type Vigil } from '@vigil/core';
+import { createVigil, defineCheckType, integerBetween, modelObject, NonEmptyStringSchema, type CheckTypeDefinition, type Vigil } from '@vigil/core';
 import { knexStorage } from '@vigil/storage-knex';
 import { openApiDocument, vigilRouter } from '../src/index.js';
 import { expect400, expect404 } from './support/expect.js';
@@ -23,10 +23,10 @@ afterEach(async () => {
   vigil = undefined;
 });
 
-async function host() {
+async function host(checkTypes: CheckTypeDefinition[] = [echo]) {
   const storage = knexStorage({ client: 'sqlite3', connection: ':memory:' });
   await storage.migrate();
-  vigil = createVigil({ storage, secretKey: 'f'.repeat(64), checkTypes: [echo] });
+  vigil = createVigil({ storage, secretKey: 'f'.repeat(64), checkTypes });
   const account = await vigil.accounts.ensure();
   const { key } = await vigil.apiKeys.create(account.id, { name: 'test' });
   const app = express().use('/api', vigilRouter(vigil));
@@ -58,6 +58,21 @@ describe('routes of a plugin\'s check type', () => {
 
     await api.delete(`/v1/checks/echo/${id}`).expect(204);
     expect404(await api.get(`/v1/checks/${id}`));
+  });
+
+  it('AGENTIC, in the spec\'s enum but not built in, answers a 400 saying no runner serves it and how a plugin adds one', async () => {
+    const api = await host();
+    const res = await api.post('/v1/checks/agentic', { name: 'triage agent' });
+    expect400(res, 'params', 'checkType');
+    expect(res.body.message).toContain('no runner for them is installed');
+    expect(res.body.message).toContain("defineCheckType({ checkType: 'AGENTIC'");
+    expect((await api.get('/v1/checks')).body).toEqual([]);
+    await vigil?.close();
+    // A plugin that serves AGENTIC takes the route over.
+    const agentic = defineCheckType({ checkType: 'AGENTIC', entries: { request: modelObject({ goal: NonEmptyStringSchema }) } });
+    const served = await host([agentic]);
+    const made = await served.post('/v1/checks/agentic', { name: 'triage agent', request: { goal: 'check the checkout' } }).expect(201);
+    expect(made.body).toMatchObject({ checkType: 'AGENTIC', request: { goal: 'check the checkout' } });
   });
 
   it('a router without the type answers 404 for its paths', async () => {

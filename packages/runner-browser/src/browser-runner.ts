@@ -2,6 +2,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   applyShouldFail,
+  directoryArtifacts,
+  RunArtifacts,
   positiveOption,
   probeCertificate,
   RUNNERS,
@@ -12,6 +14,7 @@ import {
   targetPolicy as buildTargetPolicy,
   targetRefusalMessage,
   WITHHELD_SCRIPT_MODULES,
+  type ArtifactStore,
   type BrowserCheck,
   type CertificateProbe,
   type PluginRegistry,
@@ -22,7 +25,6 @@ import {
   type TargetPolicy,
   type TargetPolicyOptions,
 } from '@vigil/core';
-import { directoryArtifacts, RunArtifacts, type ArtifactStore } from './artifacts.js';
 import { BrowserPool, type Lease } from './browser-pool.js';
 import { localRequire, scriptWorker } from './child-files.js';
 import { chromiumArgs, defaultChromium, launchChromium } from './chromium.js';

@@ -8,7 +8,8 @@ export {
   type BrowserRuntime,
 } from './browser-runner.js';
 export { defaultChromium } from './chromium.js';
-export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from './artifacts.js';
+// The artifact store is core's (the runner kit), shared with the other runners that keep files of a run.
+export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from '@vigil/core';
 export { cumulativeLayoutShift, type ConsoleEntry, type FailedRequest, type NavigationVitals } from './page-recorder.js';
 export { validateBrowserCheck } from './validate.js';
 export type { ProxyConnectionError, RefusedTarget } from './target-proxy.js';

@@ -9,6 +9,7 @@ import type {
 import type { DnsCheckCreateSchema } from '../model/check-dns.js';
 import type { IcmpCheckCreateSchema } from '../model/check-icmp.js';
 import type { MultiStepCheckCreateSchema } from '../model/check-multistep.js';
+import type { PlaywrightCheckCreateSchema } from '../model/check-playwright.js';
 import type { UrlCheckCreateSchema } from '../model/check-url.js';
 import { Construct, type Ref } from './construct.js';
 import type { AlertChannelLinks, CheckGroup } from './resources.js';
@@ -27,6 +28,7 @@ export type DnsCheckProps = v.InferInput<typeof DnsCheckCreateSchema> & CheckLin
 export type UrlCheckProps = v.InferInput<typeof UrlCheckCreateSchema> & CheckLinks;
 export type IcmpCheckProps = v.InferInput<typeof IcmpCheckCreateSchema> & CheckLinks;
 export type MultiStepCheckProps = v.InferInput<typeof MultiStepCheckCreateSchema> & CheckLinks;
+export type PlaywrightCheckProps = v.InferInput<typeof PlaywrightCheckCreateSchema> & CheckLinks;
 /** A plugin's check: the common fields typed, the plugin's own fields checked by its schema when applied. */
 export type PluginCheckProps = v.InferInput<typeof CheckCommonCreateSchema> & CheckLinks & Record<string, unknown>;
 
@@ -85,6 +87,15 @@ export class IcmpCheck extends CheckConstruct<IcmpCheckProps> {
 export class MultiStepCheck extends CheckConstruct<MultiStepCheckProps> {
   readonly checkType = 'MULTI_STEP';
   readonly construct: string = 'MultiStepCheck';
+}
+
+/**
+ * A Playwright check suite: a Playwright Test project's files, run as one check. Read a folder of
+ * the repository with `suiteFiles('checks/shop')` from `@vigil/core/constructs`.
+ */
+export class PlaywrightCheck extends CheckConstruct<PlaywrightCheckProps> {
+  readonly checkType = 'PLAYWRIGHT';
+  readonly construct: string = 'PlaywrightCheck';
 }
 
 /** A check of a type a plugin adds (`defineCheckType`): `new PluginCheck('mail', 'SMTP', {...})`. */

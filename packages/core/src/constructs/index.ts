@@ -4,6 +4,7 @@
  * (CheckGroup, AlertChannel, MaintenanceWindow, Dashboard) are the resource types' names in `@vigil/core`.
  */
 export { Construct, isConstruct, CONSTRUCT_BRAND, type Ref } from './construct.js';
+export { suiteFiles } from './suite-files.js';
 export {
   CheckConstruct,
   TcpCheck,
@@ -14,6 +15,7 @@ export {
   UrlCheck,
   IcmpCheck,
   MultiStepCheck,
+  PlaywrightCheck,
   PluginCheck,
   type CheckLinks,
   type TcpCheckProps,
@@ -24,6 +26,7 @@ export {
   type UrlCheckProps,
   type IcmpCheckProps,
   type MultiStepCheckProps,
+  type PlaywrightCheckProps,
   type PluginCheckProps,
 } from './checks.js';
 export {

@@ -63,7 +63,7 @@ export interface CheckTypeOptions<TType extends string, TEntries extends v.Objec
 }
 
 /** Path segments the built-in routes under /v1/checks already use. */
-export const RESERVED_CHECK_SLUGS = ['tcp', 'api', 'browser', 'heartbeat', 'heartbeats', 'dns', 'url', 'icmp', 'multistep'] as const;
+export const RESERVED_CHECK_SLUGS = ['tcp', 'api', 'browser', 'heartbeat', 'heartbeats', 'dns', 'url', 'icmp', 'multistep', 'playwright'] as const;
 const RECORD_ONLY_FIELDS = ['id', 'accountId', 'checkType', 'created_at', 'updated_at', 'alertChannels'];
 
 /**

@@ -23,7 +23,7 @@ import {
 } from './shared.js';
 
 /** The check types whose fields the core models; a plugin adds its own with `defineCheckType`. */
-export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL', 'ICMP', 'MULTI_STEP'] as const;
+export const BUILTIN_CHECK_TYPES = ['TCP', 'API', 'BROWSER', 'HEARTBEAT', 'DNS', 'URL', 'ICMP', 'MULTI_STEP', 'PLAYWRIGHT'] as const;
 export type BuiltinCheckType = (typeof BUILTIN_CHECK_TYPES)[number];
 
 export {
@@ -32,6 +32,7 @@ export {
 } from './check-common.js';
 import { DnsCheckCreateSchema, DnsCheckResponseSchema, DnsCheckSchema, DnsCheckUpdateSchema } from './check-dns.js';
 import { IcmpCheckCreateSchema, IcmpCheckResponseSchema, IcmpCheckSchema, IcmpCheckUpdateSchema } from './check-icmp.js';
+import { PlaywrightCheckCreateSchema, PlaywrightCheckResponseSchema, PlaywrightCheckSchema, PlaywrightCheckUpdateSchema } from './check-playwright.js';
 import { MultiStepCheckCreateSchema, MultiStepCheckResponseSchema, MultiStepCheckSchema, MultiStepCheckUpdateSchema } from './check-multistep.js';
 import { UrlCheckCreateSchema, UrlCheckResponseSchema, UrlCheckSchema, UrlCheckUpdateSchema } from './check-url.js';
 
@@ -183,11 +184,12 @@ export const CheckSchema: v.VariantSchema<
   'checkType',
   [
     typeof TcpCheckSchema, typeof ApiCheckSchema, typeof BrowserCheckSchema, typeof HeartbeatCheckSchema, typeof DnsCheckSchema, typeof UrlCheckSchema,
-    typeof IcmpCheckSchema, typeof MultiStepCheckSchema,
+    typeof IcmpCheckSchema, typeof MultiStepCheckSchema, typeof PlaywrightCheckSchema,
   ],
   undefined
 > = v.variant('checkType', [
   TcpCheckSchema, ApiCheckSchema, BrowserCheckSchema, HeartbeatCheckSchema, DnsCheckSchema, UrlCheckSchema, IcmpCheckSchema, MultiStepCheckSchema,
+  PlaywrightCheckSchema,
 ]);
 export type Check = v.InferOutput<typeof CheckSchema>;
 export const CheckResponseSchema: v.VariantSchema<
@@ -201,6 +203,7 @@ export const CheckResponseSchema: v.VariantSchema<
     typeof UrlCheckResponseSchema,
     typeof IcmpCheckResponseSchema,
     typeof MultiStepCheckResponseSchema,
+    typeof PlaywrightCheckResponseSchema,
   ],
   undefined
 > = v.variant('checkType', [
@@ -212,6 +215,7 @@ export const CheckResponseSchema: v.VariantSchema<
   UrlCheckResponseSchema,
   IcmpCheckResponseSchema,
   MultiStepCheckResponseSchema,
+  PlaywrightCheckResponseSchema,
 ]);
 export type CheckResponse = v.InferOutput<typeof CheckResponseSchema>;
 
@@ -225,6 +229,7 @@ export const CheckCreateSchemas: {
   readonly URL: typeof UrlCheckCreateSchema;
   readonly ICMP: typeof IcmpCheckCreateSchema;
   readonly MULTI_STEP: typeof MultiStepCheckCreateSchema;
+  readonly PLAYWRIGHT: typeof PlaywrightCheckCreateSchema;
 } = {
   TCP: TcpCheckCreateSchema,
   API: ApiCheckCreateSchema,
@@ -234,6 +239,7 @@ export const CheckCreateSchemas: {
   URL: UrlCheckCreateSchema,
   ICMP: IcmpCheckCreateSchema,
   MULTI_STEP: MultiStepCheckCreateSchema,
+  PLAYWRIGHT: PlaywrightCheckCreateSchema,
 } as const;
 /** Update (PUT) body schema of each built-in check type. */
 export const CheckUpdateSchemas: {
@@ -245,6 +251,7 @@ export const CheckUpdateSchemas: {
   readonly URL: typeof UrlCheckUpdateSchema;
   readonly ICMP: typeof IcmpCheckUpdateSchema;
   readonly MULTI_STEP: typeof MultiStepCheckUpdateSchema;
+  readonly PLAYWRIGHT: typeof PlaywrightCheckUpdateSchema;
 } = {
   TCP: TcpCheckUpdateSchema,
   API: ApiCheckUpdateSchema,
@@ -254,10 +261,11 @@ export const CheckUpdateSchemas: {
   URL: UrlCheckUpdateSchema,
   ICMP: IcmpCheckUpdateSchema,
   MULTI_STEP: MultiStepCheckUpdateSchema,
+  PLAYWRIGHT: PlaywrightCheckUpdateSchema,
 } as const;
 
 /** The check types with environment variables of their own (a script reads them); secret ones are sealed at rest. */
-export const SCRIPTED_CHECK_TYPES = ['BROWSER', 'MULTI_STEP'] as const;
+export const SCRIPTED_CHECK_TYPES = ['BROWSER', 'MULTI_STEP', 'PLAYWRIGHT'] as const;
 
 /** Whether a check of this type has environment variables of its own. */
 export function hasOwnVariables<T extends { checkType: string }>(check: T): check is Extract<T, { checkType: (typeof SCRIPTED_CHECK_TYPES)[number] }> {

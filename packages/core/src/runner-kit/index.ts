@@ -24,6 +24,7 @@ export {
   type ScriptProcessLimits,
 } from './script-isolation.js';
 export { endWithHost } from './child-reaper.js';
+export { directoryArtifacts, RunArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from './artifacts.js';
 export {
   classifyAddress,
   embeddedIpv4,

@@ -15,7 +15,7 @@ import type { CheckTypeDefinition } from '../model/check-type.js';
 import type { ApiRequest } from '../model/api-request.js';
 import { parse } from '../model/parse.js';
 import type { AlertChannelSubscription, EnvironmentVariable } from '../model/shared.js';
-import type { Page } from '../model/primitives.js';
+import { CHECK_TYPES, type Page } from '../model/primitives.js';
 import { isRelativeApiUrl } from '../model/urls.js';
 import { mergeApiCheckDefaults } from '../rules/api-check-defaults.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
@@ -114,6 +114,16 @@ export async function incidentServiceIssue(storage: VigilStorage, accountId: str
   return { path: 'triggerIncident.serviceId', message: 'is not a service of this account' };
 }
 
+/**
+ * Why a check type cannot be made: no built-in model and no plugin's. A type of the spec's enum
+ * that Vigil does not build in (AGENTIC) says what would serve it.
+ */
+function unservedMessage(checkType: string): string {
+  if (!(CHECK_TYPES as readonly string[]).includes(checkType)) return `no check type ${checkType} is served`;
+  return `no check type ${checkType} is served: Vigil has no built-in ${checkType} checks and no runner for them is installed; `
+    + `a plugin adds the type with defineCheckType({ checkType: '${checkType}', ... }) and registers its runner (RUNNERS), and its routes then serve it`;
+}
+
 export class CheckService {
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -130,7 +140,7 @@ export class CheckService {
   private schemasOf(checkType: string): { create: GenericSchema; update: GenericSchema } {
     if (isBuiltinCheckType(checkType)) return { create: CheckCreateSchemas[checkType], update: CheckUpdateSchemas[checkType] };
     const definition = this.pluginCheckTypes.get(checkType);
-    if (!definition) throw new ValidationError([{ path: 'checkType', message: `no check type ${checkType} is served` }], 'params');
+    if (!definition) throw new ValidationError([{ path: 'checkType', message: unservedMessage(checkType) }], 'params');
     return { create: definition.createSchema, update: definition.updateSchema };
   }
 

@@ -20,6 +20,7 @@ import {
 import { DnsCheckCreateSchema, type DnsCheck } from '../model/check-dns.js';
 import { IcmpCheckCreateSchema, type IcmpCheck } from '../model/check-icmp.js';
 import { MultiStepCheckCreateSchema, type MultiStepCheck } from '../model/check-multistep.js';
+import { PlaywrightCheckCreateSchema, type PlaywrightCheck } from '../model/check-playwright.js';
 import { UrlCheckCreateSchema, type UrlCheck } from '../model/check-url.js';
 import type { PluginCheck } from '../model/check-type.js';
 import type { ErrorGroup, TestSessionErrorGroup } from '../model/error-group.js';
@@ -86,6 +87,16 @@ export function multiStepCheckFixture(overrides: Partial<NewRecord<MultiStepChec
     script: "await step('home', async () => {\n  const res = await request.get('https://shop.example.com/');\n  expect(res.status()).toBe(200);\n});",
   });
   return { ...body, id: randomUUID(), checkType: 'MULTI_STEP', ...stamps(), ...overrides };
+}
+
+export function playwrightCheckFixture(overrides: Partial<NewRecord<PlaywrightCheck>> = {}): NewRecord<PlaywrightCheck> {
+  const body = v.parse(PlaywrightCheckCreateSchema, {
+    name: `Playwright suite ${nextSerial()}`,
+    files: {
+      'tests/home.spec.ts': "import { expect, test } from '@playwright/test';\n\ntest('home', async ({ page }) => {\n  await page.setContent('<h1>Shop</h1>');\n  await expect(page.locator('h1')).toHaveText('Shop');\n});\n",
+    },
+  });
+  return { ...body, id: randomUUID(), checkType: 'PLAYWRIGHT', ...stamps(), ...overrides };
 }
 
 export function urlCheckFixture(overrides: Partial<NewRecord<UrlCheck>> = {}): NewRecord<UrlCheck> {

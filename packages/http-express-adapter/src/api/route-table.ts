@@ -3,7 +3,7 @@
 // these routes, and the OpenAPI document is written from them.
 import type { CheckTypeDefinition } from '@vigil/core';
 import type { RouteDef } from './route-def.js';
-import { checkRoutes, checkTypeRoutes, groupRoutes } from './routes-checks.js';
+import { checkRoutes, checkTypeRoutes, groupRoutes, unservedAgentic } from './routes-checks.js';
 import {
   certificateRoutes,
   channelRoutes,
@@ -40,5 +40,7 @@ export const API_ROUTES: readonly RouteDef[] = [
  */
 export function apiRoutes(checkTypes: readonly CheckTypeDefinition[] = []): readonly RouteDef[] {
   if (checkTypes.length === 0) return API_ROUTES;
-  return [...API_ROUTES.slice(0, checkRoutes.length), ...checkTypes.flatMap(checkTypeRoutes), ...API_ROUTES.slice(checkRoutes.length)];
+  // A plugin that serves AGENTIC takes its create route's place.
+  const checks = checkTypes.some((t) => t.slug === 'agentic') ? checkRoutes.filter((r) => r !== unservedAgentic) : checkRoutes;
+  return [...checks, ...checkTypes.flatMap(checkTypeRoutes), ...API_ROUTES.slice(checkRoutes.length)];
 }

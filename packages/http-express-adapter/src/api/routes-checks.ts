@@ -20,6 +20,9 @@ import {
   MultiStepCheckCreateSchema,
   MultiStepCheckResponseSchema,
   MultiStepCheckUpdateSchema,
+  PlaywrightCheckCreateSchema,
+  PlaywrightCheckResponseSchema,
+  PlaywrightCheckUpdateSchema,
   HeartbeatAvailabilityQuerySchema,
   HeartbeatAvailabilitySchema,
   HeartbeatCheckCreateSchema,
@@ -59,6 +62,10 @@ const CHECK_TYPES: readonly TypedCheck[] = [
   {
     slug: 'multistep', type: 'MULTI_STEP', key: 'MultiStep', label: 'multi-step',
     create: MultiStepCheckCreateSchema, update: MultiStepCheckUpdateSchema, response: MultiStepCheckResponseSchema,
+  },
+  {
+    slug: 'playwright', type: 'PLAYWRIGHT', key: 'Playwright', label: 'Playwright',
+    create: PlaywrightCheckCreateSchema, update: PlaywrightCheckUpdateSchema, response: PlaywrightCheckResponseSchema,
   },
 ];
 
@@ -103,6 +110,17 @@ export function checkTypeRoutes(definition: CheckTypeDefinition): RouteDef[] {
   });
 }
 
+/**
+ * POST /v1/checks/agentic: AGENTIC is in the spec's check-type enum, but Vigil builds no AGENTIC
+ * checks in; until a plugin serves the type (its routes replace this one), creating one answers a
+ * 400 that says no runner for it is installed and how a plugin adds one.
+ */
+export const unservedAgentic: RouteDef = {
+  method: 'post', path: '/v1/checks/agentic', operationId: 'createAgenticCheck', summary: 'Create an AGENTIC check (served by a plugin only)', tag: 'Checks',
+  status: 201, response: { kind: 'object', schema: named('Check', CheckResponseSchema) },
+  handle: ({ vigil, accountId, body }) => vigil.checks.create(accountId, 'AGENTIC', body as never),
+};
+
 export const checkRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/checks', operationId: 'listChecks', summary: 'List checks', tag: 'Checks',
@@ -120,6 +138,7 @@ export const checkRoutes: RouteDef[] = [
     handle: ({ vigil, accountId, params }) => vigil.checks.delete(accountId, params.id),
   },
   ...CHECK_TYPES.flatMap(typedCheckRoutes),
+  unservedAgentic,
   {
     method: 'get', path: '/v1/checks/heartbeats/:checkId/availability', operationId: 'getHeartbeatAvailability',
     summary: 'Availability of a heartbeat check', tag: 'Checks',

@@ -169,7 +169,7 @@ export function selfSignedPem(cn: string): { cert: string; key: string } {
 /** The resources the valid bodies and the paths of the write routes name. */
 export interface FuzzContext {
   serviceId: string;
-  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url' | 'icmp' | 'multistep', string>;
+  checks: Record<'tcp' | 'api' | 'browser' | 'heartbeat' | 'dns' | 'url' | 'icmp' | 'multistep' | 'playwright', string>;
   channels: Record<string, number>;
   groupId: number;
   dashboardId: number;
@@ -243,6 +243,19 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
     environmentVariables: [{ key: 'BASE_URL', value: 'https://example.com/' }],
     degradedResponseTime: 15_000,
     maxResponseTime: 45_000,
+  }),
+  playwright: (ctx) => ({
+    ...checkCommon(ctx, 'shop suite'),
+    files: {
+      'playwright.config.ts': "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ retries: 1 });\n",
+      'tests/home.spec.ts': "import { expect, test } from '@playwright/test';\ntest('home', async ({ page }) => { await page.goto('https://example.com/'); });\n",
+      'tests/fixtures/user.json': '{"name":"ops"}',
+    },
+    projects: ['chromium'],
+    grep: '@smoke',
+    grepInvert: '@slow',
+    globalTimeout: 60_000,
+    environmentVariables: [{ key: 'BASE_URL', value: 'https://example.com/' }],
   }),
   icmp: (ctx) => ({
     ...checkCommon(ctx, 'edge router'),
@@ -323,6 +336,8 @@ export const VALID_BODIES: Record<string, RouteBodies> = {
   'POST /v1/checks/url': { bodies: (ctx) => [CHECKS.url(ctx)] },
   'PUT /v1/checks/url/:id': { bodies: (ctx) => [CHECKS.url(ctx)], params: (ctx) => ({ id: ctx.checks.url }) },
   'POST /v1/checks/icmp': { bodies: (ctx) => [CHECKS.icmp(ctx)] },
+  'POST /v1/checks/playwright': { bodies: (ctx) => [CHECKS.playwright(ctx)] },
+  'PUT /v1/checks/playwright/:id': { bodies: (ctx) => [CHECKS.playwright(ctx)], params: (ctx) => ({ id: ctx.checks.playwright }) },
   'POST /v1/checks/multistep': { bodies: (ctx) => [CHECKS.multistep(ctx)] },
   'PUT /v1/checks/multistep/:id': { bodies: (ctx) => [CHECKS.multistep(ctx)], params: (ctx) => ({ id: ctx.checks.multistep }) },
   'PUT /v1/checks/icmp/:id': { bodies: (ctx) => [CHECKS.icmp(ctx)], params: (ctx) => ({ id: ctx.checks.icmp }) },
