@@ -14,6 +14,12 @@ export const PHASED_STEPS = 20;
 const MAX_LOG_LINES = 200;
 const MAX_LINE_CHARS = 2_000;
 const MAX_TEXT = 2_000;
+/**
+ * Credential values kept to scrub, and the longest: far more than a script sends. A script that
+ * sends more, or longer ones, through process.send itself is only hiding its own values.
+ */
+const MAX_CREDENTIALS = 1_000;
+const MAX_CREDENTIAL_CHARS = 16 * 1024;
 
 export interface RequestRecord {
   method: string;
@@ -147,7 +153,10 @@ export class StepRecorder {
       case 'credentials': {
         const headers = Array.isArray(m.headers) ? m.headers.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2).map(([k, v]) => [String(k), String(v)] as const) : [];
         const values = Array.isArray(m.values) ? m.values.map(String) : [];
-        for (const value of [...headerCredentials(headers), ...values]) if (!this.credentials.includes(value)) this.credentials.push(value);
+        for (const value of [...headerCredentials(headers), ...values]) {
+          if (this.credentials.length >= MAX_CREDENTIALS) break;
+          if (value.length <= MAX_CREDENTIAL_CHARS && !this.credentials.includes(value)) this.credentials.push(value);
+        }
         break;
       }
       default:

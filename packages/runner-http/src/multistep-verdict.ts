@@ -17,6 +17,8 @@ export interface MultiStepFailure {
   details?: Record<string, unknown>;
 }
 
+const UNFINISHED = 'the script ended before this step did (is an `await` missing before `step(...)`?)';
+
 /** Longest assertion message kept in `errorMessage`. */
 const MAX_MESSAGE = 400;
 
@@ -62,7 +64,11 @@ export function multiStepFailure(
   refused: readonly RefusedConnection[],
   context: { limitMs: number; memoryLimitMb: number },
 ): MultiStepFailure | null {
-  const open = outcome.kind === 'done' || outcome.kind === 'failed' ? null : recorder.endOpenStep(outcomeText(outcome, context));
+  // A step still running when the process ended: failed, with what ended it. One left running by a
+  // script that ended without awaiting it never finished its work either.
+  const open = recorder.endOpenStep(
+    outcome.kind === 'done' ? UNFINISHED : outcome.kind === 'failed' ? outcome.error.message : outcomeText(outcome, context),
+  );
   const [refusal] = refused;
   if (refusal) {
     return {
@@ -77,7 +83,7 @@ export function multiStepFailure(
   switch (outcome.kind) {
     case 'failed': {
       const last = recorder.lastFailedStep;
-      const step = last && last.error.message === outcome.error.message ? last.name : null;
+      const step = open ?? (last && last.error.message === outcome.error.message ? last.name : null);
       return thrownFailure(outcome.error, step);
     }
     case 'not-started':
@@ -87,6 +93,7 @@ export function multiStepFailure(
     case 'exited':
       return { message: `${outcomeText(outcome, context)}${inStep(open)}`, kind: outcome.kind === 'exited' ? 'OTHER' : 'TIMEOUT', ours: false, stopped: true, refused: false };
     case 'done':
+      if (open !== null) return { message: `Step "${open}": ${UNFINISHED}`, kind: 'OTHER', ours: false, stopped: false, refused: false };
       break;
   }
   if (recorder.failedStep) return { ...thrownFailure(recorder.failedStep.error, recorder.failedStep.name), stopped: false };

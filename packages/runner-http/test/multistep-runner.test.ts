@@ -157,6 +157,20 @@ describe('multiStepRunner', () => {
     expect(stepsOf(result.details).map((s) => [s.name, s.status])).toEqual([['Outer', 'failed'], ['Inner', 'not run']]);
   });
 
+  it('a step the script did not await, still running when the script ended, fails the run', async () => {
+    const api = await serve((req, res) => setTimeout(() => json(200, {})(req, res, ''), 300));
+    const result = await run(multiStepJob(`step('Forgotten', () => request.get('${api.origin}/'));`));
+    expect(result).toMatchObject({ hasFailures: true, failureKind: 'OTHER' });
+    expect(result.errorMessage).toBe('Step "Forgotten": the script ended before this step did (is an `await` missing before `step(...)`?)');
+    expect(stepsOf(result.details).map((s) => [s.name, s.status])).toEqual([['Forgotten', 'failed']]);
+  });
+
+  it('an error thrown out of a callback while a step runs fails that step', async () => {
+    const result = await run(multiStepJob("await step('Timer', async () => {\n  setTimeout(() => { throw new RangeError('late'); }, 10);\n  await new Promise((r) => setTimeout(r, 5_000));\n});"));
+    expect(result).toMatchObject({ hasFailures: true, failureKind: 'OTHER', errorMessage: 'Step "Timer": RangeError: late (line 2)' });
+    expect(stepsOf(result.details)).toEqual([expect.objectContaining({ name: 'Timer', status: 'failed', error: 'late' })]);
+  });
+
   it('validate refuses a script that does not compile, naming the field and the line', () => {
     expect(() => runner.validate({ script: "await step('ok', async () => {\n  const x = ;\n});" })).toThrow(
       expect.objectContaining({ code: 'VALIDATION', issues: [{ path: 'script', message: expect.stringMatching(/^does not compile: Unexpected token ';' \(line 2\)$/) }] }),
