@@ -109,6 +109,30 @@ describe('engine: alerts, errors and sessions', () => {
     expect(runner.jobs.at(-1)!.environment.CI).toBeUndefined();
   });
 
+  it('records each failed test of a Playwright suite in a test session as its own error, with the test\'s metadata', async () => {
+    const tests = [
+      { title: 'shows the cart', file: 'tests/cart.spec.ts', suitePath: ['Cart'], project: 'chromium', status: 'failed', error: 'Expected 2, received 1' },
+      { title: 'pays', file: 'tests/pay.spec.ts', suitePath: [], project: 'chromium', status: 'timedOut', error: null },
+      { title: 'logs in', file: 'tests/login.spec.ts', suitePath: [], project: 'chromium', status: 'passed', error: null },
+      { title: 'retries', file: 'tests/login.spec.ts', suitePath: [], project: 'chromium', status: 'flaky', error: null },
+    ];
+    const runner = new FakeRunner('PLAYWRIGHT', [{ ...failResult('tests/cart.spec.ts › Cart › shows the cart: Expected 2, received 1'), details: { tests } }]);
+    const s = await setup({}, runner);
+    const check = await s.vigil.checks.create(s.accountId, 'PLAYWRIGHT', {
+      name: 'shop suite', frequency: 60, files: { 'tests/cart.spec.ts': "import { test } from '@playwright/test';\ntest('x', () => {});" },
+    });
+    await start(s);
+    await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] }, projectId: 'web-shop' });
+    await settle();
+    const groups = await s.vigil.errorGroups.listByProject(s.accountId, 'web-shop');
+    expect(groups.map((g) => [g.rawErrorMessage, g.pwtMetadata]).sort()).toEqual([
+      ['tests/cart.spec.ts › Cart › shows the cart: Expected 2, received 1', [{ projectName: 'chromium', testFile: 'tests/cart.spec.ts', testTitle: 'shows the cart', suitePath: ['Cart'] }]],
+      ['tests/pay.spec.ts › pays: the test timed out', [{ projectName: 'chromium', testFile: 'tests/pay.spec.ts', testTitle: 'pays', suitePath: [] }]],
+    ]);
+    // The check's own error group keeps the run's message.
+    expect((await s.vigil.errorGroups.listByCheck(s.accountId, check.id, {})).map((g) => g.rawErrorMessage)).toEqual(['tests/cart.spec.ts › Cart › shows the cart: Expected 2, received 1']);
+  });
+
   it('cancels a running session: the run stops, the session ends CANCELLED and no alert is raised', async () => {
     const runner = new FakeRunner('TCP', [() => new Promise(() => {})]);
     const s = await setup({ engine: { runTimeoutMs: 600_000 } }, runner);

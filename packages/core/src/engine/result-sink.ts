@@ -10,6 +10,7 @@ import type { Check } from '../model/check.js';
 import type { RunResult } from '../ports/runner.js';
 import type { StoredRecord, VigilStorage } from '../ports/storage.js';
 import { hasCode } from '../errors.js';
+import { failedSuiteTests } from '../rules/suite-tests.js';
 import { completeSequence, isFinalSessionStatus, startSequence } from '../rules/transitions.js';
 import { changeSession } from '../services/check-sessions.js';
 import type { CheckForRun } from '../services/checks.js';
@@ -101,7 +102,7 @@ export class ResultSink {
       : null;
     if (spec.session && sequenceOf(session, spec.session.sequenceId)?.status === 'CANCELLED') return { kind: 'cancelled' };
     await this.updateStatus(spec.accountId, check, stored);
-    if (final.errorMessage && (stored.hasFailures || stored.hasErrors)) await this.recordError(spec, forRun, final.errorMessage, final.stoppedAt);
+    if (final.errorMessage && (stored.hasFailures || stored.hasErrors)) await this.recordError(spec, forRun, final.errorMessage, final.stoppedAt, final.details);
     return { kind: 'stored', result: stored, session };
   }
 
@@ -159,10 +160,18 @@ export class ResultSink {
   }
 
   /** The failed run's error group, and for a test session's run, the project's test-session group too. */
-  private async recordError(spec: RunSpec, forRun: CheckForRun, errorMessage: string, at: string): Promise<void> {
+  private async recordError(spec: RunSpec, forRun: CheckForRun, errorMessage: string, at: string, details: unknown): Promise<void> {
     const check = forRun.check;
     await this.errorGroups.recordOccurrence(spec.accountId, check.id, errorMessage, at);
     if (!spec.session?.projectId) return;
+    // A Playwright suite's failed tests are each an occurrence of their own, with the test's metadata.
+    const failed = check.checkType === 'PLAYWRIGHT' ? failedSuiteTests(details) : [];
+    for (const test of failed) {
+      await this.errorGroups.recordTestSessionOccurrence(spec.accountId, {
+        projectId: spec.session.projectId, environment: spec.session.environment ?? null, raw: test.error, at, pwtMetadata: test.pwtMetadata,
+      });
+    }
+    if (failed.length > 0) return;
     await this.errorGroups.recordTestSessionOccurrence(spec.accountId, {
       projectId: spec.session.projectId,
       environment: spec.session.environment ?? null,
