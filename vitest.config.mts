@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@vigil\/runner-http$/, replacement: src('runner-http/src/index.ts') },
       { find: /^@vigil\/runner-dns$/, replacement: src('runner-dns/src/index.ts') },
       { find: /^@vigil\/runner-icmp$/, replacement: src('runner-icmp/src/index.ts') },
+      { find: /^@vigil\/runner-playwright$/, replacement: src('runner-playwright/src/index.ts') },
       { find: /^@vigil\/runner-browser$/, replacement: src('runner-browser/src/index.ts') },
       { find: /^@vigil\/alert-channels$/, replacement: src('alert-channels/src/index.ts') },
     ],
