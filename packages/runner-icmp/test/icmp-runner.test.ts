@@ -237,7 +237,7 @@ describe('icmpRunner without ping', () => {
   });
 
   it('validates the request as the API does, naming the field', () => {
-    expect(() => runner.validate!({ request: { hostname: '::1', ipFamily: 'IPv4' } })).toThrow(/"request.hostname" is an address of the other IP family/);
+    expect(() => runner.validate!({ request: { hostname: '::1', ipFamily: 'IPv4' } })).toThrow(/"request.hostname" is an IPv6 address: set ipFamily to IPv6/);
     expect(() => runner.validate!({ request: { hostname: '127.0.0.1', pingCount: 3 } })).not.toThrow();
   });
 });

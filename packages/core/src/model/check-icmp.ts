@@ -63,7 +63,10 @@ export const IcmpRequestSchema = v.pipe(
     v.check((r) => {
       const family = isIP(r.hostname);
       return family === 0 || (family === 4) === (r.ipFamily === 'IPv4');
-    }, 'is an address of the other IP family than ipFamily'),
+    }, (issue) => {
+      const family = isIP((issue.input as { hostname: string }).hostname) === 6 ? 'IPv6' : 'IPv4';
+      return `is an ${family} address: set ipFamily to ${family}`;
+    }),
     ['hostname'],
   ),
 );
