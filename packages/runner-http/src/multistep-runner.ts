@@ -68,7 +68,8 @@ export function multiStepRunner(options: MultiStepRunnerOptions = {}): MultiStep
         log: recorder.log, onMessage: recorder.onMessage, targets: policy ? { policy, refused: (r) => refused.push(r) } : null,
       },
     );
-    const failure = multiStepFailure(outcome, recorder, refused, { limitMs, memoryLimitMb: settings.scriptMemoryLimitMb });
+    // The message names the run's limit; the process is stopped a little before it, to be gone in time.
+    const failure = multiStepFailure(outcome, recorder, refused, { limitMs: runMs, memoryLimitMb: settings.scriptMemoryLimitMb });
     if (failure?.stopped) recorder.addNotRun(declaredSteps(check.script));
 
     const wallMs = outcome.kind === 'done' && typeof outcome.report.wallMs === 'number' ? outcome.report.wallMs : performance.now() - started;

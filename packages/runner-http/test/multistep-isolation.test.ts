@@ -107,7 +107,7 @@ describe('multi-step scripts: secrets and isolation', () => {
     const result = await run(multiStepJob("await step('Spin', async () => { while (true) {} });\nawait step('After', async () => {});", {}, { timeoutMs: 1_500 }));
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'TIMEOUT' });
-    expect(result.errorMessage).toBe('The script did not finish within the run\'s time limit of 1250 ms and was stopped (in step "Spin")');
+    expect(result.errorMessage).toBe('The script did not finish within the run\'s time limit of 1500 ms and was stopped (in step "Spin")');
     expect(stepsOf(result.details).map((s) => [s.name, s.status])).toEqual([['Spin', 'failed'], ['After', 'not run']]);
     expect(stepsOf(result.details)[0]!.durationMs).toBeGreaterThan(500);
   });
