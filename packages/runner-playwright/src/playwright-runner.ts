@@ -79,6 +79,7 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
   const maxArtifactBytes = positiveOption('playwrightRunner', 'maxArtifactBytes', options.maxArtifactBytes, 150 * MB);
   const browser = options.shareBrowser === false ? null : new SharedBrowser(executablePath);
   const running = new Set<AbortController>();
+  const inFlight = new Set<Promise<RunResult>>();
   let closed = false;
 
   async function storeArtifacts(job: RunJob, check: PlaywrightCheck, report: ParsedReport, folder: SuiteFolder): Promise<{ errors: string[]; kept: boolean }> {
@@ -205,14 +206,19 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
     timeoutMs: MAX_SUITE_TIMEOUT_MS + RUN_MARGIN_MS,
     validate: validatePlaywrightCheck,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
-      return runChecked('Playwright runner', PLAYWRIGHT_CHECK_TYPE, job, (check) => runCheck(job, check, signal));
+      const run = runChecked('Playwright runner', PLAYWRIGHT_CHECK_TYPE, job, (check) => runCheck(job, check, signal));
+      inFlight.add(run);
+      void run.finally(() => inFlight.delete(run));
+      return run;
     },
     playwrightVersion: () => playwrightInstall().version,
     browserLaunches: () => browser?.launches ?? 0,
     browserPid: async () => (browser ? browser.pid() : null),
     async close() {
       closed = true;
+      // The runs in progress end (their suites killed) before the browser they use does.
       for (const stop of running) stop.abort();
+      await Promise.allSettled([...inFlight]);
       await browser?.close();
     },
   };

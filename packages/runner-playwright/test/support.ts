@@ -73,10 +73,18 @@ export function processesWith(needle: string): number[] {
   return pids;
 }
 
-/** Chromium browser processes (not renderers or helpers) running `executable`. */
-export function browserProcesses(executable: string): number[] {
-  return processesWith(executable).filter((pid) => {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return !cmdline.includes('--type=') && cmdline.split('\0')[0]!.includes('chrom');
-  });
+/** Chromium's browser processes on this machine (not its renderers, helpers or crash handlers). */
+export function browserProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const name = args[0]!.split('/').pop()!;
+      if (/^(chromium|chrome|chrome-headless-shell|headless_shell)$/.test(name) && !args.some((a) => a.startsWith('--type='))) pids.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return pids;
 }
