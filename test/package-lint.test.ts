@@ -44,6 +44,12 @@ const ACCEPTED_UNDECLARED: Record<string, Record<string, string>> = {
     expect: 'child/worker.cjs requires it when the runner runs from the sources; the packed package runs dist/script-worker.cjs, which bundles it',
     puppeteer: "named in a comment of child/worker.cjs (a script's require('puppeteer') gets puppeteer-core)",
   },
+  core: {
+    '@playwright/test': "named in the text of a suite file that testing's playwrightCheckFixture holds (a string, never imported)",
+  },
+  'runner-http': {
+    expect: 'child/multistep-worker.cjs requires it when the runner runs from the sources; the packed package runs dist/multistep-worker.cjs, which bundles it',
+  },
 };
 
 /** Every module specifier a JavaScript or declaration file names: import/export from, import(), require(). */

@@ -11,6 +11,7 @@ import { buildRequest, headerCredentials, recordedHeaders, recordedResponseHeade
 import { ScriptedRun, withFailure, type Exchanged } from './scripted-run.js';
 import { groupScripts } from './scripts.js';
 import { judgeResponse } from './verdict.js';
+import { multiStepRunner } from './multistep-runner.js';
 import { urlRunner } from './url-runner.js';
 import { validateApiCheck } from './validate.js';
 
@@ -370,11 +371,17 @@ function emptyResult(): RunResult {
   };
 }
 
-/** Creates an HTTP runner, and a URL runner with the same options, and registers both on the host's container as Vigil's RUNNERS. */
+/**
+ * Creates an HTTP runner, a URL runner with the same options and a multi-step runner (with the same
+ * maxResponseBytes and scriptMemoryLimitMb), and registers the three on the
+ * host's container as Vigil's RUNNERS.
+ */
 export function registerHttpRunner(container: PluginRegistry, options: HttpRunnerOptions = {}): HttpRunner {
   const runner = httpRunner(options);
   container.register(RUNNERS, { useValue: runner });
   // URL checks are light HTTP checks: the same package runs them, with the same options.
   container.register(RUNNERS, { useValue: urlRunner(options) });
+  // Multi-step checks are scripted flows of API requests: the same package runs them.
+  container.register(RUNNERS, { useValue: multiStepRunner({ maxResponseBytes: options.maxResponseBytes, scriptMemoryLimitMb: options.scriptMemoryLimitMb }) });
   return runner;
 }

@@ -264,7 +264,7 @@ describe('httpRunner', () => {
       });
       try {
         expect(resolveAll(vigil.container, RUNNERS).find((r) => r.checkType === 'API')).toBe(registered);
-        expect(resolveAll(vigil.container, RUNNERS).map((r) => r.checkType)).toEqual(['API', 'URL']);
+        expect(resolveAll(vigil.container, RUNNERS).map((r) => r.checkType)).toEqual(['API', 'URL', 'MULTI_STEP']);
         expect(registered?.options.maxResponseBytes).toBe(4096);
       } finally {
         await vigil.close();

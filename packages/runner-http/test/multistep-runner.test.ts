@@ -1,7 +1,7 @@
 import { RUNNERS, type Runner } from '@vigil/core';
 import { runnerSuite } from '@vigil/core/testing';
 import { describe, expect, it } from 'vitest';
-import { MULTI_STEP_CHECK_TYPE, multiStepRunner, registerMultiStepRunner } from '../src/index.js';
+import { MULTI_STEP_CHECK_TYPE, multiStepRunner, registerHttpRunner, registerMultiStepRunner } from '../src/index.js';
 import { loginApi, loginFlow, multiStepJob, stepsOf, TOKEN } from './multistep-support.js';
 import { json, localServers, startHttp } from './support.js';
 
@@ -178,12 +178,13 @@ describe('multiStepRunner', () => {
     expect(() => runner.validate({ script: "await step('ok', async () => { expect(1).toBe(1); });" })).not.toThrow();
   });
 
-  it('is registered by registerMultiStepRunner', () => {
+  it('is registered by registerHttpRunner beside the API and URL runners, and by registerMultiStepRunner', () => {
     const registered = (register: (c: { register: (token: unknown, p: { useValue: Runner }) => void }) => void) => {
       const runners: Runner[] = [];
       register({ register: (token, p) => (token === RUNNERS ? runners.push(p.useValue) : undefined) });
       return runners.map((r) => r.checkType);
     };
+    expect(registered((c) => registerHttpRunner(c as never, { maxResponseBytes: 2048 }))).toEqual(['API', 'URL', MULTI_STEP_CHECK_TYPE]);
     expect(registered((c) => registerMultiStepRunner(c as never))).toEqual([MULTI_STEP_CHECK_TYPE]);
     expect(multiStepRunner().timeoutMs).toBe(60_000);
   });
