@@ -146,9 +146,10 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
         return runResult({ hasFailures: true, errorMessage: `The suite cannot be written: ${err.message}`, failureKind: 'OTHER' });
       }
       const args: string[] = [];
-      for (const project of check.projects) args.push('--project', project);
-      if (check.grep) args.push('--grep', check.grep);
-      if (check.grepInvert) args.push('--grep-invert', check.grepInvert);
+      // One argument each (`--grep=...`), so that a pattern that starts with - is not read as an option.
+      for (const project of check.projects) args.push(`--project=${project}`);
+      if (check.grep) args.push(`--grep=${check.grep}`);
+      if (check.grepInvert) args.push(`--grep-invert=${check.grepInvert}`);
       const env: Record<string, string> = {
         ...job.environment,
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',

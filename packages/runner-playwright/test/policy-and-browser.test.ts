@@ -77,13 +77,18 @@ describe.skipIf(!HAS_CHROMIUM)('Playwright runner: target policy and the shared 
     expect(await runner.browserPid()).not.toBe(pid);
   }, 60_000);
 
-  it('ends its browser on close', async () => {
+  it('ends the runs in progress and its browser on close', async () => {
     const own = playwrightRunner({ executablePath: CHROMIUM });
     const result = await own.run(playwrightJob({ 'a.spec.ts': `${IMPORT}test('x', async ({ page }) => { await page.setContent('<p>x</p>'); });\n` }), signal());
     expect(result.hasFailures).toBe(false);
     const pid = (await own.browserPid())!;
     expect(browserProcesses()).toContain(pid);
+    const sleeping = own.run(playwrightJob({ 'a.spec.ts': `${IMPORT}test('waits', async ({ page }) => {\n  await page.setContent('<p>x</p>');\n  await new Promise((r) => setTimeout(r, 600_000));\n});\n` }), signal());
+    await new Promise((r) => setTimeout(r, 2_000));
+    const closing = Date.now();
     await own.close();
+    expect(Date.now() - closing).toBeLessThan(5_000);
+    expect(await sleeping).toMatchObject({ hasFailures: true, failureKind: 'TIMEOUT' });
     await new Promise((r) => setTimeout(r, 200));
     expect(browserProcesses()).not.toContain(pid);
   }, 30_000);
