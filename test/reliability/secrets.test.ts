@@ -28,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tcpRunner } from '@vigil/runner-tcp';
-import { httpRunner } from '@vigil/runner-http';
+import { httpRunner, multiStepRunner } from '@vigil/runner-http';
 import { alertTransports } from '@vigil/alert-channels';
 import { Receiver } from '../../packages/alert-channels/test/support/receiver.js';
 import { SmtpSink } from '../../packages/alert-channels/test/support/smtp.js';
@@ -58,6 +58,7 @@ function makeSecrets() {
     PAGING_B_KEY: secretValue('paging-b-key'),
     SMTP_PASSWORD: secretValue('smtp-password'),
     PHONE_TOKEN: secretValue('phone-token'),
+    MULTISTEP_TOKEN: secretValue('multistep-token'),
   };
 }
 type Secrets = ReturnType<typeof makeSecrets>;
@@ -124,7 +125,7 @@ describe.each(BACKENDS)('secrets on %s', (backend) => {
     echo = await echoServer(pki);
     tcp = await tcpEcho();
     stack = await startStack(backend, {
-      runners: [tcpRunner(), httpRunner({ lookup: async () => ({ address: '127.0.0.1', family: 4 }) })],
+      runners: [tcpRunner(), httpRunner({ lookup: async () => ({ address: '127.0.0.1', family: 4 }) }), multiStepRunner()],
       transports: alertTransports({
         email: { smtp: { host: '127.0.0.1', port: smtp.port, auth: { user: 'vigil', pass: s.SMTP_PASSWORD } }, from: 'vigil@example.com' },
         phone: { baseUrl: `${receiver.url}/phone`, accountSid: 'AC123', authToken: s.PHONE_TOKEN, from: '+14155550199' },
@@ -220,10 +221,22 @@ describe.each(BACKENDS)('secrets on %s', (backend) => {
       name: 'checkout', activated: false, script: 'await page.goto(process.env.URL)',
       environmentVariables: [{ key: 'LOGIN', value: s.BROWSER_FLAGGED, secret: true }, { key: 'SERVICE_SECRET_PIN', value: s.BROWSER_PREFIXED }],
     }), 201);
+    // A multi-step check sends its secret variable as a Bearer token, in a query and in a body, and fails on the answer.
+    const multiStep = expectStatus(await api('post', '/v1/checks/multistep', {
+      name: 'payments flow', frequency: 1440, retryStrategy: null, doubleCheck: false,
+      environmentVariables: [{ key: 'PAY_TOKEN', value: s.MULTISTEP_TOKEN, secret: true }, { key: 'PAY_URL', value: `${receiver.url}/multistep` }],
+      script: `await step('Charge', async () => {
+  const res = await request.post(process.env.PAY_URL + '?token=' + encodeURIComponent(process.env.PAY_TOKEN), {
+    headers: { Authorization: 'Bearer ' + process.env.PAY_TOKEN }, data: { token: process.env.PAY_TOKEN },
+  });
+  console.log('charged with', process.env.PAY_TOKEN);
+  expect(res.status()).toBe(500);
+});`,
+    }), 201);
     const ids = { webhook: made[0].id as number, channels: made.map((c) => c.id as number) };
 
     // Runs through the engine, in a session of a test project (error groups of the project too).
-    const { sessions } = expectStatus(await api('post', '/v1/check-sessions/trigger', { target: { checkId: [apiCheck.id, tcpCheck.id] }, projectId: 'payments' }), 201);
+    const { sessions } = expectStatus(await api('post', '/v1/check-sessions/trigger', { target: { checkId: [apiCheck.id, tcpCheck.id, multiStep.id] }, projectId: 'payments' }), 201);
     for (const session of sessions as { checkSessionId: string }[]) {
       const done = expectStatus(await api('get', `/v1/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=30`), 200);
       expect(done.status, JSON.stringify(done.results)).toBe('FAILED');
@@ -242,6 +255,9 @@ describe.each(BACKENDS)('secrets on %s', (backend) => {
     expect(charge.headers.authorization).toBe(`Basic ${Buffer.from(`svc:${s.BASIC_PASSWORD}`).toString('base64')}`);
     expect(JSON.parse(charge.body)).toEqual({ token: s.GROUP_FLAGGED, plain });
     expect(tcp.seen).toContain(`AUTH ${s.TCP_DATA}\n`);
+    const charged = receiver.requests.find((r) => r.path === '/multistep')!;
+    expect(charged.headers.authorization).toBe(`Bearer ${s.MULTISTEP_TOKEN}`);
+    expect(charged.query.token).toBe(s.MULTISTEP_TOKEN);
     // What the echo server answered is stored scrubbed, the basic-auth pair's base64 too.
     const [apiResult] = expectStatus(await api('get', `/v1/check-results/${apiCheck.id}`), 200);
     expect(apiResult.details.response.body).toContain('"authorization":"Basic ********"');
@@ -280,12 +296,13 @@ describe.each(BACKENDS)('secrets on %s', (backend) => {
     // Every read of the API with the account's ids: lists, each resource, results, sessions, analytics, deliveries.
     const own = {
       ...world.ids,
-      check: [...world.ids.check, apiCheck.id, tcpCheck.id, browser.id],
+      check: [...world.ids.check, apiCheck.id, tcpCheck.id, browser.id, multiStep.id],
       group: [...world.ids.group, String(group.id)],
       channel: [...world.ids.channel, ...ids.channels.map(String)],
       certificate: [...world.ids.certificate, certificate.id],
       result: [...world.ids.result, ...((await api('get', `/v1/check-results/${apiCheck.id}`)).body as { id: string }[]).map((r) => r.id),
-        ...((await api('get', `/v1/check-results/${tcpCheck.id}`)).body as { id: string }[]).map((r) => r.id)],
+        ...((await api('get', `/v1/check-results/${tcpCheck.id}`)).body as { id: string }[]).map((r) => r.id),
+        ...((await api('get', `/v1/check-results/${multiStep.id}`)).body as { id: string }[]).map((r) => r.id)],
       errorGroup: [...world.ids.errorGroup, ...((await api('get', `/v1/error-groups/checks/${apiCheck.id}`)).body as { id: string }[]).map((g) => g.id),
         ...((await api('get', `/v1/error-groups/checks/${tcpCheck.id}`)).body as { id: string }[]).map((g) => g.id)],
       session: [...world.ids.session, ...(sessions as { checkSessionId: string }[]).map((x) => x.checkSessionId)],

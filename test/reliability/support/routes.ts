@@ -72,6 +72,8 @@ const INPUTS: Record<string, Input> = {
   updateIcmpCheck: { body: () => ({ name: 'renamed', request: { hostname: '127.0.0.1', pingCount: 1 } }) },
   createMultiStepCheck: { body: () => ({ name: 'probe', script: "await step('home', () => request.get('http://127.0.0.1:1/'));" }) },
   updateMultiStepCheck: { body: () => ({ name: 'renamed', script: "await step('home', () => request.get('http://127.0.0.1:1/'));" }) },
+  createPlaywrightCheck: { body: () => ({ name: 'probe', files: { 'tests/home.spec.ts': "import { test } from '@playwright/test';\ntest('home', async ({ page }) => { await page.goto('http://127.0.0.1:1/'); });\n" } }) },
+  updatePlaywrightCheck: { body: () => ({ name: 'renamed', files: { 'tests/home.spec.ts': "import { test } from '@playwright/test';\ntest('home', async () => {});\n" } }) },
   createCheckGroup: { body: () => ({ name: 'probe' }) },
   updateCheckGroup: { body: () => ({ name: 'renamed', muted: true }) },
   createAlertChannel: { body: () => ({ type: 'EMAIL', config: { address: 'probe@example.com' } }) },
