@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,9 @@ describe('private-location agent', () => {
       name: 'basement printer', request: { hostname: '127.0.0.1', port, data: 'ping' },
       frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
     });
+    const intranet = { hits: 0, port: 0, server: createHttpServer((_req, res) => { intranet.hits++; res.end('ok'); }) };
+    await new Promise<void>((r) => intranet.server.listen(0, '127.0.0.1', r));
+    intranet.port = (intranet.server.address() as AddressInfo).port;
     const dns = await startDnsServer({ zone: { 'printer.office.test': [{ type: 'A', data: '10.0.0.7' }] } });
     const lookup = await host.checks.create(account.id, 'DNS', {
       name: 'printer name', request: { query: 'printer.office.test', nameServer: '127.0.0.1', port: dns.port },
@@ -61,6 +65,11 @@ describe('private-location agent', () => {
     });
     const ping = await host.checks.create(account.id, 'ICMP', {
       name: 'basement switch', request: { hostname: '127.0.0.1', pingCount: 2 }, frequency: 0, frequencyOffset: 10, privateLocations: ['office-basement'],
+    });
+    const flow = await host.checks.create(account.id, 'MULTI_STEP', {
+      name: 'intranet flow', frequency: 1, privateLocations: ['office-basement'],
+      environmentVariables: [{ key: 'INTRANET', value: `http://127.0.0.1:${intranet.port}` }],
+      script: "await step('Home', async () => { expect((await request.get(process.env.INTRANET + '/')).status()).toBe(200); });",
     });
     const outside = await host.checks.create(account.id, 'TCP', {
       name: 'public site', request: { hostname: '127.0.0.1', port }, frequency: 0, frequencyOffset: 10, locations: ['us-east-1'],
@@ -99,6 +108,14 @@ describe('private-location agent', () => {
         const page = await host.checkResults.list(account.id, ping.id, {});
         return page.total > 0 ? page.items : null;
       }, 25_000);
+      // A multi-step check runs every minute at the soonest: a session runs it now, at its private location.
+      await host.checkSessions.trigger(account.id, { target: { checkId: [flow.id] } });
+      const flowed = await until(async () => {
+        const page = await host.checkResults.list(account.id, flow.id, {});
+        return page.total > 0 ? page.items : null;
+      }, 25_000);
+      expect(flowed[0]).toMatchObject({ checkType: 'MULTI_STEP', runLocation: 'office-basement', hasFailures: false });
+      expect(intranet.hits).toBeGreaterThan(0);
       expect(pinged[0]).toMatchObject({ checkType: 'ICMP', runLocation: 'office-basement', hasFailures: false, phases: { packetLoss: 0 } });
       expect((await host.checkResults.list(account.id, outside.id, {})).total).toBe(0);
       const exited = new Promise<number | null>((r) => child.once('exit', r));
@@ -107,6 +124,7 @@ describe('private-location agent', () => {
     } finally {
       child.kill('SIGKILL');
       echo.close();
+      intranet.server.close();
       await dns.close();
       await host.close();
     }
