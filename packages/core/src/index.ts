@@ -215,7 +215,7 @@ export {
   type AnalyticsQuery, type AnalyticsResponse, AnalyticsResponseSchema, API_METRIC_BASES, API_METRICS, API_PLAIN_METRICS,
   ApiAnalyticsQuerySchema, METRIC_SUFFIXES, type MetricUnit, QUICK_RANGES, TCP_METRIC_BASES, TCP_METRICS,
   TcpAnalyticsQuerySchema, DNS_METRIC_BASES, DNS_METRICS, DnsAnalyticsQuerySchema, ICMP_METRIC_BASES, ICMP_METRICS, IcmpAnalyticsQuerySchema,
-  MAX_ANALYTICS_STEPS, MULTI_STEP_METRIC_BASES, MULTI_STEP_METRICS, MultiStepAnalyticsQuerySchema,
+  MAX_ANALYTICS_STEPS, MULTI_STEP_METRIC_BASES, MULTI_STEP_METRICS, MultiStepAnalyticsQuerySchema, PlaywrightAnalyticsQuerySchema,
 } from './model/analytics.js';
 export {
   type Snippet, type SnippetCreate, SnippetCreateSchema, type SnippetResponse, SnippetResponseSchema, SnippetSchema,

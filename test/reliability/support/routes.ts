@@ -43,7 +43,7 @@ const PARAM_KINDS: { path: RegExp; param: string; kind: Kind }[] = [
   { path: /^\/v1\/check-results\//, param: 'checkId', kind: 'check' },
   { path: /^\/v1\/check-results\//, param: 'checkResultId', kind: 'result' },
   { path: /^\/v1\/check-statuses\//, param: 'checkId', kind: 'check' },
-  { path: /^\/v1\/analytics\/(api|tcp|dns|url|icmp|multistep)-checks\//, param: 'id', kind: 'check' },
+  { path: /^\/v1\/analytics\/(api|tcp|dns|url|icmp|multistep|playwright)-checks\//, param: 'id', kind: 'check' },
   { path: /^\/v1\/check-sessions\//, param: 'checkSessionId', kind: 'session' },
 ];
 
@@ -106,6 +106,7 @@ const INPUTS: Record<string, Input> = {
   getDnsCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getIcmpCheckAnalytics: { query: 'metrics=latencyAvg,packetLoss_max,availability&quickRange=last7Days' },
   getMultiStepCheckAnalytics: { query: 'metrics=responseTime,step1_p95,availability&quickRange=last7Days' },
+  getPlaywrightCheckAnalytics: { query: 'metrics=responseTime_max,availability&quickRange=last7Days' },
   getUrlCheckAnalytics: { query: 'metrics=responseTime,availability&quickRange=last7Days' },
   getHeartbeatAvailability: {},
   triggerCheckSessions: { body: (own) => ({ target: { checkId: [own.check[0]] } }) },

@@ -78,6 +78,8 @@ export const TcpAnalyticsQuerySchema = analyticsQuery(TCP_METRICS, ['runLocation
 export const DnsAnalyticsQuerySchema = analyticsQuery(DNS_METRICS, ['runLocation']);
 export const IcmpAnalyticsQuerySchema = analyticsQuery(ICMP_METRICS, ['runLocation']);
 export const MultiStepAnalyticsQuerySchema = analyticsQuery(MULTI_STEP_METRICS, ['runLocation']);
+/** A Playwright suite's one figure is its duration (`responseTime`), as a DNS check's is its answer's time. */
+export const PlaywrightAnalyticsQuerySchema = analyticsQuery(DNS_METRICS, ['runLocation']);
 export type AnalyticsQuery = v.InferOutput<typeof TcpAnalyticsQuerySchema>;
 
 export type MetricUnit = 'milliseconds' | 'percent' | 'count';

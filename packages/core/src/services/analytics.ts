@@ -1,4 +1,4 @@
-import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, DnsAnalyticsQuerySchema, IcmpAnalyticsQuerySchema, MultiStepAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
+import { metricMetadata, resolveTimeWindow, ApiAnalyticsQuerySchema, DnsAnalyticsQuerySchema, IcmpAnalyticsQuerySchema, MultiStepAnalyticsQuerySchema, PlaywrightAnalyticsQuerySchema, TcpAnalyticsQuerySchema, type AnalyticsResponse } from '../model/analytics.js';
 import { parse } from '../model/parse.js';
 import type { AggregateFunction, AggregateMeasure } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
@@ -18,6 +18,7 @@ const KINDS = {
   icmp: { checkType: 'ICMP', query: IcmpAnalyticsQuerySchema },
   // A multi-step run's phases are its total and each step's time by position (step1, step2, …).
   multistep: { checkType: 'MULTI_STEP', query: MultiStepAnalyticsQuerySchema },
+  playwright: { checkType: 'PLAYWRIGHT', query: PlaywrightAnalyticsQuerySchema },
 } as const;
 
 const PERCENTILE_FNS = new Set<string>(['median', 'p50', 'p90', 'p95', 'p99']);
@@ -31,7 +32,7 @@ function measureOf(metric: string): AggregateMeasure | null {
 }
 
 /**
- * GET /v1/analytics/{api,tcp,dns,url,icmp,multistep}-checks/{id}: the requested metrics per aggregationInterval bucket
+ * GET /v1/analytics/{api,tcp,dns,url,icmp,multistep,playwright}-checks/{id}: the requested metrics per aggregationInterval bucket
  * (or the whole window), computed by the store over the check's results.
  */
 export class AnalyticsService {

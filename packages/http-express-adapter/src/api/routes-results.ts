@@ -14,6 +14,7 @@ import {
   DnsAnalyticsQuerySchema,
   IcmpAnalyticsQuerySchema,
   MultiStepAnalyticsQuerySchema,
+  PlaywrightAnalyticsQuerySchema,
   ErrorGroupListQuerySchema,
   ErrorGroupPatchSchema,
   ErrorGroupResponseSchema,
@@ -119,6 +120,11 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/analytics/multistep-checks/:id', operationId: 'getMultiStepCheckAnalytics', summary: 'Metrics of a multi-step check', tag: 'Analytics',
     params: { id: 'string' }, query: MultiStepAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
     handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'multistep', params.id, query),
+  },
+  {
+    method: 'get', path: '/v1/analytics/playwright-checks/:id', operationId: 'getPlaywrightCheckAnalytics', summary: 'Metrics of a Playwright check suite', tag: 'Analytics',
+    params: { id: 'string' }, query: PlaywrightAnalyticsQuerySchema, response: { kind: 'object', schema: named('AnalyticsResponse', AnalyticsResponseSchema) },
+    handle: ({ vigil, accountId, params, query }) => vigil.analytics.query(accountId, 'playwright', params.id, query),
   },
 ];
 
