@@ -57,8 +57,18 @@ export class SharedBrowser {
     child.once('exit', () => {
       exited = true;
     });
+    // Synchronous: an exit handler runs no promise to its end.
     const kill = () => {
-      void server.kill().catch(() => {});
+      if (exited || child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
     };
     // The host's exit takes the browser with it.
     process.on('exit', kill);

@@ -131,6 +131,7 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
       } else if (!existsSync(executablePath)) {
         return runResult({ hasErrors: true, errorMessage: `The browser could not be started: there is no Chromium at ${executablePath} (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another)`, failureKind: 'OTHER' });
       }
+      if (abort.aborted) return runResult({ hasFailures: true, errorMessage: 'The run was stopped before the suite started', failureKind: 'TIMEOUT' });
       proxy = policy ? await TargetProxy.start() : null;
       const proxyRun = proxy && policy ? proxy.beginRun(policy) : null;
       try {

@@ -23,6 +23,20 @@ export interface SuiteProcessOutcome {
 
 const TAIL = 16_384;
 
+/** The process groups of the suites running now: the host's exit kills them (one handler for all of them). */
+const liveGroups = new Set<() => void>();
+let exitHandler = false;
+function killOnExit(kill: () => void): () => void {
+  if (!exitHandler) {
+    exitHandler = true;
+    process.on('exit', () => {
+      for (const k of liveGroups) k();
+    });
+  }
+  liveGroups.add(kill);
+  return () => liveGroups.delete(kill);
+}
+
 /** Whether any process of a group is left. */
 export function groupAlive(pgid: number): boolean {
   try {
@@ -70,7 +84,7 @@ export function runSuiteProcess(options: SuiteProcessOptions): Promise<SuiteProc
       killGroup();
     };
     // The host's exit takes the suite with it.
-    process.on('exit', killGroup);
+    const forget = killOnExit(killGroup);
     const timer = setTimeout(() => stop('limit'), options.limitMs);
     const onAbort = () => stop('aborted');
     if (options.signal.aborted) onAbort();
@@ -82,7 +96,7 @@ export function runSuiteProcess(options: SuiteProcessOptions): Promise<SuiteProc
       finished = true;
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
-      process.off('exit', killGroup);
+      forget();
       // Whatever the suite started and left behind (a worker, a web server) goes with its group.
       if (pid !== undefined && groupAlive(pid)) {
         killGroup();

@@ -41,19 +41,19 @@ describe.skipIf(!HAS_CHROMIUM)('Playwright runner: target policy and the shared 
   it('refuses the suite\'s pages and request fixture at 127.0.0.1 under a policy that refuses internal addresses', async () => {
     site.requests.length = 0;
     const files = {
-      'policy.spec.ts': `${IMPORT}test('page', async ({ page }) => {\n  await page.goto('${site.url}/');\n});\ntest('request', async ({ request }) => {\n  await request.get('${site.url}/api');\n});\n`,
+      'policy.spec.ts': `${IMPORT}test('page', async ({ page }) => {\n  await page.goto('${site.url}/');\n});\ntest('request', async ({ request }) => {\n  await request.get('${site.url}/api');\n});\ntest('own context', async ({ browser }) => {\n  const context = await browser.newContext();\n  await (await context.newPage()).goto('${site.url}/own');\n});\n`,
     };
     const result: RunResult = await runner.run(playwrightJob(files, {}, { targetPolicy: PUBLIC_ONLY_TARGET_POLICY }), signal());
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'OTHER' });
     expect(result.errorMessage).toMatch(/^The target policy refused 127\.0\.0\.1/);
     expect(result.details).toMatchObject({ errorCode: 'ETARGETPOLICY' });
     expect((result.details!.refusedTargets as RefusedTarget[]).map((r) => r.address)).toEqual(['127.0.0.1']);
-    expect(testsOf(result.details).map((t) => t.status)).toEqual(['failed', 'failed']);
+    expect(testsOf(result.details).map((t) => t.status)).toEqual(['failed', 'failed', 'failed']);
     expect(site.requests).toEqual([]);
     // The same suite without the policy reaches the site.
-    const open = await runner.run(playwrightJob({ 'policy.spec.ts': files['policy.spec.ts'].replace('/api', '/') }), signal());
+    const open = await runner.run(playwrightJob({ 'policy.spec.ts': files['policy.spec.ts'].replace('/api', '/').replace('/own', '/') }), signal());
     expect(open.hasFailures).toBe(false);
-    expect(site.requests.filter((path) => path !== '/favicon.ico')).toEqual(['/', '/']);
+    expect(site.requests.filter((path) => path !== '/favicon.ico')).toEqual(['/', '/', '/']);
   }, 60_000);
 
   it('runs suites one after the other in one shared browser, and starts another when it died', async () => {
