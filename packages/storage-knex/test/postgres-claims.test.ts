@@ -4,8 +4,8 @@ import { createVigil } from '@vigil/core';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexStorage, type KnexStorage } from '../src/index.js';
-
-const PG_URL = process.env.VIGIL_PG_URL;
+// PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
+import { PG_URL } from './support/fresh-store.js';
 
 describe.runIf(PG_URL)('PostgreSQL shared by several processes', () => {
   const schema = `vigil_claims_${randomBytes(4).toString('hex')}`;

@@ -3,8 +3,8 @@ import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
 import { knexStorage } from '../src/index.js';
-
-const PG_URL = process.env.VIGIL_PG_URL;
+// PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
+import { PG_URL } from './support/fresh-store.js';
 
 /** A TCP proxy to PostgreSQL that the test can cut and restore, as a network outage would. */
 async function proxyTo(target: URL) {

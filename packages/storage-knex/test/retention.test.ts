@@ -3,8 +3,9 @@ import { checkResultFixture } from '@vigil/core/testing';
 import knexFactory from 'knex';
 import { describe, expect, it } from 'vitest';
 import { knexStorage, type KnexStorage } from '../src/index.js';
+// PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
+import { PG_URL } from './support/fresh-store.js';
 
-const PG_URL = process.env.VIGIL_PG_URL;
 const dialects: [string, () => KnexStorage][] = [
   ['sqlite', () => knexStorage({ client: 'sqlite3', connection: ':memory:' })],
 ];
