@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 test('sleeps', async () => {
   test.setTimeout(0);
   spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '${marker}'], { stdio: 'ignore' });
-  await fetch('${report}?dir=' + encodeURIComponent(process.cwd()));
+  await fetch('${report}?marker=${marker}&dir=' + encodeURIComponent(process.cwd()));
   ${wait}
 });
 `,
@@ -29,13 +29,14 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
   let runner: PlaywrightRunner;
   let server: http.Server;
   let report: string;
-  /** The folders the suites reported, and a callback for the next one. */
-  const reported: string[] = [];
+  /** The folder each suite reported, by its marker, and a callback for the next one. */
+  const reported = new Map<string, string>();
   let onReport: (() => void) | null = null;
   beforeAll(async () => {
     runner = playwrightRunner({ executablePath: CHROMIUM });
     server = http.createServer((req, res) => {
-      reported.push(new URL(req.url!, 'http://x').searchParams.get('dir')!);
+      const query = new URL(req.url!, 'http://x').searchParams;
+      reported.set(query.get('marker')!, query.get('dir')!);
       res.end('ok');
       onReport?.();
     });
@@ -49,7 +50,7 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
     server.close();
   });
 
-  it('ends as a TIMEOUT shortly after globalTimeout, its folder removed and no process left', async () => {
+  it.concurrent('ends as a TIMEOUT shortly after globalTimeout, its folder removed and no process left', async () => {
     const marker = `vigil-marker-${process.pid}-timeout`;
     const started = Date.now();
     const result = await runner.run(playwrightJob(sleeper(report, marker), { globalTimeout: 10_000 }), new AbortController().signal);
@@ -58,21 +59,21 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
     expect(result.details).toMatchObject({ timedOut: true });
     expect(elapsed).toBeGreaterThanOrEqual(10_000);
     expect(elapsed).toBeLessThan(17_000);
-    const dir = reported.at(-1)!;
+    const dir = reported.get(marker)!;
     expect(dir).toMatch(/vigil-playwright-/);
     expect(existsSync(dir)).toBe(false);
     expect(processesWith(marker)).toEqual([]);
     expect(processesWith(dir)).toEqual([]);
   }, 40_000);
 
-  it('kills a suite stuck in a synchronous loop at its limit', async () => {
+  it.concurrent('kills a suite stuck in a synchronous loop at its limit', async () => {
     const marker = `vigil-marker-${process.pid}-loop`;
     const started = Date.now();
     const result = await runner.run(playwrightJob(sleeper(report, marker, true), { globalTimeout: 10_000 }), new AbortController().signal);
     expect(result).toMatchObject({ failureKind: 'TIMEOUT', errorMessage: 'The suite ran past its globalTimeout of 10 s' });
     expect(Date.now() - started).toBeLessThan(17_000);
     expect(processesWith(marker)).toEqual([]);
-    expect(processesWith(reported.at(-1)!)).toEqual([]);
+    expect(processesWith(reported.get(marker)!)).toEqual([]);
   }, 40_000);
 
   it('ends a run promptly on abort, killing every process of the suite', async () => {
@@ -92,7 +93,7 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
     expect(Date.now() - abortedAt).toBeLessThan(3_000);
     expect(result).toMatchObject({ hasFailures: true, failureKind: 'TIMEOUT' });
     expect(processesWith(marker)).toEqual([]);
-    const dir = reported.at(-1)!;
+    const dir = reported.get(marker)!;
     expect(processesWith(dir)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
   }, 40_000);

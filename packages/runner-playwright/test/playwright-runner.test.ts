@@ -1,6 +1,9 @@
 import { runnerSuite } from '@vigil/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playwrightRunner, type PlaywrightRunner } from '../src/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { directoryArtifacts, playwrightRunner, type PlaywrightRunner } from '../src/index.js';
 import { CHROMIUM, HAS_CHROMIUM, playwrightJob, testsOf } from './support.js';
 
 const signal = () => new AbortController().signal;
@@ -73,4 +76,31 @@ describe.skipIf(!HAS_CHROMIUM)('playwrightRunner', () => {
     const passing = await runner.run(playwrightJob(PASSING, { shouldFail: true }), signal());
     expect(passing).toMatchObject({ hasFailures: true, failureKind: 'ASSERTION' });
   }, 60_000);
+
+  it.each([
+    ['playwright.config.cjs', "module.exports = { testDir: 'e2e', retries: 0 };\n"],
+    ['playwright.config.js', "export default { testDir: './e2e' };\n"],
+  ])('loads a suite config in %s (its testDir counts, files stay relative to the suite)', async (config, content) => {
+    const result = await runner.run(playwrightJob({ [config]: content, 'e2e/home.spec.ts': PASSING['tests/home.spec.ts'], 'other/skipped.spec.ts': FAILING['tests/home.spec.ts'] }), signal());
+    expect(result).toMatchObject({ hasFailures: false, hasErrors: false });
+    expect(testsOf(result.details).map((t) => [t.file, t.title, t.status])).toEqual([['e2e/home.spec.ts', 'home', 'passed']]);
+  }, 30_000);
+
+  it('says when no file is kept, and refuses a file past maxArtifactBytes', async () => {
+    const failing = await runner.run(playwrightJob(FAILING), signal());
+    expect(failing.details).toMatchObject({ artifactsKept: false, artifactErrors: [expect.stringMatching(/not kept: the runner has no artifact store/)] });
+    expect(testsOf(failing.details)[0]!.artifacts).toEqual([]);
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-pw-small-'));
+    const small = playwrightRunner({ executablePath: CHROMIUM, artifacts: directoryArtifacts(dir), maxArtifactBytes: 1_000 });
+    try {
+      const result = await small.run(playwrightJob(FAILING), signal());
+      expect(result.details).toMatchObject({ artifactsKept: true });
+      const errors = result.details!.artifactErrors as string[];
+      expect(errors.some((e) => /screenshot\.png .* was not stored: it is past the limit/.test(e))).toBe(true);
+      expect(testsOf(result.details)[0]!.artifacts).toEqual([]);
+    } finally {
+      await small.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
