@@ -17,6 +17,11 @@
 // (default 3) timed rounds, each the store's round followed by the baseline's insert of that
 // round's rows, so both sides are measured warm, into tables holding the same rows. The best round
 // of each side is reported (other load on the machine only ever slows a round down).
+//
+// Analytics: the store's p95/p99 aggregate (storage-knex runs it in a transaction that first does
+// `set local work_mem`, exact-aggregate.ts) against the same percentiles written by hand, run in a
+// transaction with the same `set local work_mem`: the setting is read from the statements the
+// store sent, so both sides sort with the same memory. The setting is printed beside the row.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,11 +208,28 @@ async function postgres() {
       { name: 'total_p95', field: 'responseTime', fn: 'p95' }, { name: 'total_p99', field: 'responseTime', fn: 'p99' },
     ] };
     const best = async (fn) => { let b = Infinity; for (let i = 0; i < 3; i++) { const s = performance.now(); await fn(); b = Math.min(b, performance.now() - s); } return b; };
+    // The work_mem the store sets for its aggregate, read from the statements it sends.
+    const settings = new Set();
+    const seen = (q) => { const m = /^set local work_mem = '([^']+)'$/i.exec(String(q.sql).trim()); if (m) settings.add(m[1]); };
+    knex.on('query', seen);
     const vigil = await best(() => storage.checkResults.aggregate('bench-account', query));
-    const hand = await best(() => knex.raw(`select percentile_cont(0.95) within group (order by response_time),
-      percentile_cont(0.99) within group (order by response_time)
-      from vigil_check_results where account_id = 'bench-account' and check_id = 'big-check' and started_ms >= ? and started_ms < ?`, [t0, t0 + (M + 1) * 1000]));
+    knex.off('query', seen);
+    if (settings.size !== 1) throw new Error(`the store's aggregate set work_mem ${settings.size} ways (${[...settings].join(', ')}); expected one`);
+    const [workMem] = settings;
+    const serverDefault = (await knex.raw('show work_mem')).rows[0].work_mem;
+    // The same percentiles by hand, with the store's work_mem set the same way: `set local` in a
+    // transaction (its statements as the store's: begin, set, select, commit).
+    const setWorkMem = (trx) => trx.raw(`set local work_mem = '${workMem}'`);
+    const applied = await knex.transaction(async (trx) => { await setWorkMem(trx); return (await trx.raw('show work_mem')).rows[0].work_mem; });
+    if (applied !== workMem) throw new Error(`set local work_mem = '${workMem}' left work_mem at ${applied}`);
+    const hand = await best(() => knex.transaction(async (trx) => {
+      await setWorkMem(trx);
+      return trx.raw(`select percentile_cont(0.95) within group (order by response_time),
+        percentile_cont(0.99) within group (order by response_time)
+        from vigil_check_results where account_id = 'bench-account' and check_id = 'big-check' and started_ms >= ? and started_ms < ?`, [t0, t0 + (M + 1) * 1000]);
+    }));
     console.log(`${`analytics p95/p99 over ${M} results, PostgreSQL`.padEnd(46)} ${vigil.toFixed(0).padStart(9)} ms        baseline ${hand.toFixed(0).padStart(9)} ms   ratio ${(vigil / hand).toFixed(2)} (time: lower is better)`);
+    console.log(`${''.padEnd(46)} work_mem ${workMem} on both sides (set local in the query's transaction; server default ${serverDefault})`);
   } finally {
     await knex.destroy();
     await admin.raw(`drop schema ${schema} cascade`);
