@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chromiumType } from './playwright-install.js';
 
 /** Switches of the shared Chromium: no first-run work, no calls home on a closed network, no QUIC (UDP that a SOCKS proxy does not carry). */
@@ -42,16 +43,10 @@ export class SharedBrowser {
 
   private async launch() {
     this.launches++;
-    let server;
-    try {
-      server = await chromiumType().launchServer({ executablePath: this.executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (/ENOENT|doesn't exist|Failed to launch/.test(message) && !/Target page, context or browser/.test(message)) {
-        throw new Error(`there is no Chromium that starts at ${this.executablePath} (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another): ${message.split('\n')[0]}`);
-      }
-      throw err;
+    if (!existsSync(this.executablePath)) {
+      throw new Error(`there is no Chromium at ${this.executablePath} (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another)`);
     }
+    const server = await chromiumType().launchServer({ executablePath: this.executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
     const child = server.process();
     let exited = child.exitCode !== null || child.signalCode !== null;
     child.once('exit', () => {

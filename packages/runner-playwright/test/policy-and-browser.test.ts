@@ -26,6 +26,19 @@ describe('validatePlaywrightCheck', () => {
   });
 });
 
+describe('a runner without its Chromium', () => {
+  it.each([true, false])('fails a run with an error that names the missing Chromium (shareBrowser: %s)', async (shareBrowser) => {
+    const runner = playwrightRunner({ executablePath: '/nonexistent/chromium', shareBrowser });
+    try {
+      const result = await runner.run(playwrightJob({ 'a.spec.ts': `${IMPORT}test('x', () => {});\n` }), signal());
+      expect(result).toMatchObject({ hasErrors: true, failureKind: 'OTHER' });
+      expect(result.errorMessage).toBe('The browser could not be started: there is no Chromium at /nonexistent/chromium (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another)');
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
 describe.skipIf(!HAS_CHROMIUM)('Playwright runner: target policy and the shared browser', () => {
   let site: Site;
   let runner: PlaywrightRunner;
