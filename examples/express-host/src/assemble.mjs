@@ -9,6 +9,7 @@ import { directoryArtifacts, registerBrowserRunner } from '@vigil/runner-browser
 import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
 import { registerIcmpRunner } from '@vigil/runner-icmp';
+import { registerPlaywrightRunner } from '@vigil/runner-playwright';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -69,6 +70,7 @@ export function assembleVigil(settings, options = {}) {
     // Browser checks run in Debian's Chromium (PUPPETEER_EXECUTABLE_PATH names another); their
     // screenshots are kept under the state directory.
     registerBrowserRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });
+    registerPlaywrightRunner(container, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) });
     // WEBHOOK, CHAT, CHAT_APP and paging channels need nothing more; EMAIL needs an SMTP server and
     // SMS/CALL a provider account, each only when its variables are set.
     registerAlertChannels(container, {

@@ -6,6 +6,7 @@ import { agentHealthServer } from '@vigil/http-express-adapter';
 import { registerDnsRunner } from '@vigil/runner-dns';
 import { registerHttpRunner } from '@vigil/runner-http';
 import { registerIcmpRunner } from '@vigil/runner-icmp';
+import { registerPlaywrightRunner } from '@vigil/runner-playwright';
 import { registerTcpRunner } from '@vigil/runner-tcp';
 import { registerKnexStorage } from '@vigil/storage-knex';
 
@@ -33,6 +34,7 @@ const vigil = createVigil(
     registerHttpRunner(container);
     registerDnsRunner(container);
     registerIcmpRunner(container);
+    registerPlaywrightRunner(container);
   },
 );
 

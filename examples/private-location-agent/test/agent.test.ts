@@ -71,6 +71,11 @@ describe('private-location agent', () => {
       environmentVariables: [{ key: 'INTRANET', value: `http://127.0.0.1:${intranet.port}` }],
       script: "await step('Home', async () => { expect((await request.get(process.env.INTRANET + '/')).status()).toBe(200); });",
     });
+    const suite = await host.checks.create(account.id, 'PLAYWRIGHT', {
+      name: 'intranet suite', frequency: 1, privateLocations: ['office-basement'],
+      environmentVariables: [{ key: 'INTRANET', value: `http://127.0.0.1:${intranet.port}` }],
+      files: { 'tests/home.spec.ts': "import { expect, test } from '@playwright/test';\ntest('home', async ({ page }) => {\n  await page.goto(process.env.INTRANET + '/');\n  await expect(page.locator('body')).toHaveText('ok');\n});\n" },
+    });
     const outside = await host.checks.create(account.id, 'TCP', {
       name: 'public site', request: { hostname: '127.0.0.1', port }, frequency: 0, frequencyOffset: 10, locations: ['us-east-1'],
     });
@@ -109,13 +114,18 @@ describe('private-location agent', () => {
         return page.total > 0 ? page.items : null;
       }, 25_000);
       // A multi-step check runs every minute at the soonest: a session runs it now, at its private location.
-      await host.checkSessions.trigger(account.id, { target: { checkId: [flow.id] } });
+      await host.checkSessions.trigger(account.id, { target: { checkId: [flow.id, suite.id] } });
       const flowed = await until(async () => {
         const page = await host.checkResults.list(account.id, flow.id, {});
         return page.total > 0 ? page.items : null;
       }, 25_000);
       expect(flowed[0]).toMatchObject({ checkType: 'MULTI_STEP', runLocation: 'office-basement', hasFailures: false });
       expect(intranet.hits).toBeGreaterThan(0);
+      const suiteRuns = await until(async () => {
+        const page = await host.checkResults.list(account.id, suite.id, {});
+        return page.total > 0 ? page.items : null;
+      }, 40_000);
+      expect(suiteRuns[0]).toMatchObject({ checkType: 'PLAYWRIGHT', runLocation: 'office-basement', hasFailures: false });
       expect(pinged[0]).toMatchObject({ checkType: 'ICMP', runLocation: 'office-basement', hasFailures: false, phases: { packetLoss: 0 } });
       expect((await host.checkResults.list(account.id, outside.id, {})).total).toBe(0);
       const exited = new Promise<number | null>((r) => child.once('exit', r));
@@ -128,5 +138,5 @@ describe('private-location agent', () => {
       await dns.close();
       await host.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
