@@ -1,7 +1,11 @@
 // HTTP figures of @vigil/http-express-adapter with 10,000 checks in SQLite, measured by autocannon
 // from this process against a server in a child process: GET /api/v1/checks/{id} and
 // GET /api/v1/check-statuses, each beside a bare Express route of the same server that returns
-// the same JSON from memory.
+// the same JSON from memory. Before measuring, every check has a stored run and status, written
+// through the storage port as the engine's result sink writes them (results with insertMany in
+// batches, each check's first status with checkStatuses.replace from none): the statuses route
+// then answers 10,000 real statuses, not "no runs yet" entries, and the bare route answers the same
+// JSON (checked before the load).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,14 +30,17 @@ async function serve() {
   const account = await vigil.accounts.ensure('bench');
   const { key } = await vigil.apiKeys.create(account.id, { name: 'bench' });
   const started = performance.now();
-  let first;
+  const checks = [];
   for (let i = 0; i < CHECKS; i++) {
-    const check = await vigil.checks.create(account.id, 'TCP', {
+    checks.push(await vigil.checks.create(account.id, 'TCP', {
       name: `check ${i}`, request: { hostname: `db-${i}.internal`, port: 5432 }, tags: ['bench', `shard-${i % 10}`],
-    }, { autoAssignAlerts: false });
-    first ??= check;
+    }, { autoAssignAlerts: false }));
   }
+  const first = checks[0];
   const seedSeconds = (performance.now() - started) / 1000;
+  const ranAt = performance.now();
+  await storeRuns(storage, account.id, checks);
+  const runSeconds = (performance.now() - ranAt) / 1000;
   const checkJson = await vigil.checks.get(account.id, first.id);
   const statusesJson = await vigil.checkStatuses.list(account.id);
   const app = express();
@@ -41,7 +48,7 @@ async function serve() {
   app.get('/bare/statuses', (_req, res) => res.json(statusesJson));
   app.use('/api', vigilRouter(vigil, { rateLimit: false }));
   const server = app.listen(0, '127.0.0.1', () => {
-    process.send({ port: server.address().port, key, accountId: account.id, checkId: first.id, seedSeconds });
+    process.send({ port: server.address().port, key, accountId: account.id, checkId: first.id, seedSeconds, runSeconds });
   });
   process.on('disconnect', async () => {
     server.close();
@@ -53,6 +60,57 @@ async function serve() {
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
+}
+
+/**
+ * One scheduled run of every check, stored as the engine's result sink stores it: the results with
+ * checkResults.insertMany (batches of 1,000), then each check's first status with
+ * checkStatuses.replace(expected none). 2 % of the runs fail; the rest pass in 3 to 92 ms.
+ */
+async function storeRuns(storage, accountId, checks) {
+  const { slotResultId } = await import('@vigil/core');
+  const due = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000);
+  const results = checks.map((check, i) => {
+    const runLocation = i % 2 ? 'eu-west-1' : 'us-east-1';
+    const responseTime = 3 + ((i * 7919) % 9000) / 100;
+    const startedAt = new Date(due.getTime() + 5).toISOString();
+    const stoppedAt = new Date(due.getTime() + 5 + Math.round(responseTime)).toISOString();
+    const failed = i % 50 === 0;
+    return {
+      id: slotResultId(check.id, runLocation, due, 1), checkId: check.id, checkType: 'TCP', name: check.name, runLocation,
+      startedAt, stoppedAt, created_at: stoppedAt, responseTime, hasFailures: failed, hasErrors: false, isDegraded: false,
+      overMaxResponseTime: false, attempts: 1, resultType: 'FINAL', runSource: 'SCHEDULER', checkSessionId: null, sequenceId: null,
+      errorMessage: failed ? `Connection refused by db-${i}.internal:5432` : null,
+      phases: { dns: 0.5, connection: responseTime - 1, data: 0.5, total: responseTime }, statusCode: null, sslDaysRemaining: null,
+      details: null,
+    };
+  });
+  for (let i = 0; i < results.length; i += 1000) await storage.checkResults.insertMany(accountId, results.slice(i, i + 1000));
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < results.length) {
+      const r = results[next++];
+      const written = await storage.checkStatuses.replace(accountId, null, {
+        name: r.name, checkId: r.checkId, hasFailures: r.hasFailures, hasErrors: r.hasErrors, isDegraded: r.isDegraded,
+        longestRun: r.responseTime, shortestRun: r.responseTime, lastRunLocation: r.runLocation, lastCheckRunId: r.id,
+        sslDaysRemaining: r.sslDaysRemaining, created_at: r.stoppedAt, updated_at: r.stoppedAt,
+      });
+      if (!written) throw new Error(`the status of ${r.checkId} was there already`);
+    }
+  }));
+}
+
+/** Both routes answer the same statuses, one per check, each from a stored run. */
+async function sameStatuses(vigilUrl, bareUrl, headers) {
+  const [api, bare] = await Promise.all([vigilUrl, bareUrl].map(async (url) => {
+    const res = await fetch(url, { headers });
+    if (!res.ok) throw new Error(`${url}: ${res.status}`);
+    return res.json();
+  }));
+  if (JSON.stringify(api) !== JSON.stringify(bare)) throw new Error('the bare statuses route does not answer the JSON of GET /api/v1/check-statuses');
+  const ran = api.filter((s) => s.lastCheckRunId !== null && s.updated_at !== null).length;
+  if (api.length !== CHECKS || ran !== CHECKS) throw new Error(`GET /api/v1/check-statuses answered ${api.length} statuses, ${ran} from a stored run; expected ${CHECKS}`);
+  return api.filter((s) => s.hasFailures).length;
 }
 
 function load(url, headers, connections) {
@@ -72,7 +130,9 @@ async function measure(db) {
   const info = await new Promise((resolve) => child.once('message', resolve));
   const base = `http://127.0.0.1:${info.port}`;
   const headers = { authorization: `Bearer ${info.key}`, 'x-service-account': info.accountId };
+  const failing = await sameStatuses(`${base}/api/v1/check-statuses`, `${base}/bare/statuses`, headers);
   console.log(`${db}: seeded ${CHECKS} TCP checks through the API service in ${info.seedSeconds.toFixed(1)} s; ${DURATION} s per load`);
+  console.log(`${db}: a stored run and status for each check (${failing} failing) in ${info.runSeconds.toFixed(1)} s; both statuses routes answer the same JSON`);
   const pair = async (label, vigilUrl, bareUrl, connections) => {
     // Warm both routes before measuring.
     await load(vigilUrl, headers, connections).catch((e) => { throw e; });
