@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { outsideRequest, runForRequest } from '@vigil/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { knexStorage, type KnexStorage } from '../src/index.js';
-
-const PG_URL = process.env.VIGIL_PG_URL;
+// PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
+import { PG_URL } from './support/fresh-store.js';
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-cancel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
