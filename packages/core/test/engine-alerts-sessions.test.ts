@@ -115,6 +115,7 @@ describe('engine: alerts, errors and sessions', () => {
       { title: 'pays', file: 'tests/pay.spec.ts', suitePath: [], project: 'chromium', status: 'timedOut', error: null },
       { title: 'logs in', file: 'tests/login.spec.ts', suitePath: [], project: 'chromium', status: 'passed', error: null },
       { title: 'retries', file: 'tests/login.spec.ts', suitePath: [], project: 'chromium', status: 'flaky', error: null },
+      { title: 'checks out', file: 'tests/pay.spec.ts', suitePath: [], project: 'chromium', status: 'interrupted', error: null },
     ];
     const runner = new FakeRunner('PLAYWRIGHT', [{ ...failResult('tests/cart.spec.ts › Cart › shows the cart: Expected 2, received 1'), details: { tests } }]);
     const s = await setup({}, runner);
@@ -127,6 +128,7 @@ describe('engine: alerts, errors and sessions', () => {
     const groups = await s.vigil.errorGroups.listByProject(s.accountId, 'web-shop');
     expect(groups.map((g) => [g.rawErrorMessage, g.pwtMetadata]).sort()).toEqual([
       ['tests/cart.spec.ts › Cart › shows the cart: Expected 2, received 1', [{ projectName: 'chromium', testFile: 'tests/cart.spec.ts', testTitle: 'shows the cart', suitePath: ['Cart'] }]],
+      ['tests/pay.spec.ts › checks out: the suite\'s time ran out during the test', [{ projectName: 'chromium', testFile: 'tests/pay.spec.ts', testTitle: 'checks out', suitePath: [] }]],
       ['tests/pay.spec.ts › pays: the test timed out', [{ projectName: 'chromium', testFile: 'tests/pay.spec.ts', testTitle: 'pays', suitePath: [] }]],
     ]);
     // The check's own error group keeps the run's message.

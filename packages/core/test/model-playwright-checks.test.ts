@@ -32,6 +32,7 @@ describe('Playwright check suite', () => {
     [suite(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`t${i}.spec.ts`, 'x'.repeat(99_000)]))), 'files: must hold at most 1,000,000 characters in all (it holds 1,089,000)'],
     [suite({ 'a.spec.ts': 'x'.repeat(100_001) }), 'files.a.spec.ts: must be at most 100000 characters'],
     [suite({ 'a.spec.ts': SPEC }, { globalTimeout: 9_999 }), 'globalTimeout: must be between 10000 and 600000'],
+    [suite({ tests: 'x', 'tests/a.spec.ts': SPEC }), 'files.tests: is a file and also a folder of other files'],
     [suite({ 'a.spec.ts': SPEC }, { grep: '(' }), 'grep: must be a valid regular expression'],
     [suite({ 'a.spec.ts': SPEC }, { projects: [''] }), 'projects.0: must not be empty'],
   ])('refuses a suite over its limits naming the field (%#)', (input, expected) => {

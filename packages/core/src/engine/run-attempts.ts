@@ -64,7 +64,9 @@ export class RunAttempts {
     const startedAt = deps.clock.now();
     const strategy = effectiveRetryStrategy(check, forRun.group);
     const runner = this.runnerFor(check.checkType);
-    const timeoutMs = runner?.timeoutMs ?? this.c.runTimeoutMs;
+    const longest = runner?.timeoutMs ?? this.c.runTimeoutMs;
+    const own = runner?.timeoutFor?.(check);
+    const timeoutMs = typeof own === 'number' && Number.isFinite(own) && own > 0 ? Math.min(own, longest) : longest;
     const attempts: Attempt[] = [];
     const places = this.retryPlaces(forRun);
     let location = spec.location;

@@ -46,6 +46,9 @@ export const SuiteFilesSchema = v.pipe(
     const configs = paths.filter((p) => /(^|\/)playwright\.config\.[cm]?[jt]s$/.test(p));
     for (const config of configs) if (!isSuiteConfigFile(config)) addIssue({ message: 'a Playwright config must be at the suite\'s root', path: at(config) });
     if (configs.length > 1) addIssue({ message: 'must hold at most one playwright.config' });
+    // A file's path cannot also be a folder of another file's path.
+    const folders = new Set(paths.flatMap((p) => p.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+    for (const path of paths) if (folders.has(path)) addIssue({ message: 'is a file and also a folder of other files', path: at(path) });
   }),
 );
 export type SuiteFiles = v.InferOutput<typeof SuiteFilesSchema>;

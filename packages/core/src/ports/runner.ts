@@ -99,6 +99,12 @@ export interface Runner {
    */
   readonly timeoutMs?: number;
   /**
+   * Time limit of one attempt of this check, where it depends on the check (a Playwright suite's
+   * own globalTimeout): at most `timeoutMs`, which still bounds the lease of every run. Retries
+   * are planned with it, so a short suite can be retried inside a lease that a long one could not.
+   */
+  timeoutFor?(check: unknown): number;
+  /**
    * Most runs of this type at once in one process (a browser runner: its pooled browsers). The
    * engine holds further runs back until one ends, before their time limit starts, so that a burst
    * of due runs waits its turn instead of timing out inside the runner. Without it only the

@@ -8,10 +8,11 @@ export interface FailedSuiteTest {
 }
 
 const text = (x: unknown): string | null => (typeof x === 'string' ? x : null);
-const FAILED = new Set(['failed', 'timedOut']);
+// A test the suite's globalTimeout stopped (`interrupted`) did not pass either.
+const FAILED = new Set(['failed', 'timedOut', 'interrupted']);
 
 /**
- * The failed tests of a PLAYWRIGHT run's `details.tests` (each `{ title, file, suitePath, project,
+ * The failed tests (failed, timed out, or interrupted by the suite's time limit) of a PLAYWRIGHT run's `details.tests` (each `{ title, file, suitePath, project,
  * status, error }`), read defensively: the details are what a runner wrote. Tests that passed,
  * were skipped or were flaky (passed on a retry) are not failures.
  */
@@ -26,7 +27,7 @@ export function failedSuiteTests(details: unknown): FailedSuiteTest[] {
     const file = text(t.file) ?? '';
     const suitePath = Array.isArray(t.suitePath) ? t.suitePath.filter((s): s is string => typeof s === 'string') : [];
     const where = [file, ...suitePath, title].filter((s) => s !== '').join(' › ');
-    const error = text(t.error) ?? (t.status === 'timedOut' ? 'the test timed out' : 'the test failed');
+    const error = text(t.error) ?? (t.status === 'timedOut' ? 'the test timed out' : t.status === 'interrupted' ? 'the suite\'s time ran out during the test' : 'the test failed');
     out.push({ error: `${where}: ${error}`, pwtMetadata: { projectName: text(t.project) ?? '', testFile: file, testTitle: title, suitePath } });
   }
   return out;
