@@ -3,7 +3,8 @@
  * `request` of a multi-step script: an API request context in the spirit of Playwright's
  * APIRequestContext, on Node's global fetch (whose connections go through the target fence when
  * the host has a target policy). Each call sends one request, follows redirects itself (so that
- * it can count them and keep credentials with their origin), reads the whole body up to the
+ * it can count them and keep credentials with their origin: every header it scrubs as a
+ * credential is left out of a hop to another origin), reads the whole body up to the
  * runner's maxResponseBytes and times the exchange: firstByte (headers received), download (body
  * read), total. Every request is reported to the host (`onRequest`), and the credentials it sends
  * (`onCredentials`) before it is sent, so that the host scrubs them from what the run records.
@@ -21,6 +22,13 @@ class RequestError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * Headers whose values are credentials, as the host scrubs them (core's isCredentialHeader):
+ * Authorization, Proxy-Authorization, Cookie, Set-Cookie and any name containing token, key or
+ * secret. None of them goes on to another origin on a redirect.
+ */
+const isCredentialHeader = (name) => ['authorization', 'proxy-authorization', 'cookie', 'set-cookie'].includes(name) || /token|key|secret/.test(name);
 
 const round = (ms) => Math.round(ms * 100) / 100;
 const isPlainData = (data) => data !== null && typeof data === 'object' && !Buffer.isBuffer(data) && !(data instanceof Uint8Array) && !(data instanceof ArrayBuffer);
@@ -169,7 +177,7 @@ function createRequestContext({ maxResponseBytes, userAgent, onRequest, onCreden
         const toGet = (response.status === 303 && currentMethod !== 'HEAD') || ((response.status === 301 || response.status === 302) && currentMethod === 'POST');
         const sameOrigin = next.origin === current.origin;
         currentHeaders = Object.fromEntries(Object.entries(currentHeaders).filter(([name]) => !(toGet && (name === 'content-type' || name === 'content-length'))
-          && (sameOrigin || !['authorization', 'proxy-authorization', 'cookie'].includes(name))));
+          && (sameOrigin || !isCredentialHeader(name))));
         if (toGet) {
           currentMethod = 'GET';
           body = undefined;

@@ -87,7 +87,7 @@ async function step(nameGiven, fn) {
 }
 
 function markDegraded(reason) {
-  send({ type: 'degraded', reason: reason === undefined || reason === null ? 'The script marked the run as degraded' : String(reason).slice(0, 1_000) });
+  send({ type: 'degraded', reason: reason === undefined || reason === null ? 'The script marked the run as degraded' : String(reason).slice(0, 1_000 + 16 * 1024) });
 }
 
 async function run(job) {

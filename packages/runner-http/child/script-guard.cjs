@@ -2,7 +2,7 @@
 /*
  * What every script process of this package does to its own process before a script runs (the
  * setup/teardown worker and the multi-step worker): console output goes to the host over the IPC
- * channel, the ways to signal a process, load native code or end the process are gone, and a
+ * channel, the ways to signal a process, renice one, load native code or end the process are gone, and a
  * script's `require` gives Node's own modules only, without those the host withholds. It loads
  * Node's own modules only, so it ships as is beside the unbundled worker and is bundled into the
  * built multi-step worker.
@@ -43,6 +43,15 @@ function guardProcess(who) {
   process.abort = () => {
     throw new Error(`${who} may not end its process (process.abort() was called)`);
   };
+  // os.setPriority reaches any process of the same user too (the host's, by process.ppid), and the
+  // permission model does not cover it either.
+  const os = nodeRequire('node:os');
+  for (const name of ['setPriority', 'getPriority']) {
+    const refused = () => {
+      throw new Error(`${who} may not read or change a process's priority (os.${name}() was called)`);
+    };
+    Object.defineProperty(os, name, { value: refused, writable: false, configurable: false });
+  }
 }
 
 /** `require` in a script: Node's own modules, but not those the host withholds; `whom` names the scripts in refusals. */

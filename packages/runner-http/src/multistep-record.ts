@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { headerCredentials } from './request.js';
-import type { ScriptError, ScriptLine } from './script-process.js';
+import { textOf, type ScriptError, type ScriptLine } from './script-process.js';
 
 // What a multi-step run records, from the messages its process sends as it goes: a process that
 // is killed mid-step (its time limit, memory, an abort) leaves what it did until then.
@@ -14,12 +14,24 @@ export const PHASED_STEPS = 20;
 const MAX_LOG_LINES = 200;
 const MAX_LINE_CHARS = 2_000;
 const MAX_TEXT = 2_000;
+/** Characters of a step's name kept in the result. */
+export const MAX_NAME = 200;
+/** Characters of an assertion's message kept in the result. */
+const MAX_ASSERTION = 1_000;
 /**
- * Credential values kept to scrub, and the longest: far more than a script sends. A script that
- * sends more, or longer ones, through process.send itself is only hiding its own values.
+ * Texts are kept as they arrive up to their limit and this much more, and cut to their limit only
+ * once every secret is known and scrubbed: a secret at the cut is scrubbed whole before it.
+ */
+export const CUT_MARGIN = 16 * 1024;
+/**
+ * Credential values kept to scrub: at most this many, each at most MAX_CREDENTIAL_CHARS long and
+ * MAX_CREDENTIALS_CHARS in all, far more than a script sends. A script that sends more, or longer
+ * ones, through process.send itself is only hiding its own values; the bound keeps scrubbing its
+ * run quick.
  */
 const MAX_CREDENTIALS = 1_000;
 const MAX_CREDENTIAL_CHARS = 16 * 1024;
+export const MAX_CREDENTIALS_CHARS = 64 * 1024;
 
 export interface RequestRecord {
   method: string;
@@ -56,10 +68,10 @@ export interface FailedAssertion {
   record: AssertionRecord;
 }
 
-const text = (value: unknown, most = MAX_TEXT): string => {
-  const s = String(value ?? '');
-  return s.length > most ? `${s.slice(0, most)}…` : s;
-};
+/** A value as it arrived, as text (strings and numbers only), kept up to `most` and CUT_MARGIN more. */
+const text = (value: unknown, most = MAX_TEXT): string => textOf(value, most + CUT_MARGIN);
+/** Text cut to `most` characters: call it on scrubbed text only. */
+export const cut = (s: string, most: number): string => (s.length > most ? `${s.slice(0, most)}…` : s);
 const ms = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value * 100) / 100 : 0);
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 
@@ -79,7 +91,7 @@ function requestOf(raw: unknown): RequestRecord {
 
 function assertionOf(raw: unknown): AssertionRecord {
   const r = isObject(raw) ? raw : {};
-  return { matcher: text(r.matcher, 200), soft: r.soft === true, passed: r.passed === true, message: typeof r.message === 'string' ? text(r.message) : null };
+  return { matcher: text(r.matcher, 200), soft: r.soft === true, passed: r.passed === true, message: typeof r.message === 'string' ? text(r.message, MAX_ASSERTION) : null };
 }
 
 /** Collects a run's steps, requests, assertions, logs and credentials from its process's messages. */
@@ -96,6 +108,7 @@ export class StepRecorder {
   private droppedLines = 0;
   /** Values the script sent as credentials (headers, a URL's password) and the cookies set: scrubbed. */
   readonly credentials: string[] = [];
+  private credentialChars = 0;
   degradedReason: string | null = null;
   firstFailedAssertion: FailedAssertion | null = null;
   failedAssertions = 0;
@@ -111,13 +124,13 @@ export class StepRecorder {
       this.droppedLines += 1;
       return;
     }
-    this.logs.push({ ...line, text: line.text.slice(0, 64 * 1024), at: Math.round(this.now()) });
+    this.logs.push({ ...line, text: line.text.slice(0, MAX_LINE_CHARS + CUT_MARGIN), at: Math.round(this.now()) });
   };
 
   onMessage = (m: Record<string, unknown>): void => {
     switch (m.type) {
       case 'step-start': {
-        const name = text(m.name, 200);
+        const name = text(m.name, MAX_NAME);
         this.counts.steps += 1;
         const record: StepRecord | null = this.counts.steps <= MAX_STEPS
           ? { name, status: 'passed', startMs: Math.round(this.now()), durationMs: 0, requests: [], assertions: [], error: null }
@@ -148,14 +161,17 @@ export class StepRecorder {
         break;
       }
       case 'degraded':
-        this.degradedReason = text(m.reason, 1_000);
+        this.degradedReason = typeof m.reason === 'string' ? text(m.reason, 1_000) : 'The script marked the run as degraded';
         break;
       case 'credentials': {
-        const headers = Array.isArray(m.headers) ? m.headers.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2).map(([k, v]) => [String(k), String(v)] as const) : [];
-        const values = Array.isArray(m.values) ? m.values.map(String) : [];
+        const isText = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_CREDENTIAL_CHARS;
+        const headers = Array.isArray(m.headers) ? m.headers.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2 && isText(p[0]) && isText(p[1])) : [];
+        const values = Array.isArray(m.values) ? m.values.filter(isText) : [];
         for (const value of [...headerCredentials(headers), ...values]) {
           if (this.credentials.length >= MAX_CREDENTIALS) break;
-          if (value.length <= MAX_CREDENTIAL_CHARS && !this.credentials.includes(value)) this.credentials.push(value);
+          if (value.length > MAX_CREDENTIAL_CHARS || this.credentialChars + value.length > MAX_CREDENTIALS_CHARS || this.credentials.includes(value)) continue;
+          this.credentials.push(value);
+          this.credentialChars += value.length;
         }
         break;
       }
@@ -194,7 +210,9 @@ export class StepRecorder {
    * Each step run takes the first declared step of its name; those declared after the last one
    * taken are the steps the failure kept from running.
    */
-  addNotRun(declared: readonly string[]): void {
+  addNotRun(declaredNames: readonly string[]): void {
+    // Cut as the names that ran were on arrival, so that a long name matches itself.
+    const declared = declaredNames.map((name) => text(name, MAX_NAME));
     const taken = new Array<boolean>(declared.length).fill(false);
     let last = -1;
     for (const step of this.steps) {
@@ -216,8 +234,28 @@ export class StepRecorder {
     return out;
   }
 
-  details(): Record<string, unknown> {
-    const logs = this.logs.map((l) => ({ ...l, text: l.text.length > MAX_LINE_CHARS ? `${l.text.slice(0, MAX_LINE_CHARS)}…` : l.text }));
+  /**
+   * The records for the result: each text scrubbed (`scrub`, with every secret the run knows) and
+   * only then cut to its limit, so that no part of a secret survives a cut.
+   */
+  details(scrub: (text: string) => string): Record<string, unknown> {
+    const clean = (t: string, most: number) => cut(scrub(t), most);
+    const request = (r: RequestRecord): RequestRecord => ({
+      ...r,
+      method: clean(r.method, 16),
+      url: clean(r.url, MAX_TEXT),
+      statusText: r.statusText === null ? null : clean(r.statusText, 200),
+      error: r.error === null ? null : clean(r.error, MAX_TEXT),
+    });
+    const assertion = (a: AssertionRecord): AssertionRecord => ({ ...a, matcher: clean(a.matcher, 200), message: a.message === null ? null : clean(a.message, MAX_ASSERTION) });
+    const steps = this.steps.map((s) => ({
+      ...s,
+      name: clean(s.name, MAX_NAME),
+      error: s.error === null ? null : clean(s.error, MAX_TEXT),
+      requests: s.requests.map(request),
+      assertions: s.assertions.map(assertion),
+    }));
+    const logs = this.logs.map((l) => ({ ...l, text: clean(l.text, MAX_LINE_CHARS) }));
     if (this.droppedLines > 0) logs.push({ source: 'script', level: 'warn', text: `${this.droppedLines} more line(s) were not kept`, at: Math.round(this.now()) });
     const dropped = {
       steps: Math.max(0, this.counts.steps - MAX_STEPS),
@@ -225,10 +263,10 @@ export class StepRecorder {
       assertions: Math.max(0, this.counts.assertions - MAX_ASSERTIONS),
     };
     return {
-      steps: this.steps,
-      requests: this.requests,
-      assertions: this.assertions,
-      degradedReason: this.degradedReason,
+      steps,
+      requests: this.requests.map(request),
+      assertions: this.assertions.map(assertion),
+      degradedReason: this.degradedReason === null ? null : clean(this.degradedReason, 1_000),
       logs,
       ...(dropped.steps + dropped.requests + dropped.assertions > 0 ? { notRecorded: dropped } : {}),
     };
@@ -238,10 +276,11 @@ export class StepRecorder {
 function errorOf(e: Record<string, unknown>): ScriptError {
   return {
     name: typeof e.name === 'string' ? text(e.name, 100) : 'Error',
-    message: typeof e.message === 'string' ? text(e.message) : 'The step failed',
+    // Bounded as the supervisor bounds the error that ends the script, so that the two compare equal.
+    message: typeof e.message === 'string' ? textOf(e.message) : 'The step failed',
     stack: typeof e.stack === 'string' ? text(e.stack, 8_000) : '',
     assertion: e.assertion === true,
-    label: typeof e.label === 'string' ? e.label : null,
+    label: typeof e.label === 'string' ? text(e.label, MAX_NAME) : null,
     code: typeof e.code === 'string' ? text(e.code, 64) : null,
   };
 }

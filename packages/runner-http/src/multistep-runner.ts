@@ -1,11 +1,11 @@
 import {
-  applyShouldFail, isDegradedRun, isOverMaxResponseTime, positiveOption, RUNNERS, runChecked, runResult, scrubDeep,
+  applyShouldFail, isDegradedRun, isOverMaxResponseTime, positiveOption, RUNNERS, runChecked, runResult, scrubDeep, scrubSecrets,
   type MultiStepCheck, type PluginRegistry, type Runner, type RunJob, type RunResult,
 } from '@vigil/core';
 import { performance } from 'node:perf_hooks';
-import { StepRecorder } from './multistep-record.js';
+import { cut, StepRecorder } from './multistep-record.js';
 import { declaredSteps, MULTI_STEP_FILENAME, multiStepWorker, validateMultiStepCheck } from './multistep-script.js';
-import { multiStepFailure } from './multistep-verdict.js';
+import { MAX_ERROR_MESSAGE, multiStepFailure } from './multistep-verdict.js';
 import { runScriptProcess, type ScriptWorker } from './script-process.js';
 import type { RefusedConnection } from './script-targets.js';
 
@@ -68,8 +68,13 @@ export function multiStepRunner(options: MultiStepRunnerOptions = {}): MultiStep
         log: recorder.log, onMessage: recorder.onMessage, targets: policy ? { policy, refused: (r) => refused.push(r) } : null,
       },
     );
+    // Every secret is known now: the job's, the credentials the script sent and the cookies it was
+    // given. What the run recorded is scrubbed of them before any of it is cut to its limit.
+    const secrets = [...job.secrets, ...recorder.credentials];
+    const scrub = (text: string) => scrubSecrets(text, secrets, true);
     // The message names the run's limit; the process is stopped a little before it, to be gone in time.
-    const failure = multiStepFailure(outcome, recorder, refused, { limitMs: runMs, memoryLimitMb: settings.scriptMemoryLimitMb });
+    const found = multiStepFailure(outcome, recorder, refused, { limitMs: runMs, memoryLimitMb: settings.scriptMemoryLimitMb, scrub });
+    const failure = found && { ...found, message: cut(scrub(found.message), MAX_ERROR_MESSAGE) };
     if (failure?.stopped) recorder.addNotRun(declaredSteps(check.script));
 
     const wallMs = outcome.kind === 'done' && typeof outcome.report.wallMs === 'number' ? outcome.report.wallMs : performance.now() - started;
@@ -82,10 +87,12 @@ export function multiStepRunner(options: MultiStepRunnerOptions = {}): MultiStep
       phases: recorder.phases(responseTime),
       errorMessage: failure?.message ?? null,
       failureKind: failure?.kind ?? null,
-      details: { ...recorder.details(), ...(failure?.details ?? {}) },
+      details: { ...recorder.details(scrub), ...(failure?.details ?? {}) },
     });
-    // A refused target tells nothing about the target: shouldFail leaves it, as it leaves an abort.
-    if (!failure?.refused) result = applyShouldFail(result, check.shouldFail, signal);
+    // shouldFail expects the target to fail the script's assertions: it inverts a passed run and one
+    // failed by an assertion, and leaves every other failure failing (no answer, a timeout, an error
+    // of the script, its memory, a refused target), as API checks do.
+    if (failure === null || failure.kind === 'ASSERTION') result = applyShouldFail(result, check.shouldFail, signal);
     if (isOverMaxResponseTime(responseTime, check.maxResponseTime)) {
       const failing = result.hasFailures || result.hasErrors;
       result = {
@@ -99,13 +106,13 @@ export function multiStepRunner(options: MultiStepRunnerOptions = {}): MultiStep
     const passing = !result.hasFailures && !result.hasErrors;
     const slow = isDegradedRun(result, check);
     if (passing && (recorder.degradedReason !== null || slow)) {
-      const reason = recorder.degradedReason ?? `The steps took ${responseTime} ms, over the check's degradedResponseTime of ${check.degradedResponseTime} ms`;
+      const reason = recorder.degradedReason !== null ? cut(scrub(recorder.degradedReason), 1_000) : `The steps took ${responseTime} ms, over the check's degradedResponseTime of ${check.degradedResponseTime} ms`;
       result = { ...result, isDegraded: true, details: { ...result.details, degradedReason: reason } };
     } else if (!passing) {
       result = { ...result, isDegraded: false };
     }
-    // The credentials the script sent and the cookies it was given, known only now, besides the job's secrets.
-    return scrubDeep(result, [...job.secrets, ...recorder.credentials]);
+    // Whatever else the result holds (the same scrubber: its forms are made once).
+    return scrubDeep(result, secrets);
   }
 
   return {

@@ -38,17 +38,39 @@ export function validateMultiStepCheck(check: unknown): void {
   if (problem) throw new ValidationError([{ path: 'script', message: problem }]);
 }
 
+/** The characters of JavaScript's simple string escapes. */
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0', "'": "'", '"': '"', '`': '`', '\\': '\\' };
+
+/** A string literal's body as JavaScript reads it, or null for an escape this does not read (octal, a line continuation). */
+function unescape(raw: string): string | null {
+  let failed = false;
+  const out = raw.replace(/\\(u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|[\s\S])/g, (_m, what: string, braced?: string, u4?: string, x2?: string) => {
+    const hex = braced ?? u4 ?? x2;
+    if (hex !== undefined) {
+      const code = Number.parseInt(hex, 16);
+      if (code > 0x10ffff) failed = true;
+      return failed ? '' : String.fromCodePoint(code);
+    }
+    const known = ESCAPES[what];
+    if (known === undefined) failed = true;
+    return known ?? '';
+  });
+  return failed ? null : out;
+}
+
 /**
- * The names of the steps the source declares, in order: the string literal that is the first
- * argument of each `step(` call ('...', "..." or a template without `${`). A step whose name is
- * computed is known only once it runs. A simple scan: a call in a comment counts too.
+ * The names of the steps the source declares, in order: each `step(` call whose whole first
+ * argument is a string literal ('...', "..." or a template without `${`), read with JavaScript's
+ * escapes. A step whose name is computed (`step('item ' + i, ...)`) is known only once it runs,
+ * and one whose literal has an escape this does not read is left out. A simple scan: a call in a
+ * comment counts too.
  */
 export function declaredSteps(code: string): string[] {
   const out: string[] = [];
-  const pattern = /(?<![\w$.])step\s*\(\s*(?:'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)"|`((?:\\.|[^`\\$])*)`)/g;
+  const pattern = /(?<![\w$.])step\s*\(\s*(?:'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)"|`((?:\\.|[^`\\$])*)`)\s*,/g;
   for (const m of code.matchAll(pattern)) {
-    const raw = m[1] ?? m[2] ?? m[3] ?? '';
-    out.push(raw.replace(/\\(.)/g, '$1'));
+    const name = unescape(m[1] ?? m[2] ?? m[3] ?? '');
+    if (name !== null) out.push(name);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import type { FailureKind } from '@vigil/core';
 import { MULTI_STEP_FILENAME } from './multistep-script.js';
-import type { StepRecorder } from './multistep-record.js';
+import { cut, MAX_NAME, type StepRecorder } from './multistep-record.js';
 import type { ScriptError, ScriptOutcome } from './script-process.js';
 import type { RefusedConnection } from './script-targets.js';
 
@@ -21,6 +21,11 @@ const UNFINISHED = 'the script ended before this step did (is an `await` missing
 
 /** Longest assertion message kept in `errorMessage`. */
 const MAX_MESSAGE = 400;
+/** Longest `errorMessage` of a run: cut once its secrets are scrubbed. */
+export const MAX_ERROR_MESSAGE = 2_000;
+
+/** What a message is made of: scrubbed (every secret the run knows), then cut. */
+type Scrub = (text: string) => string;
 
 /** Request error codes that mean the target could not be reached or spoke no valid HTTP. */
 const NOT_NETWORK = new Set(['ETARGETPOLICY', 'ETOOMANYCONNECTIONS', 'ERESPONSETOOLARGE', 'EREDIRECT', 'EINVALIDURL', 'ETIMEDOUT', 'EREQUEST']);
@@ -28,6 +33,7 @@ const isNetwork = (code: string) => !NOT_NETWORK.has(code) && /^(E[A-Z_]+|UND_ER
 
 /** A matcher's message on one line: `expect(received).toBe(expected) … Expected: 200 Received: 401`, cut. */
 export function shortAssertion(message: string): string {
+  if (message.length > MAX_MESSAGE * 50) message = message.slice(0, MAX_MESSAGE * 50);
   const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const [first = '', ...rest] = lines;
   const head = first.replace(/\s*\/\/.*$/, '');
@@ -37,20 +43,24 @@ export function shortAssertion(message: string): string {
 
 const lineOf = (stack: string) => new RegExp(`${MULTI_STEP_FILENAME.replace('.', '\\.')}:(\\d+)`).exec(stack)?.[1] ?? null;
 
+/** A step's name for a message: scrubbed, then cut. */
+const named = (name: string, scrub: Scrub) => cut(scrub(name), MAX_NAME);
+
 /** A thrown error as a failure; `step` names the step it ended. */
-function thrownFailure(error: ScriptError, step: string | null): MultiStepFailure {
-  const where = step === null ? '' : `Step "${step}": `;
+function thrownFailure(error: ScriptError, step: string | null, scrub: Scrub): MultiStepFailure {
+  const where = step === null ? '' : `Step "${named(step, scrub)}": `;
   const line = lineOf(error.stack);
   const at = line ? ` (line ${line})` : '';
-  if (error.assertion) return { message: `${where}${shortAssertion(error.message)}${at}`, kind: 'ASSERTION', ours: false, stopped: true, refused: false };
+  const message = scrub(error.message);
+  if (error.assertion) return { message: `${where}${shortAssertion(message)}${at}`, kind: 'ASSERTION', ours: false, stopped: true, refused: false };
   const code = error.code ?? '';
-  const named = error.name && error.name !== 'Error' && error.name !== 'RequestError' ? `${error.name}: ` : '';
+  const type = error.name && error.name !== 'Error' && error.name !== 'RequestError' ? `${error.name}: ` : '';
   const kind: FailureKind = error.name === 'RequestError' && code === 'ETIMEDOUT' ? 'TIMEOUT' : error.name === 'RequestError' && isNetwork(code) ? 'NETWORK_ERROR' : 'OTHER';
-  return { message: `${where}${named}${error.message.split('\n')[0]}${at}`, kind, ours: false, stopped: true, refused: false };
+  return { message: `${where}${type}${cut(message.split('\n')[0]!, MAX_ERROR_MESSAGE)}${at}`, kind, ours: false, stopped: true, refused: false };
 }
 
 /** The step a process was stopped in, as words: ` (in step "Login")`. */
-const inStep = (name: string | null) => (name === null ? '' : ` (in step "${name}")`);
+const inStep = (name: string | null, scrub: Scrub) => (name === null ? '' : ` (in step "${named(name, scrub)}")`);
 
 /**
  * What failed a run, from how its process ended and what it recorded, or null when it passed:
@@ -62,8 +72,9 @@ export function multiStepFailure(
   outcome: ScriptOutcome,
   recorder: StepRecorder,
   refused: readonly RefusedConnection[],
-  context: { limitMs: number; memoryLimitMb: number },
+  context: { limitMs: number; memoryLimitMb: number; scrub: Scrub },
 ): MultiStepFailure | null {
+  const { scrub } = context;
   // A step still running when the process ended: failed, with what ended it. One left running by a
   // script that ended without awaiting it never finished its work either.
   const open = recorder.endOpenStep(
@@ -72,36 +83,36 @@ export function multiStepFailure(
   const [refusal] = refused;
   if (refusal) {
     return {
-      message: `${refusal.message}${refusal.label && refusal.label !== 'the script' ? ` (in ${refusal.label})` : ''}`,
+      message: `${refusal.message}${refusal.label && refusal.label !== 'the script' ? ` (in ${cut(scrub(refusal.label), MAX_NAME + 10)})` : ''}`,
       kind: 'OTHER',
       ours: false,
       stopped: outcome.kind !== 'done',
       refused: true,
-      details: { errorCode: 'ETARGETPOLICY', refusedTargets: refused.map(({ message: _, ...r }) => r) },
+      details: { errorCode: 'ETARGETPOLICY', refusedTargets: refused.map(({ message: _, ...r }) => ({ ...r, label: r.label === null ? null : cut(scrub(r.label), MAX_NAME + 10) })) },
     };
   }
   switch (outcome.kind) {
     case 'failed': {
       const last = recorder.lastFailedStep;
       const step = open ?? (last && last.error.message === outcome.error.message ? last.name : null);
-      return thrownFailure(outcome.error, step);
+      return thrownFailure(outcome.error, step, scrub);
     }
     case 'not-started':
       return { message: `The multi-step script could not run: ${outcome.message}`, kind: 'OTHER', ours: true, stopped: true, refused: false };
     case 'timeout':
     case 'aborted':
     case 'exited':
-      return { message: `${outcomeText(outcome, context)}${inStep(open)}`, kind: outcome.kind === 'exited' ? 'OTHER' : 'TIMEOUT', ours: false, stopped: true, refused: false };
+      return { message: `${outcomeText(outcome, context)}${inStep(open, scrub)}`, kind: outcome.kind === 'exited' ? 'OTHER' : 'TIMEOUT', ours: false, stopped: true, refused: false };
     case 'done':
-      if (open !== null) return { message: `Step "${open}": ${UNFINISHED}`, kind: 'OTHER', ours: false, stopped: false, refused: false };
+      if (open !== null) return { message: `Step "${named(open, scrub)}": ${UNFINISHED}`, kind: 'OTHER', ours: false, stopped: false, refused: false };
       break;
   }
-  if (recorder.failedStep) return { ...thrownFailure(recorder.failedStep.error, recorder.failedStep.name), stopped: false };
+  if (recorder.failedStep) return { ...thrownFailure(recorder.failedStep.error, recorder.failedStep.name, scrub), stopped: false };
   const soft = recorder.firstFailedAssertion;
   if (soft) {
     const more = recorder.failedAssertions > 1 ? ` (and ${recorder.failedAssertions - 1} more failed assertion${recorder.failedAssertions > 2 ? 's' : ''})` : '';
-    const where = soft.step === null ? '' : `Step "${soft.step}": `;
-    return { message: `${where}${shortAssertion(soft.record.message ?? `${soft.record.matcher} failed`)}${more}`, kind: 'ASSERTION', ours: false, stopped: false, refused: false };
+    const where = soft.step === null ? '' : `Step "${named(soft.step, scrub)}": `;
+    return { message: `${where}${shortAssertion(scrub(soft.record.message ?? `${soft.record.matcher} failed`))}${more}`, kind: 'ASSERTION', ours: false, stopped: false, refused: false };
   }
   return null;
 }

@@ -96,6 +96,16 @@ export type ScriptOutcome =
 const coreFenceOf = (workerFile: string) => realpathSync(createRequire(workerFile).resolve('@vigil/core/child/fence.cjs'));
 
 const TAIL_BYTES = 4096;
+/**
+ * Characters of a script's error message (and of a label) kept from its process: the run's
+ * message is cut to far less once secrets are scrubbed (so no part of one survives the cut), and
+ * a script that throws a 20 MB message has it cut here first.
+ */
+export const RAW_MESSAGE_CHARS = 16 * 1024;
+
+/** A value a process sent, as text: strings and numbers only (the script can call process.send itself, with any shape). */
+export const textOf = (value: unknown, most = RAW_MESSAGE_CHARS): string =>
+  (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '').slice(0, most);
 /** Longest a killed process may take to be reaped before its folder goes anyway. */
 const REAP_MS = 2_000;
 
@@ -113,7 +123,7 @@ export async function runScriptPhase(job: PhaseJob, limits: PhaseLimits): Promis
   return {
     kind: 'done',
     request: outcome.report.request ?? null,
-    env: env !== null && typeof env === 'object' ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)])) : {},
+    env: env !== null && typeof env === 'object' ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, textOf(v, Infinity)])) : {},
   };
 }
 
@@ -213,28 +223,37 @@ function supervise(child: ChildProcess, job: Record<string, unknown>, limits: Sc
 
     // A process that died under a send reports through its exit; the send itself is not an error.
     child.on('error', () => {});
-    child.on('message', (raw) => {
-      const m = raw as Record<string, unknown>;
-      if (m === null || typeof m !== 'object') return;
+    const onMessage = (m: Record<string, unknown>) => {
       if (m.type === 'ready' && !ready) {
         ready = true;
         const message = { type: 'run', ...job, withheld: [...WITHHELD_SCRIPT_MODULES], fenceTargets: Boolean(limits.targets), fenceKey: fenceKey.toString('hex') };
         if (child.connected) child.send(message, () => {});
       } else if (m.type === 'log') {
-        limits.log({ source: 'script', level: String(m.level), text: String(m.text) });
+        if (typeof m.text === 'string') limits.log({ source: 'script', level: LEVELS.has(m.level as string) ? (m.level as string) : 'info', text: m.text });
       } else if (m.type === 'target-check' && ready && targets) {
         // One lookup at a time and a bounded number per phase, so that a script cannot tie up the host's resolver.
         const answer = --checksLeft >= 0 ? () => answerTargetCheck(child, m, targets, label, fenceKey) : () => answerOverLimit(child, m, fenceKey);
-        answering = answering.then(answer, answer);
+        // A check that fails (a message of a shape the worker never sends) goes unanswered, and the next is answered.
+        answering = answering.then(answer, answer).catch(() => {});
       } else if (m.type === 'target-refused' && ready && targets) {
         recordLocalRefusal(m, targets, label);
       } else if (m.type === 'script' && typeof m.label === 'string') {
-        label = m.label;
+        label = m.label.slice(0, RAW_MESSAGE_CHARS);
       } else if (m.type === 'done' && ready) {
         if (m.ok === true) settle({ kind: 'done', report: m });
         else settle({ kind: 'failed', error: scriptError(m.error, label) });
       } else if (ready && !settled) {
         limits.onMessage?.(m);
+      }
+    };
+    child.on('message', (raw) => {
+      if (raw === null || typeof raw !== 'object') return;
+      // The script can call process.send itself: a message of a shape the worker never sends is
+      // ignored, whatever it holds, and never throws in the host.
+      try {
+        onMessage(raw as Record<string, unknown>);
+      } catch {
+        // Ignored.
       }
     });
     child.on('exit', (code, signal) => {
@@ -252,15 +271,17 @@ function supervise(child: ChildProcess, job: Record<string, unknown>, limits: Sc
   });
 }
 
+const LEVELS = new Set(['info', 'warn', 'error', 'debug']);
+
 /** What the process said about an error, checked: the script can call process.send itself. */
 function scriptError(raw: unknown, label: string | null): ScriptError {
   const e = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   return {
-    name: typeof e.name === 'string' ? e.name : 'Error',
-    message: typeof e.message === 'string' ? e.message : 'The script failed',
-    stack: typeof e.stack === 'string' ? e.stack : '',
+    name: typeof e.name === 'string' ? e.name.slice(0, 100) : 'Error',
+    message: typeof e.message === 'string' ? e.message.slice(0, RAW_MESSAGE_CHARS) : 'The script failed',
+    stack: typeof e.stack === 'string' ? e.stack.slice(0, RAW_MESSAGE_CHARS) : '',
     assertion: e.assertion === true,
-    label: typeof e.label === 'string' ? e.label : label,
+    label: typeof e.label === 'string' ? e.label.slice(0, RAW_MESSAGE_CHARS) : label,
     code: typeof e.code === 'string' ? e.code.slice(0, 64) : null,
   };
 }

@@ -38,7 +38,8 @@ const LOCAL_KINDS = new Map([
   ['direct connection', 'under a target policy, scripts connect through Node\'s sockets, which ask the policy first, not through a socket handle of their own'],
 ]);
 
-const text = (value: unknown, most = 300) => String(value ?? '').slice(0, most);
+/** A value the process sent, as text: strings and numbers only (the script can call process.send itself). */
+const text = (value: unknown, most = 300) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '').slice(0, most);
 
 /**
  * Answers a script process's `target-check`: looks the host up once, checks every address, and
@@ -47,7 +48,7 @@ const text = (value: unknown, most = 300) => String(value ?? '').slice(0, most);
  */
 export async function answerTargetCheck(child: ChildProcess, message: Record<string, unknown>, targets: PhaseTargets, label: string | null, key: Buffer): Promise<void> {
   const host = text(message.host, 255);
-  const port = Number(message.port) || 0;
+  const port = Number(text(message.port, 16)) || 0;
   const family = message.family === 4 || message.family === 6 ? message.family : 0;
   let answer: Record<string, unknown>;
   try {

@@ -19,6 +19,8 @@ import {
 /** Lines of script output a run keeps, and characters of each (cut after secrets are scrubbed). */
 const MAX_LOG_LINES = 200;
 const MAX_LINE_CHARS = 2_000;
+/** Characters of a setup's or teardown's failure message kept (cut after secrets are scrubbed). */
+const MAX_PHASE_MESSAGE = 2_000;
 /** A line longer than this is cut on arrival: far past what is kept, so a secret at the cut is past it too. */
 const RAW_LINE_CHARS = 64 * 1024;
 
@@ -94,8 +96,8 @@ export class ScriptedRun {
   /** Runs the setup on the request; answers the request to send, or why none is sent. */
   async setup(request: OutgoingRequest, limitMs: number): Promise<{ ok: true; request: OutgoingRequest } | { ok: false; failure: PhaseFailure }> {
     const { outcome, refusal, context } = await this.phase('setup', limitMs, scriptRequestOf(request), null);
-    if (refusal) return { ok: false, failure: refusal };
-    if (outcome.kind !== 'done') return { ok: false, failure: phaseFailure('setup', outcome, context) };
+    if (refusal) return { ok: false, failure: this.bounded(refusal) };
+    if (outcome.kind !== 'done') return { ok: false, failure: this.bounded(phaseFailure('setup', outcome, context)) };
     this.keep(secretsMadeBy(this.env, outcome.env, [...this.o.job.secrets, ...this.madeSecrets]));
     this.env = outcome.env;
     const changed = requestFromScript(outcome.request, request);
@@ -120,8 +122,13 @@ export class ScriptedRun {
       ? scriptResponseOf(exchanged.response, exchanged.text, exchanged.timings, exchanged.responseTime)
       : null;
     const { outcome, refusal, context } = await this.phase('teardown', limitMs, sentRequestOf(exchanged.request), response);
-    if (refusal) return refusal;
-    return outcome.kind === 'done' ? null : phaseFailure('teardown', outcome, context);
+    if (refusal) return this.bounded(refusal);
+    return outcome.kind === 'done' ? null : this.bounded(phaseFailure('teardown', outcome, context));
+  }
+
+  /** A phase's failure with its message scrubbed of every secret known so far and only then cut (a script may throw a message of megabytes). */
+  private bounded(failure: PhaseFailure): PhaseFailure {
+    return { ...failure, message: cut(scrubSecrets(failure.message, [...this.o.job.secrets, ...this.madeSecrets]), MAX_PHASE_MESSAGE) };
   }
 
   /**
@@ -137,7 +144,7 @@ export class ScriptedRun {
   }
 }
 
-const cut = (text: string) => (text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}…` : text);
+const cut = (text: string, most = MAX_LINE_CHARS) => (text.length > most ? `${text.slice(0, most)}…` : text);
 
 /** A result that also fails for a teardown: its message added after the run's own, its kind kept when the run already failed. */
 export function withFailure(result: RunResult, failure: PhaseFailure): RunResult {

@@ -94,7 +94,15 @@ export function scriptRequestOf(request: OutgoingRequest): ScriptRequest {
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-const values = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [String(v)]);
+/** A value the setup's process sent, as text; one whose shape JSON cannot turn into text (`{ toString: 1 }`) is empty. */
+const str = (v: unknown): string => {
+  try {
+    return String(v);
+  } catch {
+    return '';
+  }
+};
+const values = (v: unknown): string[] => (Array.isArray(v) ? v.map(str) : [str(v)]);
 
 /**
  * The request the setup left, checked as the check's own would be: a method Vigil sends, an
@@ -104,13 +112,13 @@ const values = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [St
 export function requestFromScript(value: unknown, previous: OutgoingRequest): { ok: true; request: OutgoingRequest } | { ok: false; message: string } {
   const bad = (message: string) => ({ ok: false as const, message: `Setup left a request that cannot be sent: ${message}` });
   if (!isObject(value)) return bad('`request` is not an object');
-  const method = String(value.method ?? '').toUpperCase();
-  if (!(HTTP_METHODS as readonly string[]).includes(method)) return bad(`request.method "${String(value.method)}" is not one of ${HTTP_METHODS.join(', ')}`);
+  const method = str(value.method ?? '').toUpperCase();
+  if (!(HTTP_METHODS as readonly string[]).includes(method)) return bad(`request.method "${str(value.method)}" is not one of ${HTTP_METHODS.join(', ')}`);
   let baseUrl: URL;
   try {
-    baseUrl = new URL(String(value.url ?? ''));
+    baseUrl = new URL(str(value.url ?? ''));
   } catch {
-    return bad(`request.url "${String(value.url)}" is not an absolute URL`);
+    return bad(`request.url "${str(value.url)}" is not an absolute URL`);
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') return bad(`request.url "${baseUrl.href}" is not an http:// or https:// URL`);
 
@@ -123,7 +131,7 @@ export function requestFromScript(value: unknown, previous: OutgoingRequest): { 
   }
   const queryParameters = Object.entries(isObject(value.queryParameters) ? value.queryParameters : {})
     .flatMap(([key, v]) => values(v).map((x) => ({ key, value: x })));
-  const body = method === 'HEAD' || value.body === null || value.body === undefined ? null : String(value.body);
+  const body = method === 'HEAD' || value.body === null || value.body === undefined ? null : str(value.body);
   return {
     ok: true,
     request: {

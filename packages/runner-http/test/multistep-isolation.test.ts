@@ -104,12 +104,14 @@ describe('multi-step scripts: secrets and isolation', () => {
 
   it("an endless loop is killed at the run's time limit, the step it was in failed and the next not run", async () => {
     const started = Date.now();
-    const result = await run(multiStepJob("await step('Spin', async () => { while (true) {} });\nawait step('After', async () => {});", {}, { timeoutMs: 1_500 }));
-    expect(Date.now() - started).toBeLessThan(4_000);
+    const result = await run(multiStepJob("await step('Spin', async () => { while (true) {} });\nawait step('After', async () => {});", {}, { timeoutMs: 3_000 }));
+    expect(Date.now() - started).toBeLessThan(6_000);
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'TIMEOUT' });
-    expect(result.errorMessage).toBe('The script did not finish within the run\'s time limit of 1500 ms and was stopped (in step "Spin")');
+    expect(result.errorMessage).toBe('The script did not finish within the run\'s time limit of 3000 ms and was stopped (in step "Spin")');
     expect(stepsOf(result.details).map((s) => [s.name, s.status])).toEqual([['Spin', 'failed'], ['After', 'not run']]);
-    expect(stepsOf(result.details)[0]!.durationMs).toBeGreaterThan(500);
+    // The step ran until the process was stopped: its time counts (how much depends on how long the worker took to start).
+    expect(stepsOf(result.details)[0]!.durationMs).toBeGreaterThan(0);
+    expect(result.responseTime).toBe(stepsOf(result.details)[0]!.durationMs);
   });
 
   it('a script that exhausts its memory fails its run', async () => {

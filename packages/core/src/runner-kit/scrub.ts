@@ -298,7 +298,7 @@ export function scrubSecrets(text: string, secrets: readonly string[], json = fa
 /** A copy of `value` with every string in it scrubbed (JSON-escaped forms too); numbers and booleans stay as they are. */
 export function scrubDeep<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
-  const scrub = secretScrubber(secrets, true);
+  const scrub = scrubberFor(secrets, true);
   const walk = (x: unknown): unknown => {
     if (typeof x === 'string') return scrub(x);
     if (Array.isArray(x)) return x.map(walk);
