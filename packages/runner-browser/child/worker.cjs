@@ -210,6 +210,13 @@ async function run(job) {
 for (const name of ['kill', '_kill', '_debugProcess', '_debugEnd', 'dlopen']) {
   Object.defineProperty(process, name, { value: undefined, writable: false, configurable: false });
 }
+// Nor a way to renice one: os.setPriority reaches any process of the same user (the host's, by process.ppid).
+for (const name of ['setPriority', 'getPriority']) {
+  const refused = () => {
+    throw new Error(`A check script may not read or change a process's priority (os.${name}() was called)`);
+  };
+  Object.defineProperty(require('node:os'), name, { value: refused, writable: false, configurable: false });
+}
 process.exit = (code) => {
   throw new Error(`A check script may not end its process (process.exit(${code === undefined ? '' : code}) was called)`);
 };
