@@ -35,7 +35,7 @@ export interface ParsedReport {
 
 interface JsonError { message?: string; stack?: string; value?: string }
 interface JsonResult { status?: string; duration?: number; error?: JsonError; errors?: JsonError[]; attachments?: { name?: string; contentType?: string; path?: string }[] }
-interface JsonTest { projectName?: string; status?: string; results?: JsonResult[] }
+interface JsonTest { projectName?: string; status?: string; expectedStatus?: string; results?: JsonResult[] }
 interface JsonSpec { title?: string; file?: string; tests?: JsonTest[] }
 interface JsonSuite { title?: string; file?: string; specs?: JsonSpec[]; suites?: JsonSuite[] }
 interface JsonReport { config?: { rootDir?: string }; suites?: JsonSuite[]; errors?: JsonError[]; stats?: { duration?: number } }
@@ -46,13 +46,20 @@ const ERROR_CHARACTERS = 2_000;
 
 /** The first lines of an error, without terminal colours, scrubbed of `secrets` before it is cut (no piece of one survives at the cut). */
 export function errorText(error: JsonError | undefined, secrets: readonly string[] = []): string | null {
-  const text = scrubSecrets((error?.message ?? error?.value ?? error?.stack ?? '').replace(ANSI, ''), secrets).trim();
+  // JSON-escaped forms too: Playwright prints a received string quoted, its `"` and `\` escaped.
+  const text = scrubSecrets((error?.message ?? error?.value ?? error?.stack ?? '').replace(ANSI, ''), secrets, true).trim();
   if (text === '') return null;
   return text.split('\n').slice(0, ERROR_LINES).join('\n').trimEnd().slice(0, ERROR_CHARACTERS);
 }
 
 function statusOf(test: JsonTest, last: JsonResult | undefined): SuiteTest['status'] {
   if (test.status === 'flaky') return 'flaky';
+  // Playwright calls a test the global timeout stopped `skipped`: it started (it has a result), it
+  // was not to be skipped (no test.skip(), expectedStatus is not `skipped`), yet its result is
+  // `skipped`, or `interrupted`.
+  const results = test.results ?? [];
+  if (results.some((r) => r.status === 'interrupted')) return 'interrupted';
+  if (test.expectedStatus !== 'skipped' && last?.status === 'skipped') return 'interrupted';
   if (test.status === 'skipped' || last?.status === 'skipped') return 'skipped';
   if (test.status === 'expected') return 'passed';
   switch (last?.status) {
