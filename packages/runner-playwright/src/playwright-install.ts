@@ -45,7 +45,7 @@ interface BrowserServerHandle {
   process(): { pid?: number; exitCode: number | null; signalCode: NodeJS.Signals | null; once(event: 'exit', fn: () => void): unknown };
 }
 interface ChromiumType {
-  launchServer(options: { executablePath: string; headless: boolean; args?: string[]; timeout?: number }): Promise<BrowserServerHandle>;
+  launchServer(options: { executablePath: string; headless: boolean; args?: string[]; timeout?: number; proxy?: { server: string } }): Promise<BrowserServerHandle>;
 }
 
 /** Playwright's `chromium` browser type (from `@playwright/test`), loaded on first use. */

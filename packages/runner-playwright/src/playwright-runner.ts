@@ -4,11 +4,9 @@ import {
   applyShouldFail,
   MAX_SUITE_TIMEOUT_MS,
   positiveOption,
-  RunArtifacts,
   RUNNERS,
   runChecked,
   runResult,
-  type ArtifactRecord,
   type ArtifactStore,
   type PlaywrightCheck,
   type PluginRegistry,
@@ -16,9 +14,12 @@ import {
   type RunJob,
   type RunResult,
 } from '@vigil/core';
-import { SharedBrowser } from './browser-server.js';
+import { storeArtifacts, type StoredArtifacts } from './artifact-files.js';
+import { AccountBrowsers, SharedBrowser, type LentBrowser } from './browser-server.js';
+import { killLeftovers } from './leftovers.js';
 import { playwrightInstall } from './playwright-install.js';
 import { parseReport, type ParsedReport } from './report.js';
+import { suiteEnvironment } from './suite-env.js';
 import { runSuiteProcess } from './suite-process.js';
 import { SuitePathError, writeSuiteFolder, type SuiteFolder } from './suite-folder.js';
 import { TargetProxy, type RefusedTarget } from './target-proxy.js';
@@ -37,8 +38,9 @@ export interface PlaywrightRunnerOptions {
   /** Most bytes of artifacts one run may store; a file past it is refused. Default 150 MB. */
   maxArtifactBytes?: number;
   /**
-   * Run every suite's tests in one Chromium that the runner keeps (Playwright's browser server:
-   * each test still gets a fresh context). Default true; false launches a Chromium per worker of each run.
+   * Run the suites of one account in one Chromium that the runner keeps for that account
+   * (Playwright's browser server: each test still gets a fresh context); runs of different accounts
+   * never share one. Default true; false launches a Chromium per worker of each run.
    */
   shareBrowser?: boolean;
 }
@@ -49,11 +51,11 @@ export interface PlaywrightRunner extends Runner {
   readonly timeoutMs: number;
   /** The version of `@playwright/test` the suites run with. */
   playwrightVersion(): string;
-  /** How many times the shared browser was started (once, unless it died). */
+  /** How many times an account's shared browser was started (once an account, unless it died or was closed). */
   browserLaunches(): number;
-  /** The shared browser's pid, while it runs. */
-  browserPid(): Promise<number | null>;
-  /** Ends the runs in progress and the shared browser. */
+  /** The pid of the browser the runs of `accountId` share, while it runs. */
+  browserPid(accountId: string): Promise<number | null>;
+  /** Ends the runs in progress and the shared browsers. */
   close(): Promise<void>;
 }
 
@@ -63,6 +65,11 @@ const GRACE_MS = 5_000;
 /** The engine's margin past the longest suite: the grace, starting, and storing the artifacts. */
 const RUN_MARGIN_MS = 60_000;
 const NO_STORE = 'Screenshots and traces are not kept: the runner has no artifact store (its artifacts option)';
+/** Accounts whose browsers run at once; a browser idle this long is closed. */
+const MAX_ACCOUNT_BROWSERS = 4;
+const BROWSER_IDLE_MS = 5 * 60_000;
+/** Playwright's JSON report past this size is not read (a test that printed hundreds of MB). */
+export const MAX_REPORT_BYTES = 20 * MB;
 
 function defaultExecutable(): string {
   return process.env.PUPPETEER_EXECUTABLE_PATH || '/usr/bin/chromium';
@@ -77,41 +84,18 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
   const executablePath = options.executablePath ?? defaultExecutable();
   const workers = Math.floor(positiveOption('playwrightRunner', 'workers', options.workers, 1));
   const maxArtifactBytes = positiveOption('playwrightRunner', 'maxArtifactBytes', options.maxArtifactBytes, 150 * MB);
-  const browser = options.shareBrowser === false ? null : new SharedBrowser(executablePath);
+  const browsers = options.shareBrowser === false ? null : new AccountBrowsers(executablePath, MAX_ACCOUNT_BROWSERS, BROWSER_IDLE_MS);
   const running = new Set<AbortController>();
   const inFlight = new Set<Promise<RunResult>>();
   let closed = false;
 
-  async function storeArtifacts(job: RunJob, check: PlaywrightCheck, report: ParsedReport, folder: SuiteFolder): Promise<{ errors: string[]; kept: boolean }> {
+  async function keepArtifacts(job: RunJob, check: PlaywrightCheck, report: ParsedReport, folder: SuiteFolder, signal: AbortSignal): Promise<StoredArtifacts> {
     if (report.attachments.length === 0) return { errors: [], kept: options.artifacts !== undefined };
     if (!options.artifacts) return { errors: [NO_STORE], kept: false };
-    const store = new RunArtifacts(options.artifacts, { accountId: job.accountId, checkId: check.id, runId: job.runId }, maxArtifactBytes);
-    const owned = new Map<ArtifactRecord, ArtifactRecord[]>();
-    for (const [i, a] of report.attachments.entries()) {
-      // Only files Playwright wrote in the run's output folder.
-      if (!a.path.startsWith(folder.outputDir + '/')) continue;
-      const ext = a.contentType === 'image/png' ? 'png' : a.contentType === 'application/zip' ? 'zip' : 'bin';
-      const name = `test-${i + 1}-${a.name}.${ext}`;
-      try {
-        const { size } = await stat(a.path);
-        if (size > maxArtifactBytes) {
-          store.errors.push(`${name} (${(size / MB).toFixed(1)} MB) was not stored: it is past the limit of ${(maxArtifactBytes / MB).toFixed(0)} MB`);
-          continue;
-        }
-        const before = store.records.length;
-        store.add({ name, contentType: a.contentType, data: await readFile(a.path) });
-        if (store.records.length > before) owned.set(store.records[store.records.length - 1]!, a.test.artifacts);
-      } catch (err) {
-        store.errors.push(`${name} was not read: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    await store.settle();
-    for (const [record, list] of owned) if (store.records.includes(record)) list.push(record);
-    return { errors: store.errors, kept: true };
+    return storeArtifacts({ store: options.artifacts, job, checkId: check.id, attachments: report.attachments, outputDir: folder.outputDir, maxBytes: maxArtifactBytes, signal });
   }
 
   async function runCheck(job: RunJob, check: PlaywrightCheck, signal: AbortSignal): Promise<RunResult> {
-    const started = Date.now();
     const install = playwrightInstall();
     const stop = new AbortController();
     running.add(stop);
@@ -119,21 +103,29 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
     const policy = job.targetPolicy?.refuseInternalAddresses ? job.targetPolicy : null;
     let proxy: TargetProxy | null = null;
     let folder: SuiteFolder | null = null;
+    let lent: LentBrowser | null = null;
+    let own: SharedBrowser | null = null;
     try {
       if (closed) return runResult({ hasErrors: true, errorMessage: 'The Playwright runner is closed', failureKind: 'OTHER' });
+      if (!existsSync(executablePath)) {
+        return runResult({ hasErrors: true, errorMessage: `The browser could not be started: there is no Chromium at ${executablePath} (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another)`, failureKind: 'OTHER' });
+      }
+      proxy = policy ? await TargetProxy.start() : null;
+      const proxyRun = proxy && policy ? proxy.beginRun(policy) : null;
       let wsEndpoint: string | null = null;
+      // Under a target policy the run has a browser of its own, launched with the policy's proxy (so
+      // that a context without a proxy of its own still goes through it); else its account's, shared.
+      lent = proxy ? null : (browsers?.lend(job.accountId) ?? null);
+      if (proxy || (browsers && !lent)) own = new SharedBrowser(executablePath, proxy ? proxy.url : null);
+      const browser = lent?.browser ?? own;
       if (browser) {
         try {
           wsEndpoint = await browser.endpoint();
         } catch (err) {
           return runResult({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
         }
-      } else if (!existsSync(executablePath)) {
-        return runResult({ hasErrors: true, errorMessage: `The browser could not be started: there is no Chromium at ${executablePath} (on Debian: apt-get install chromium; executablePath or PUPPETEER_EXECUTABLE_PATH names another)`, failureKind: 'OTHER' });
       }
       if (abort.aborted) return runResult({ hasFailures: true, errorMessage: 'The run was stopped before the suite started', failureKind: 'TIMEOUT' });
-      proxy = policy ? await TargetProxy.start() : null;
-      const proxyRun = proxy && policy ? proxy.beginRun(policy) : null;
       try {
         folder = await writeSuiteFolder(check.files, install.nodeModules, {
           globalTimeoutMs: check.globalTimeout,
@@ -151,16 +143,7 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
       for (const project of check.projects) args.push(`--project=${project}`);
       if (check.grep) args.push(`--grep=${check.grep}`);
       if (check.grepInvert) args.push(`--grep-invert=${check.grepInvert}`);
-      const env: Record<string, string> = {
-        ...job.environment,
-        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        HOME: folder.dir,
-        TMPDIR: folder.dir,
-        CI: '1',
-        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-        FORCE_COLOR: '0',
-      };
-      delete env.PLAYWRIGHT_BROWSERS_PATH;
+      const env = suiteEnvironment(job.environment, folder.dir);
       const outcome = await runSuiteProcess({
         cli: install.cli,
         dir: folder.dir,
@@ -177,12 +160,17 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
       let reportError: string | null = null;
       if (existsSync(folder.reportFile)) {
         try {
-          report = parseReport(await readFile(folder.reportFile, 'utf8'), folder.dir, job.secrets);
+          const { size } = await stat(folder.reportFile);
+          if (size > MAX_REPORT_BYTES) {
+            reportError = `Playwright's report (${(size / MB).toFixed(0)} MB) is past the limit of ${MAX_REPORT_BYTES / MB} MB and was not read: the suite's tests printed too much, or it ran too many tests`;
+          } else {
+            report = parseReport(await readFile(folder.reportFile, 'utf8'), folder.dir, job.secrets);
+          }
         } catch (err) {
           reportError = `Playwright's report could not be read: ${err instanceof Error ? err.message : String(err)}`;
         }
       }
-      const stored = report && outcome.end !== 'aborted' ? await storeArtifacts(job, check, report, folder) : { errors: [], kept: options.artifacts !== undefined };
+      const stored = report && outcome.end !== 'aborted' ? await keepArtifacts(job, check, report, folder, abort) : { errors: [], kept: options.artifacts !== undefined };
       const result = suiteVerdict({
         outcome,
         report,
@@ -192,14 +180,19 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
         artifactErrors: stored.errors,
         artifactsKept: stored.kept,
         secrets: job.secrets,
-        elapsedMs: Date.now() - started,
       });
       // A refused target or a stopped run tells nothing about whether the suite should have failed.
       return refused.length > 0 || outcome.end === 'aborted' ? result : applyShouldFail(result, check.shouldFail, signal);
     } finally {
       running.delete(stop);
+      lent?.release();
+      await own?.close().catch(() => {});
       proxy?.close();
-      await folder?.remove().catch(() => {});
+      if (folder) {
+        // What a test started outside the suite's process group (setsid, detached) goes before its folder.
+        await killLeftovers(folder.dir);
+        await folder.remove().catch(() => {});
+      }
     }
   }
 
@@ -214,14 +207,14 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
       return run;
     },
     playwrightVersion: () => playwrightInstall().version,
-    browserLaunches: () => browser?.launches ?? 0,
-    browserPid: async () => (browser ? browser.pid() : null),
+    browserLaunches: () => browsers?.launches ?? 0,
+    browserPid: async (accountId: string) => (browsers ? browsers.pid(accountId) : null),
     async close() {
       closed = true;
       // The runs in progress end (their suites killed) before the browser they use does.
       for (const stop of running) stop.abort();
       await Promise.allSettled([...inFlight]);
-      await browser?.close();
+      await browsers?.close();
     },
   };
 }

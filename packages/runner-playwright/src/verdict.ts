@@ -12,7 +12,18 @@ export interface VerdictInput {
   artifactErrors: string[];
   artifactsKept: boolean;
   secrets: readonly string[];
-  elapsedMs: number;
+}
+
+/** The most tests a result lists (the failing ones first to be kept); `details.testsOmitted` counts the rest. */
+export const MAX_LISTED_TESTS = 500;
+
+/** At most `MAX_LISTED_TESTS` of the tests, in their order: every failing one that fits, then the others. */
+function listedTests(tests: SuiteTest[]): SuiteTest[] {
+  if (tests.length <= MAX_LISTED_TESTS) return tests;
+  const kept = new Set<SuiteTest>();
+  for (const t of tests) if (kept.size < MAX_LISTED_TESTS && FAILING.has(t.status)) kept.add(t);
+  for (const t of tests) if (kept.size < MAX_LISTED_TESTS) kept.add(t);
+  return tests.filter((t) => kept.has(t));
 }
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -45,8 +56,10 @@ export function suiteVerdict(input: VerdictInput): RunResult {
   const count = (...statuses: SuiteTest['status'][]) => tests.filter((t) => statuses.includes(t.status)).length;
   const stats = { passed: count('passed'), failed: count('failed', 'timedOut', 'interrupted'), flaky: count('flaky'), skipped: count('skipped') };
   const globalTimedOut = outcome.end === 'limit' || (report?.errors.some((e) => GLOBAL_TIMEOUT.test(e)) ?? false);
+  const listed = listedTests(tests);
   const details: Record<string, unknown> = {
-    tests,
+    tests: listed,
+    ...(listed.length < tests.length ? { testsOmitted: tests.length - listed.length } : {}),
     stats,
     timedOut: globalTimedOut,
     projects: [...new Set(tests.map((t) => t.project))],
@@ -68,6 +81,7 @@ export function suiteVerdict(input: VerdictInput): RunResult {
   const firstFailing = tests.find((t) => FAILING.has(t.status));
   if (firstFailing) return fail('ASSERTION', failingTestMessage(firstFailing));
   const suiteError = report?.errors[0] ?? null;
+  if (!report && input.reportError) return fail('OTHER', input.reportError);
   if (tests.length === 0) {
     const said = suiteError ?? outputError(outcome.output, input.secrets);
     if (report && (suiteError === null || NO_TESTS.test(suiteError))) return fail('ASSERTION', 'No tests matched: the suite has no test that its projects, grep and grepInvert select');

@@ -58,7 +58,10 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'TIMEOUT', errorMessage: 'The suite ran past its globalTimeout of 10 s' });
     expect(result.details).toMatchObject({ timedOut: true });
     expect(elapsed).toBeGreaterThanOrEqual(10_000);
-    expect(elapsed).toBeLessThan(17_000);
+    // globalTimeout, Playwright's own ending, and a loaded CI machine.
+    expect(elapsed).toBeLessThan(20_000);
+    // Playwright calls the test it stopped `skipped`; the run says it was interrupted.
+    expect((result.details as { tests: { status: string }[] }).tests.map((t) => t.status)).toEqual(['interrupted']);
     const dir = reported.get(marker)!;
     expect(dir).toMatch(/vigil-playwright-/);
     expect(existsSync(dir)).toBe(false);
@@ -71,7 +74,7 @@ describe.skipIf(!HAS_CHROMIUM)('a suite past its limits', () => {
     const started = Date.now();
     const result = await runner.run(playwrightJob(sleeper(report, marker, true), { globalTimeout: 10_000 }), new AbortController().signal);
     expect(result).toMatchObject({ failureKind: 'TIMEOUT', errorMessage: 'The suite ran past its globalTimeout of 10 s' });
-    expect(Date.now() - started).toBeLessThan(17_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(processesWith(marker)).toEqual([]);
     expect(processesWith(reported.get(marker)!)).toEqual([]);
   }, 40_000);

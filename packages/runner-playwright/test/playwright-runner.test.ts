@@ -42,6 +42,10 @@ describe.skipIf(!HAS_CHROMIUM)('playwrightRunner', () => {
     expect(result).toMatchObject({ hasFailures: true, failureKind: 'ASSERTION' });
     expect(result.errorMessage).toMatch(/^No tests matched/);
     expect(testsOf(result.details)).toEqual([]);
+    // A project the config does not have is Playwright's own error, naming the projects it has.
+    const unknown = await runner.run(playwrightJob(PASSING, { projects: ['nope'] }), signal());
+    expect(unknown).toMatchObject({ hasFailures: true, failureKind: 'OTHER' });
+    expect(unknown.errorMessage).toMatch(/Project\(s\) "nope" not found/);
   }, 30_000);
 
   it('fails with Playwright\'s own error when the suite does not load', async () => {

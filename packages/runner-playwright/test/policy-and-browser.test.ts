@@ -55,13 +55,15 @@ describe.skipIf(!HAS_CHROMIUM)('Playwright runner: target policy and the shared 
     site.requests.length = 0;
     const files = {
       'policy.spec.ts': `${IMPORT}test('page', async ({ page }) => {\n  await page.goto('${site.url}/');\n});\ntest('request', async ({ request }) => {\n  await request.get('${site.url}/api');\n});\ntest('own context', async ({ browser }) => {\n  const context = await browser.newContext();\n  await (await context.newPage()).goto('${site.url}/own');\n});\n`,
+      // A context made over CDP has no proxy of its own: the browser's launch-level proxy holds it.
+      'cdp.spec.ts': `${IMPORT}test('cdp context', async ({ browser }) => {\n  const cdp = await browser.newBrowserCDPSession();\n  const { browserContextId } = await cdp.send('Target.createBrowserContext', {});\n  await cdp.send('Target.createTarget', { url: '${site.url}/cdp', browserContextId });\n  await new Promise((r) => setTimeout(r, 1_500));\n});\n`,
     };
     const result: RunResult = await runner.run(playwrightJob(files, {}, { targetPolicy: PUBLIC_ONLY_TARGET_POLICY }), signal());
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, failureKind: 'OTHER' });
     expect(result.errorMessage).toMatch(/^The target policy refused 127\.0\.0\.1/);
     expect(result.details).toMatchObject({ errorCode: 'ETARGETPOLICY' });
     expect((result.details!.refusedTargets as RefusedTarget[]).map((r) => r.address)).toEqual(['127.0.0.1']);
-    expect(testsOf(result.details).map((t) => t.status)).toEqual(['failed', 'failed', 'failed']);
+    expect(testsOf(result.details).map((t) => [t.title, t.status])).toEqual([['cdp context', 'passed'], ['page', 'failed'], ['request', 'failed'], ['own context', 'failed']]);
     expect(site.requests).toEqual([]);
     // The same suite without the policy reaches the site.
     const open = await runner.run(playwrightJob({ 'policy.spec.ts': files['policy.spec.ts'].replace('/api', '/').replace('/own', '/') }), signal());
@@ -69,32 +71,40 @@ describe.skipIf(!HAS_CHROMIUM)('Playwright runner: target policy and the shared 
     expect(site.requests.filter((path) => path !== '/favicon.ico')).toEqual(['/', '/', '/']);
   }, 60_000);
 
-  it('runs suites one after the other in one shared browser, and starts another when it died', async () => {
+  it('runs the suites of one account in one shared browser, of another account in another, and starts one again when it died', async () => {
     const suite = { 'a.spec.ts': `${IMPORT}test('shop', async ({ page, browser }) => {\n  await page.goto('${site.url}/');\n  await expect(page).toHaveTitle('Shop');\n  expect(browser.contexts()).toHaveLength(1);\n});\n` };
     const first = await runner.run(playwrightJob(suite), signal());
     expect(first.hasFailures).toBe(false);
-    const pid = await runner.browserPid();
+    const pid = await runner.browserPid('account-1');
     expect(pid).not.toBeNull();
     const launches = runner.browserLaunches();
     const second = await runner.run(playwrightJob(suite), signal());
     expect(second.hasFailures).toBe(false);
-    expect(await runner.browserPid()).toBe(pid);
+    expect(await runner.browserPid('account-1')).toBe(pid);
     expect(runner.browserLaunches()).toBe(launches);
+    // Another account's runs never share that browser.
+    const other = await runner.run(playwrightJob(suite, {}, { accountId: 'account-2' }), signal());
+    expect(other.hasFailures).toBe(false);
+    const otherPid = await runner.browserPid('account-2');
+    expect(otherPid).not.toBeNull();
+    expect(otherPid).not.toBe(pid);
+    expect(runner.browserLaunches()).toBe(launches + 1);
+    expect(browserProcesses()).toEqual(expect.arrayContaining([pid, otherPid]));
     // The one Chromium is the shared one: the runs started none of their own.
     expect(browserProcesses()).toContain(pid);
     process.kill(pid!, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
     const third = await runner.run(playwrightJob(suite), signal());
     expect(third.hasFailures).toBe(false);
-    expect(runner.browserLaunches()).toBe(launches + 1);
-    expect(await runner.browserPid()).not.toBe(pid);
+    expect(runner.browserLaunches()).toBe(launches + 2);
+    expect(await runner.browserPid('account-1')).not.toBe(pid);
   }, 60_000);
 
   it('ends the runs in progress and its browser on close', async () => {
     const own = playwrightRunner({ executablePath: CHROMIUM });
     const result = await own.run(playwrightJob({ 'a.spec.ts': `${IMPORT}test('x', async ({ page }) => { await page.setContent('<p>x</p>'); });\n` }), signal());
     expect(result.hasFailures).toBe(false);
-    const pid = (await own.browserPid())!;
+    const pid = (await own.browserPid('account-1'))!;
     expect(browserProcesses()).toContain(pid);
     const sleeping = own.run(playwrightJob({ 'a.spec.ts': `${IMPORT}test('waits', async ({ page }) => {\n  await page.setContent('<p>x</p>');\n  await new Promise((r) => setTimeout(r, 600_000));\n});\n` }), signal());
     await new Promise((r) => setTimeout(r, 2_000));
