@@ -199,6 +199,12 @@ export function playwrightRunner(options: PlaywrightRunnerOptions = {}): Playwri
   return {
     checkType: PLAYWRIGHT_CHECK_TYPE,
     timeoutMs: MAX_SUITE_TIMEOUT_MS + RUN_MARGIN_MS,
+    // One suite's attempt: its own globalTimeout and the margin, so that the engine can plan a
+    // retry of a short suite inside the lease that the longest one needs.
+    timeoutFor: (check: unknown) => {
+      const own = (check as { globalTimeout?: unknown } | null)?.globalTimeout;
+      return typeof own === 'number' && own > 0 ? Math.min(own, MAX_SUITE_TIMEOUT_MS) + RUN_MARGIN_MS : MAX_SUITE_TIMEOUT_MS + RUN_MARGIN_MS;
+    },
     validate: validatePlaywrightCheck,
     run(job: RunJob, signal: AbortSignal): Promise<RunResult> {
       const run = runChecked('Playwright runner', PLAYWRIGHT_CHECK_TYPE, job, (check) => runCheck(job, check, signal));

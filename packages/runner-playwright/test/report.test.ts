@@ -33,3 +33,15 @@ describe('errorText', () => {
     expect(text).toContain('Received: "********"');
   });
 });
+
+describe('the time limit of one suite', () => {
+  it('is the suite\'s own globalTimeout and a minute for starting and storing, never past the longest suite\'s', async () => {
+    const { playwrightRunner } = await import('../src/index.js');
+    const runner = playwrightRunner();
+    expect(runner.timeoutMs).toBe(660_000);
+    expect(runner.timeoutFor!({ globalTimeout: 30_000 })).toBe(90_000);
+    expect(runner.timeoutFor!({ globalTimeout: 900_000 })).toBe(660_000);
+    expect(runner.timeoutFor!({})).toBe(660_000);
+    await runner.close!();
+  });
+});
