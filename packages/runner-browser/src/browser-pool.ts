@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import type { Chromium } from './chromium.js';
 import { PageRecorder } from './page-recorder.js';
 import { ScriptProcess, type ScriptProcessOptions } from './script-process.js';
-import type { TargetProxy } from './target-proxy.js';
+import type { TargetProxy } from '@vigil/core';
 
 /** A pooled browser and, when the pool is fenced by a target policy, the proxy all its traffic goes through. */
 export interface PooledChromium extends Chromium {

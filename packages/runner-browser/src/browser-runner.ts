@@ -24,6 +24,9 @@ import {
   type RuntimeId,
   type TargetPolicy,
   type TargetPolicyOptions,
+  TargetProxy,
+  type ProxyRun,
+  type RefusedTarget,
 } from '@vigil/core';
 import { BrowserPool, type Lease } from './browser-pool.js';
 import { localRequire, scriptWorker } from './child-files.js';
@@ -32,7 +35,6 @@ import { CodeCache } from './code-cache.js';
 import { failureScreenshot, withTimeout } from './failure-screenshot.js';
 import { runPolicy, scriptRefusal } from './run-policy.js';
 import type { ScriptLog, ScriptOutcome } from './script-process.js';
-import { TargetProxy, type ProxyRun, type RefusedTarget } from './target-proxy.js';
 import { judge, type Verdict } from './verdict.js';
 import { normalize, SCRIPT_PARAMETERS, validateBrowserCheck } from './validate.js';
 

@@ -12,4 +12,5 @@ export { defaultChromium } from './chromium.js';
 export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from '@vigil/core';
 export { cumulativeLayoutShift, type ConsoleEntry, type FailedRequest, type NavigationVitals } from './page-recorder.js';
 export { validateBrowserCheck } from './validate.js';
-export type { ProxyConnectionError, RefusedTarget } from './target-proxy.js';
+// The target proxy is core's (the runner kit), shared with the Playwright runner.
+export type { ProxyConnectionError, RefusedTarget } from '@vigil/core';

@@ -1,5 +1,4 @@
-import type { RunJob, TargetPolicy } from '@vigil/core';
-import type { RefusedTarget } from './target-proxy.js';
+import type { RunJob, TargetPolicy, RefusedTarget } from '@vigil/core';
 
 /** The policy a run is held to: the job's and the runner's, an address either refuses refused. Null when neither refuses anything. */
 export function runPolicy(job: RunJob, own: TargetPolicy | null): TargetPolicy | null {

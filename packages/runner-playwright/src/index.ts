@@ -8,6 +8,6 @@ export {
 } from './playwright-runner.js';
 export type { SuiteTest } from './report.js';
 export { validatePlaywrightCheck } from './validate.js';
-export type { RefusedTarget } from './target-proxy.js';
+export type { RefusedTarget } from '@vigil/core';
 // The artifact store is core's (the runner kit), shared with the other runners that keep files of a run.
 export { directoryArtifacts, type ArtifactFile, type ArtifactKey, type ArtifactRecord, type ArtifactStore } from '@vigil/core';

@@ -13,6 +13,8 @@ import {
   type Runner,
   type RunJob,
   type RunResult,
+  TargetProxy,
+  type RefusedTarget,
 } from '@vigil/core';
 import { storeArtifacts, type StoredArtifacts } from './artifact-files.js';
 import { AccountBrowsers, SharedBrowser, type LentBrowser } from './browser-server.js';
@@ -22,7 +24,6 @@ import { parseReport, type ParsedReport } from './report.js';
 import { suiteEnvironment } from './suite-env.js';
 import { runSuiteProcess } from './suite-process.js';
 import { SuitePathError, writeSuiteFolder, type SuiteFolder } from './suite-folder.js';
-import { TargetProxy, type RefusedTarget } from './target-proxy.js';
 import { suiteVerdict } from './verdict.js';
 import { validatePlaywrightCheck } from './validate.js';
 

@@ -1,7 +1,6 @@
-import { runResult, scrubSecrets, type RunResult } from '@vigil/core';
+import { runResult, scrubSecrets, type RunResult, type RefusedTarget } from '@vigil/core';
 import type { ParsedReport, SuiteTest } from './report.js';
 import type { SuiteProcessOutcome } from './suite-process.js';
-import type { RefusedTarget } from './target-proxy.js';
 
 export interface VerdictInput {
   outcome: SuiteProcessOutcome;

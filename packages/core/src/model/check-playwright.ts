@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isSafeRelativePath, recordEntries, responseEntries, typeEntries } from './check-common.js';
 import { CodeSchema } from './primitives.js';
-import { EnvironmentVariablesSchema, integerBetween, modelObject, updateEntries } from './shared.js';
+import { compiles, EnvironmentVariablesSchema, integerBetween, modelObject, updateEntries } from './shared.js';
 
 /** The most files a Playwright check suite holds. */
 export const MAX_SUITE_FILES = 50;
@@ -58,14 +58,6 @@ const NameListSchema = v.pipe(
   v.maxLength(20, 'must hold at most 20 names'),
 );
 
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
 const GrepSchema = v.optional(
   v.nullable(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'), v.check(compiles, 'must be a valid regular expression'))),
   null,

@@ -235,7 +235,8 @@ export const API_ASSERTION_COMPARISONS = [
 export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const;
 export const API_ASSERTION_SOURCES = ['STATUS_CODE', 'TEXT_BODY', 'JSON_BODY', 'HEADERS', 'RESPONSE_TIME'] as const;
 
-function compiles(pattern: string): boolean {
+/** Whether a pattern is a valid JavaScript regular expression. */
+export function compiles(pattern: string): boolean {
   try {
     new RegExp(pattern);
     return true;

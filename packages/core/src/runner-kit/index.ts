@@ -46,4 +46,5 @@ export {
   type TargetPolicySetting,
   type TargetRefusal,
 } from './target-policy.js';
+export { ProxyRun, TargetProxy, type ProxyConnectionError, type RefusedTarget } from './target-proxy.js';
 export { lookupChecked, systemLookupAll, type CheckedTarget, type LookupAllFunction, type ResolvedAddress } from './target-lookup.js';

@@ -251,10 +251,7 @@ const CHECKS: Record<keyof FuzzContext['checks'], (ctx: FuzzContext) => Body> = 
       'tests/home.spec.ts': "import { expect, test } from '@playwright/test';\ntest('home', async ({ page }) => { await page.goto('https://example.com/'); });\n",
       'tests/fixtures/user.json': '{"name":"ops"}',
     },
-    projects: ['chromium'],
-    grep: '@smoke',
-    grepInvert: '@slow',
-    globalTimeout: 60_000,
+    projects: ['chromium'], grep: '@smoke', grepInvert: '@slow', globalTimeout: 60_000,
     environmentVariables: [{ key: 'BASE_URL', value: 'https://example.com/' }],
   }),
   icmp: (ctx) => ({

@@ -1,11 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
-import { targetRefusalMessage, type TargetPolicy } from '@vigil/core';
+import { systemLookupAll, type LookupAllFunction } from './target-lookup.js';
+import { targetRefusalMessage, type TargetPolicy } from './target-policy.js';
 
-/** Every address of a name, for the target policy to check them all. */
-export type LookupAllFunction = (hostname: string) => Promise<{ address: string; family: number }[]>;
-
-export const systemLookupAll: LookupAllFunction = (hostname) => dnsLookup(hostname, { all: true });
+// A local SOCKS5 proxy that holds a browser's traffic to the target policy: the browser runner's
+// pooled browsers and the Playwright runner's suites send every connection through one.
 
 /** A connection the target policy refused: where the run's pages (or its script) tried to go, and why not. */
 export interface RefusedTarget {
@@ -233,7 +231,7 @@ export class TargetProxy {
     try {
       const literal = net.isIP(host);
       // Every address of a name is checked, so a name with one internal address among public ones is refused.
-      const found = literal ? [{ address: host, family: literal }] : await this.lookup(host);
+      const found = literal ? [{ address: host, family: literal }] : await this.lookup(host, 0);
       if (found.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       for (const f of found) {
         const refusal = run.policy.checkAddress(f.address);
