@@ -49,6 +49,7 @@ import {
 import { servesLocation } from '../src/testing/memory-queues.js';
 import { aggregateValues, percentileCont, sampleStddev } from '../src/rules/result-aggregates.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
+import { copy } from '../src/testing/memory-table.js';
 import { storageSuite } from '../src/testing/storage-suite.js';
 
 const A = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
@@ -105,6 +106,37 @@ describe('memoryStorage', () => {
     const [claimed] = await s.outbox.claim(new Date(message.nextAttemptAt), 1, 1000, 'me');
     claimed!.payload.checkName = 'changed again';
     expect((await s.outbox.pending())[0]?.payload.checkName).toBe('TCP check');
+  });
+
+  it('copies dates, bytes and nested arrays as values, and shares nothing that can change', async () => {
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    const bytes = new Uint8Array([1, 2, 3]);
+    const row = { id: 'r1', when: at, bytes, nested: [[1], { list: [2] }], text: 'words', gone: undefined };
+    const copied = copy(row);
+    expect(copied).toEqual(row);
+    expect(copied.when).toBeInstanceOf(Date);
+    expect(copied.when).not.toBe(at);
+    expect(copied.bytes).not.toBe(bytes);
+    expect(copied.nested[0]).not.toBe(row.nested[0]);
+    expect('gone' in copied).toBe(true);
+    at.setTime(0);
+    bytes[0] = 9;
+    (row.nested[1] as { list: number[] }).list.push(3);
+    expect(copied.when.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    expect([...copied.bytes]).toEqual([1, 2, 3]);
+    expect(copied.nested[1]).toEqual({ list: [2] });
+  });
+
+  it('scans checks in id order page by page, with inserts and deletes between the pages', async () => {
+    const s = memoryStorage();
+    const ids = ['c', 'a', 'e', 'b', 'd'];
+    for (const id of ids) await s.checks.insert(A, tcpCheckFixture({ id }));
+    expect((await s.checks.scan(null, 2)).map((c) => c.id)).toEqual(['a', 'b']);
+    await s.checks.insert(A, tcpCheckFixture({ id: 'bb' }));
+    await s.checks.delete(A, 'c');
+    expect((await s.checks.scan('b', 2)).map((c) => c.id)).toEqual(['bb', 'd']);
+    expect((await s.checks.scan('d', 5)).map((c) => c.id)).toEqual(['e']);
+    expect(await s.checks.scan('e', 5)).toEqual([]);
   });
 
   it('counts numeric ids per table from 1', async () => {

@@ -73,7 +73,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
         leaseOwner: current?.leaseOwner ?? null,
         leaseUntil: current?.leaseUntil ?? null,
       };
-      table.put(key, row);
+      table.keep(key, row);
       index(key, row);
     },
     async ensure(entries) {
@@ -82,7 +82,7 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
         const key = scheduleKey(entry);
         if (table.peek(key)) continue;
         const row = { ...entryOf(entry), leaseOwner: null, leaseUntil: null };
-        table.put(key, row);
+        table.keep(key, row);
         index(key, row);
         added++;
       }
