@@ -32,8 +32,8 @@ export function servesLocation(serves: ServedLocations, location: string): boole
 const leaseFree = (row: { leaseUntil: string | null }, now: number) =>
   row.leaseUntil === null || time(row.leaseUntil) <= now;
 
-/** An entry's identity: its kind, check, location and (for a session's run) sequence. */
-const scheduleKey = (e: ScheduleEntry) => JSON.stringify([e.kind, e.checkId, e.location, e.session?.sequenceId ?? '']);
+/** An entry's identity: its kind, check, location and (for a session's run) sequence, joined by a character no id holds. */
+const scheduleKey = (e: ScheduleEntry) => `${e.kind}\u0000${e.checkId}\u0000${e.location}\u0000${e.session?.sequenceId ?? ''}`;
 
 /** The entry of a row, as the port answers it (no lease fields, no absent session). */
 const entryOf = (row: ScheduleEntry): ScheduleEntry => ({
