@@ -15,10 +15,28 @@ const vm = require('node:vm');
 const assert = require('node:assert');
 const util = require('node:util');
 
-const puppeteer = require('puppeteer-core');
+// puppeteer-core's browser half: its API and DevTools protocol client, all that connecting to the
+// browser it is handed needs. Its main module evaluates the Node launchers as well (Chrome's and
+// Firefox's, @puppeteer/browsers, the screen recorder), about a third of its load time in every
+// process; they are loaded only when a script requires puppeteer itself (`fullPuppeteer`).
+const { Puppeteer } = require('puppeteer-core/internal/common/Puppeteer.js');
+const { environment } = require('puppeteer-core/internal/environment.js');
 const { expect } = require('expect');
 const { hideSecrets } = require('./mask.cjs');
 const { installNetworkFence } = require('./network-fence.cjs');
+
+// What puppeteer-core's main module gives its browser half, so that page.pdf({ path }) and such work
+// without it; the screen recorder comes with the whole module.
+environment.value = {
+  fs,
+  path,
+  get ScreenRecorder() {
+    return fullPuppeteer().ScreenRecorder;
+  },
+};
+const puppeteer = new Puppeteer({ isPuppeteerCore: true });
+/** puppeteer-core as a whole, launchers included: what `require('puppeteer')` in a script gets (scoped). */
+const fullPuppeteer = () => require('puppeteer-core');
 
 // Set by load-worker.cjs, taken before any script runs.
 const codeCache = globalThis.__vigilCodeCache || null;
@@ -96,7 +114,7 @@ function scopedBrowser(real, context) {
 
 /** `require('puppeteer')` in a script: launch and connect hand back the run's browser. */
 function scopedPuppeteer(shim) {
-  const entry = new Proxy(puppeteer, {
+  const entry = new Proxy(fullPuppeteer(), {
     get(target, prop) {
       if (prop === 'launch' || prop === 'connect') return async () => shim;
       if (prop === 'default') return entry;
@@ -161,11 +179,13 @@ const runDir = process.cwd();
 
 function scriptRequire(scriptFile, shim) {
   const local = Module.createRequire(scriptFile);
-  const scoped = scopedPuppeteer(shim);
+  let scoped = null;
   const load = Module._load;
   // Dependency files that require puppeteer get the same scoped browser as the script.
   Module._load = function vigilLoad(request, parent, isMain) {
-    if (request === 'puppeteer' || request === 'puppeteer-core') return scoped;
+    // The worker's own require of puppeteer-core (fullPuppeteer, run from the sources) gets the module itself.
+    const own = parent && parent.filename === __filename;
+    if ((request === 'puppeteer' || request === 'puppeteer-core') && !own) return (scoped ??= scopedPuppeteer(shim));
     if (request === 'expect') return { expect };
     const name = bareName(request);
     if (WITHHELD.has(name) && (!parent || !parent.filename || parent.filename.startsWith(runDir))) {

@@ -1,5 +1,5 @@
 import { scrubSecrets } from '@vigil/core';
-import type { BrowserContext, CDPSession, Page, Target } from 'puppeteer-core';
+import type { BrowserContext, CDPEvents, CDPSession, Page, Target } from 'puppeteer-core';
 
 /** Web vitals of one navigation of a page's main frame, in milliseconds (CLS has no unit). */
 export interface NavigationVitals {
@@ -81,6 +81,8 @@ export class PageRecorder {
   readonly failedRequests: FailedRequest[] = [];
   private readonly navigations: Navigation[] = [];
   private readonly sessions: CDPSession[] = [];
+  /** What stop() undoes: the listeners put on the pages' sessions, and the sessions of the recorder's own. */
+  private readonly undo: (() => void)[] = [];
   private readonly pages = new Set<Page>();
   /** Expiry (epoch ms) of the certificate the browser was served for the watched domain. */
   certificateValidTo: number | null = null;
@@ -122,7 +124,7 @@ export class PageRecorder {
 
   stop(): void {
     this.context.off('targetcreated', this.onTarget);
-    for (const s of this.sessions) void s.detach().catch(() => {});
+    for (const undo of this.undo.splice(0)) undo();
   }
 
   private push<T>(list: T[], entry: T) {
@@ -142,15 +144,23 @@ export class PageRecorder {
       }
     });
     try {
-      const session = await page.createCDPSession();
+      // The page's own session, where puppeteer has Page, Network, Runtime and Log enabled already:
+      // a session of the recorder's own would have Chromium send every event of the page twice.
+      const own = pageSession(page);
+      const session = own ?? await page.createCDPSession();
+      if (!own) this.undo.push(() => void session.detach().catch(() => {}));
       this.sessions.push(session);
-      await this.vitals(session);
+      await this.vitals(session, own !== null);
     } catch {
       // A page closed as it opened has no vitals to give.
     }
   }
 
-  private async vitals(session: CDPSession): Promise<void> {
+  private async vitals(session: CDPSession, enabled: boolean): Promise<void> {
+    const on = <E extends keyof CDPEvents>(event: E, listener: (e: CDPEvents[E]) => void) => {
+      session.on(event, listener);
+      this.undo.push(() => session.off(event, listener));
+    };
     const { frameTree } = await session.send('Page.getFrameTree');
     const mainFrame = frameTree.frame.id;
     const byLoader = new Map<string, Navigation>();
@@ -158,7 +168,7 @@ export class PageRecorder {
     const navs: Navigation[] = [];
     const current = (wallMs: number) => navs.findLast((nav) => nav.startWall <= wallMs) ?? null;
 
-    session.on('Network.requestWillBeSent', (e) => {
+    on('Network.requestWillBeSent', (e) => {
       if (e.type !== 'Document' || e.frameId !== mainFrame || e.requestId !== e.loaderId) return;
       const seen = byLoader.get(e.loaderId);
       if (seen) {
@@ -173,7 +183,7 @@ export class PageRecorder {
       navs.push(nav);
       this.push(this.navigations, nav);
     });
-    session.on('Network.responseReceived', (e) => {
+    on('Network.responseReceived', (e) => {
       const details = e.response.securityDetails;
       if (details && this.sslDomain && safeHost(e.response.url) === this.sslDomain.toLowerCase()) {
         this.certificateValidTo = details.validTo * 1000;
@@ -187,22 +197,22 @@ export class PageRecorder {
         nav.ttfb = ms((timing.requestTime - nav.startTs) * 1000 + headers);
       }
     });
-    session.on('Page.lifecycleEvent', (e) => {
+    on('Page.lifecycleEvent', (e) => {
       if (e.frameId !== mainFrame || e.name !== 'firstContentfulPaint') return;
       const nav = byLoader.get(e.loaderId);
       if (nav && nav.fcp === null) nav.fcp = ms((e.timestamp - nav.startTs) * 1000);
     });
     // Console messages are read here rather than through puppeteer's page events, which drop a
     // message whose execution context puppeteer has not registered yet.
-    session.on('Runtime.consoleAPICalled', (e) => {
+    on('Runtime.consoleAPICalled', (e) => {
       const text = e.args.map(remoteText).join(' ');
       this.push(this.console, { type: consoleType(e.type), text: this.clip(text), url: locationUrl(e.stackTrace?.callFrames[0]?.url) });
     });
-    session.on('Log.entryAdded', ({ entry }) => {
+    on('Log.entryAdded', ({ entry }) => {
       if (entry.source === 'worker') return;
       this.push(this.console, { type: consoleType(entry.level), text: this.clip(entry.text), url: locationUrl(entry.url) });
     });
-    session.on('PerformanceTimeline.timelineEventAdded', ({ event }) => {
+    on('PerformanceTimeline.timelineEventAdded', ({ event }) => {
       if (event.frameId !== mainFrame) return;
       const at = event.time * 1000;
       const nav = current(at);
@@ -215,6 +225,11 @@ export class PageRecorder {
       }
     });
 
+    // On the page's own session only what puppeteer does not enable itself.
+    if (enabled) {
+      await session.send('PerformanceTimeline.enable', { eventTypes: ['largest-contentful-paint', 'layout-shift'] });
+      return;
+    }
     await Promise.all([
       session.send('Page.enable'),
       session.send('Page.setLifecycleEventsEnabled', { enabled: true }),
@@ -237,6 +252,12 @@ export class PageRecorder {
       CLS: n.fcp === null && n.shifts.length === 0 ? null : cumulativeLayoutShift(n.shifts),
     }));
   }
+}
+
+/** The DevTools session puppeteer drives `page` through (its internal `_client()`), or null in a puppeteer without it. */
+function pageSession(page: Page): CDPSession | null {
+  const client = (page as unknown as { _client?: () => CDPSession })._client;
+  return typeof client === 'function' ? client.call(page) : null;
 }
 
 /** A console argument as text: its value, or the description DevTools shows for an object. */

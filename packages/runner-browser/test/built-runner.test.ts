@@ -55,6 +55,17 @@ expect(await own.pages()).toHaveLength(1);`,
       job: { environment: { CUSTOMER: 'Ada' } },
     }), signal());
     expect(result.errorMessage).toBeNull();
+    // The bundle connects with puppeteer's browser half and loads the rest when a script asks for
+    // it: puppeteer's Node exports are there, and a file path given to page.pdf is written.
+    const whole = await runner.run(browserJob({
+      script: `await page.goto('${site.url}/');
+await page.pdf({ path: 'page.pdf' });
+expect(require('node:fs').readFileSync('page.pdf').subarray(0, 5).toString()).toBe('%PDF-');
+const puppeteer = require('puppeteer');
+expect(puppeteer.KnownDevices['iPhone 13'].viewport.width).toBe(390);
+expect(typeof puppeteer.executablePath).toBe('function');`,
+    }), signal());
+    expect(whole.errorMessage).toBeNull();
     const exited = await runner.run(browserJob({ script: 'process.exit(0);' }), signal());
     expect(exited.errorMessage).toContain('may not end its process');
   });
