@@ -13,7 +13,7 @@
 // Each Chromium build here is measured: Debian's chromium, and its headless shell where installed.
 import { once } from 'node:events';
 import http from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { browserCheckFixture, runJobFixture } from '@vigil/core/testing';
 
@@ -61,6 +61,41 @@ async function passingRun(runner, url) {
   return result;
 }
 
+/**
+ * CPU time (ms) of this process and every process under it, running or ended (Linux: /proc), or
+ * null elsewhere. On a shared machine the CPU a run costs is steadier than runs per minute, which
+ * other work on the machine lowers: back to back the runs are bound by CPU, so the share of the
+ * ceiling is also printed as Chromium alone's CPU per run over the pool's.
+ */
+function cpuOfTree() {
+  if (process.platform !== 'linux') return null;
+  const tick = 10; // ms: Linux reports USER_HZ = 100
+  const all = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Own user and system time, and that of its children it has waited for.
+      all.push({ pid: Number(name), ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * tick });
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  const children = new Map();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  let total = 0;
+  const walk = (pid) => {
+    for (const child of children.get(pid) ?? []) {
+      total += child.cpu;
+      walk(child.pid);
+    }
+  };
+  total += all.find((p) => p.pid === process.pid)?.cpu ?? 0;
+  walk(process.pid);
+  return total;
+}
+
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 
 /** Runs checks with POOL in flight for ROUND_MS; answers runs per minute and the overheads seen. */
@@ -68,6 +103,7 @@ async function measure(runner, url) {
   for (let i = 0; i < POOL; i++) await passingRun(runner, url); // warm up
   const overheads = [];
   let count = 0;
+  const cpuBefore = cpuOfTree();
   const started = performance.now();
   const until = started + ROUND_MS;
   await Promise.all(Array.from({ length: POOL }, async () => {
@@ -79,6 +115,7 @@ async function measure(runner, url) {
     }
   }));
   const perMinute = count / ((performance.now() - started) / 60_000);
+  const cpuPerRun = cpuBefore === null ? null : (cpuOfTree() - cpuBefore) / count;
   const spaced = [];
   for (let i = 0; i < SPACED_RUNS; i++) {
     await new Promise((resolve) => setTimeout(resolve, SPACED_GAP_MS));
@@ -87,7 +124,7 @@ async function measure(runner, url) {
     spaced.push(performance.now() - t - result.responseTime);
   }
   await runner.close();
-  return { perMinute, count, p50: quantile(overheads, 0.5), p95: quantile(overheads, 0.95), spaced: quantile(spaced, 0.5) };
+  return { perMinute, count, cpuPerRun, p50: quantile(overheads, 0.5), p95: quantile(overheads, 0.95), spaced: quantile(spaced, 0.5) };
 }
 
 /**
@@ -110,6 +147,7 @@ async function measureChromiumAlone(executablePath, url) {
   };
   for (const browser of browsers) await once(browser); // warm up
   let count = 0;
+  const cpuBefore = cpuOfTree();
   const started = performance.now();
   const until = started + ROUND_MS;
   await Promise.all(browsers.map(async (browser) => {
@@ -119,8 +157,9 @@ async function measureChromiumAlone(executablePath, url) {
     }
   }));
   const perMinute = count / ((performance.now() - started) / 60_000);
+  const cpuPerRun = cpuBefore === null ? null : (cpuOfTree() - cpuBefore) / count;
   await Promise.all(browsers.map((browser) => browser.close()));
-  return { perMinute, count };
+  return { perMinute, count, cpuPerRun };
 }
 
 async function main() {
@@ -141,6 +180,15 @@ async function main() {
     row('launch a browser per run', baseline);
     row('pool (vigil)', pooled);
     console.log(`${'chromium alone (ceiling)'.padEnd(24)}  ${f(alone.perMinute).padStart(8)}   ${String(alone.count).padStart(4)}`);
+    // The share of the ceiling the pool reaches, against its goal: 0.9 with the whole browser, 0.7 with
+    // the headless shell, whose contexts are so cheap that the script's own process weighs more.
+    const goal = executablePath === HEADLESS_SHELL && HEADLESS_SHELL !== CHROMIUM ? 0.7 : 0.9;
+    const share = pooled.perMinute / alone.perMinute;
+    console.log(`share of the ceiling reached (pool / chromium alone): ${share.toFixed(2)}; goal >= ${goal}: ${share >= goal ? 'met' : 'NOT met'}`);
+    if (pooled.cpuPerRun !== null && alone.cpuPerRun !== null) {
+      const cpuShare = alone.cpuPerRun / pooled.cpuPerRun;
+      console.log(`CPU per run, all processes (ms): pool ${f(pooled.cpuPerRun)}, chromium alone ${f(alone.cpuPerRun)}; share of the ceiling by CPU: ${cpuShare.toFixed(2)}; goal >= ${goal}: ${cpuShare >= goal ? 'met' : 'NOT met'}`);
+    }
     console.log(`ratio pool/baseline: ${(pooled.perMinute / baseline.perMinute).toFixed(2)}x runs/min back to back (ceiling: chromium alone/baseline ${(alone.perMinute / baseline.perMinute).toFixed(2)}x); overhead p50 ${f(pooled.p50)} ms back to back, ${f(pooled.spaced)} ms spaced (baseline ${f(baseline.spaced)} ms); target < 300 ms`);
   }
   server.close();
