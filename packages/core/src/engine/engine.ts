@@ -22,6 +22,7 @@ import { RetentionJob } from './retention-job.js';
 import { RunPipeline, type PipelineServices } from './run-pipeline.js';
 import { CANCELLED, STOPPING } from './run-spec.js';
 import { admitSessions, giveBackSessions } from './session-admission.js';
+import { SharedTimers } from './shared-timers.js';
 
 export interface EngineServices extends PipelineServices {
   serves: ServedLocations;
@@ -61,6 +62,8 @@ export class Engine implements SessionLauncher {
   /** Running jobs that wait for their runner's turn: they hold no engine slot meanwhile. */
   private waitingForRunner = 0;
   private readonly handlers: JobHandlers;
+  /** The jobs' lease watches: one timer for all the jobs of a claim. */
+  private readonly watches: SharedTimers;
 
   constructor(
     private readonly services: EngineServices,
@@ -78,6 +81,7 @@ export class Engine implements SessionLauncher {
     this.meter = engineInstruments(services.deps.metrics);
     this.jobs = new ClaimedJobs(services.deps, this.meter);
     this.handlers = new JobHandlers(services.deps, this.pipeline, this.retention);
+    this.watches = new SharedTimers(services.deps.clock);
   }
 
   get state(): EngineState {
@@ -337,7 +341,7 @@ export class Engine implements SessionLauncher {
     // re-arms (a session's sequence ends), rather than being run by two processes at once.
     let cancelWatch: Cancel = () => {};
     const watch = new Promise<never>((_, reject) => {
-      cancelWatch = this.deps.clock.setTimer(new Date(takeover - 500), () => {
+      cancelWatch = this.watches.at(takeover - 500, () => {
         const err = new Error(`it did not finish within its lease of ${Math.round(this.o.leaseMs / 1000)} s`);
         controller.abort(err);
         reject(err);
