@@ -12,6 +12,7 @@ import {
 } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
+import { outboxWrites } from './outbox-writes.js';
 import type { TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
@@ -192,19 +193,14 @@ export function outbox(ctx: TableContext): Outbox {
           if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
           const ids = ((await heads) as { id: string }[]).map((r) => r.id);
           if (ids.length === 0) return [];
-          await trx(table).whereIn('id', ids).update({ lease_owner: owner, lease_until_ms: until });
-          return (await undelivered(trx(table).whereIn('id', ids))).map(fromRow);
+          const rows = (await trx(table).whereIn('id', ids).update({ lease_owner: owner, lease_until_ms: until }).returning('*')) as Row[];
+          // Oldest first, as the heads were picked.
+          const order = new Map(ids.map((id, i) => [id, i]));
+          return rows.sort((a, b) => order.get(String(a.id))! - order.get(String(b.id))!).map(fromRow);
         });
       }),
-    markDelivered: (id, owner, at) =>
-      run(async () => Number(await ctx.knex(table).where({ id, lease_owner: owner }).whereNull('delivered_ms').update({ delivered_ms: at.getTime(), delivered_at: at.toISOString(), lease_owner: null, lease_until_ms: null })) > 0),
-    markFailed: (id, owner, error, nextAttemptAt) =>
-      run(async () =>
-        Number(await ctx.knex(table).where({ id, lease_owner: owner }).whereNull('delivered_ms').update({
-          attempts: ctx.knex.raw('attempts + 1'), last_error: error, next_attempt_ms: nextAttemptAt.getTime(), lease_owner: null, lease_until_ms: null,
-        })) > 0),
-    recordAttempt: (a) =>
-      run(async () => void (await ctx.knex(attempts).insert({ account_id: a.accountId, alert_channel_id: a.alertChannelId, outbox_id: a.outboxId, at: a.at, ok: a.ok, detail: a.detail }))),
+    // Delivery outcomes are written together, one transaction for the sends that finish at once.
+    ...outboxWrites(ctx, table, attempts),
     listAttempts: (accountId, alertChannelId, limit) =>
       run(async () => {
         const rows = await ctx.knex(attempts).where({ account_id: accountId, alert_channel_id: alertChannelId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(Math.max(0, limit));

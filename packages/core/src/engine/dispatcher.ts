@@ -354,8 +354,11 @@ export class AlertDispatcher {
         });
         const dropped = receipt?.dropped === true;
         measure(dropped ? 'dropped' : 'delivered');
-        await storage.outbox.markDelivered(m.id, this.owner, clock.now());
-        await log(!dropped, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered');
+        // Together, so that a store writing outcomes in batches puts both in one write.
+        await Promise.all([
+          storage.outbox.markDelivered(m.id, this.owner, clock.now()),
+          log(!dropped, receipt?.providerId ? `delivered (${receipt.providerId})` : receipt?.detail ?? 'delivered'),
+        ]);
         return;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
@@ -369,15 +372,13 @@ export class AlertDispatcher {
     if (now - Date.parse(m.created_at) >= this.o.retryForMs) {
       // Past the retry window the alert leaves the queue; the log says it was never delivered.
       measure('gave_up');
-      await storage.outbox.markDelivered(m.id, this.owner, clock.now());
-      await log(false, `Given up after ${Math.round(this.o.retryForMs / 3_600_000)} h: ${error}`);
+      await Promise.all([storage.outbox.markDelivered(m.id, this.owner, clock.now()), log(false, `Given up after ${Math.round(this.o.retryForMs / 3_600_000)} h: ${error}`)]);
       logger.error('alerts: gave up on an alert', about);
       return;
     }
     const wait = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** m.attempts);
     measure('failed');
-    await storage.outbox.markFailed(m.id, this.owner, error, new Date(now + wait));
-    await log(false, error);
+    await Promise.all([storage.outbox.markFailed(m.id, this.owner, error, new Date(now + wait)), log(false, error)]);
     logger.warn('alerts: delivery failed; retrying later', { ...about, nextAttemptAt: new Date(now + wait).toISOString() });
   }
 }
