@@ -41,6 +41,12 @@ describe('check sessions', () => {
     expect(await code(vigil.checkSessions.trigger(a, { target: { matchTags: [['nothing']] } }))).toBe('NOT_FOUND');
     expect(await code(vigil.checkSessions.trigger(b, {}))).toBe('NOT_FOUND');
     expect(await code(vigil.checkSessions.trigger(a, { target: { checkId: ['not-a-uuid'] } }))).toBe('VALIDATION');
+    // By id: an id in capitals names the same check; another account's check is not found, with tags or not.
+    const upper = await vigil.checkSessions.trigger(a, { target: { checkId: [web.id.toUpperCase()] } });
+    expect(upper.sessions.map((s) => s.checkId)).toEqual([web.id]);
+    expect(await code(vigil.checkSessions.trigger(b, { target: { checkId: [web.id] } }))).toBe('NOT_FOUND');
+    const both = await vigil.checkSessions.trigger(a, { target: { checkId: [api.id, web.id], matchTags: [['api']] } });
+    expect(both.sessions.map((s) => s.checkId)).toEqual([api.id]);
   });
 
   it('completion waits on the clock until the session is final; cancel ends it and a final one stays', async () => {

@@ -94,8 +94,10 @@ export class CheckSessionService {
    */
   async trigger(accountId: string, body: unknown): Promise<{ sessions: CheckSessionResponse[] }> {
     const input = parse(CheckSessionTriggerSchema, body ?? {});
+    // Checks named by id are read alone: a trigger of one check does not read the account's thousands.
+    const ids = input.target?.checkId;
     const [checks, groups, account] = await Promise.all([
-      this.storage.checks.listAll(accountId),
+      ids ? this.storage.checks.listByIds(accountId, [...new Set(ids.flatMap((id) => [id, id.toLowerCase()]))]) : this.storage.checks.listAll(accountId),
       this.storage.checkGroups.listAll(accountId),
       this.storage.accounts.get(accountId),
     ]);
