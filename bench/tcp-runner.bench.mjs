@@ -13,6 +13,8 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 50);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1_500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const DATA = 'PING\r\n';
+/** The runner's checks/s over the plain loop's, measured in the same run. */
+const RATIO_GOAL = 0.85;
 
 function serve() {
   const server = net.createServer((socket) => {
@@ -61,12 +63,12 @@ async function main() {
 
   const best = { runner: measured.vigil, net: measured.baseline };
   const ratio = best.runner / best.net;
-  const row = (what, vigil, base) => console.log(`${what.padEnd(52)} ${vigil.toFixed(0).padStart(8)}/s   baseline ${base.toFixed(0).padStart(8)}/s   ratio ${(vigil / base).toFixed(2)}`);
+  const row = (what, vigil, base) => console.log(`${what.padEnd(52)} ${vigil.toFixed(0).padStart(8)}/s   baseline ${base.toFixed(0).padStart(8)}/s   ratio ${(vigil / base).toFixed(2)} (goal >= ${RATIO_GOAL.toFixed(2)}: ${vigil / base >= RATIO_GOAL ? 'met' : 'NOT met'})`);
   console.log(`${IN_FLIGHT} in flight, ${ROUNDS} alternating rounds of ${ROUND_MS} ms each, median round of each`);
   console.log('figure                                                  vigil            baseline           vigil/baseline');
   row('TCP check, echo on 127.0.0.1 (vs net.connect loop)', best.runner, best.net);
-  const met = best.runner >= 2_000 && ratio >= 0.8;
-  console.log(`targets: >= 2,000 checks/s and ratio >= 0.80: ${met ? 'met' : 'NOT met'}`);
+  const met = best.runner >= 2_000 && ratio >= RATIO_GOAL;
+  console.log(`targets: >= 2,000 checks/s and ratio >= ${RATIO_GOAL.toFixed(2)}: ${met ? 'met' : 'NOT met'}`);
 }
 
 if (process.argv[2] === 'serve') serve();

@@ -20,6 +20,15 @@ export type LookupFunction = (hostname: string, family: 4 | 6) => Promise<{ addr
 
 export const systemLookup: LookupFunction = (hostname, family) => dnsLookup(hostname, { family });
 
+/** What every exchange of one runner shares. */
+export interface ExchangeSettings {
+  maxBytes: number;
+  quietMs: number;
+  lookup: LookupFunction;
+  lookupAll: LookupAllFunction;
+  sweeper: Sweeper;
+}
+
 export interface ExchangeRequest {
   hostname: string;
   port: number;
@@ -31,16 +40,11 @@ export interface ExchangeRequest {
   limitMs: number;
   /** Which limit limitMs is, for messages: the run's time limit or the check's maxResponseTime. */
   limitIsMaxResponseTime: boolean;
-  maxBytes: number;
-  quietMs: number;
-  lookup: LookupFunction;
   /**
    * With a policy that refuses internal addresses: every address of the name is looked up with
    * `lookupAll` and checked, and the run connects to the first only when none is refused.
    */
   policy: TargetPolicy | null;
-  lookupAll: LookupAllFunction;
-  sweeper: Sweeper;
 }
 
 export type EndReason = 'peer-closed' | 'byte-limit' | 'quiet' | 'not-read';
@@ -61,6 +65,8 @@ export interface ExchangeOutcome {
 // RFC 6761 §6.4: resolvers should answer names under .invalid negatively at once, without asking a server.
 const RESERVED_INVALID = /(^|\.)invalid\.?$/i;
 
+const EMPTY = Buffer.alloc(0);
+
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 function unbracket(hostname: string): string {
@@ -68,10 +74,22 @@ function unbracket(hostname: string): string {
 }
 
 const EXCHANGE = Symbol('vigil.tcpExchange');
-type Tagged = net.Socket & { [EXCHANGE]: Exchange };
+/** What the shared socket listeners call on the exchange a socket belongs to. */
+interface SocketOwner {
+  readonly stage: Stage;
+  readonly received: number;
+  target(): Target;
+  connected(): void;
+  data(chunk: Buffer): void;
+  fail(failure: ExchangeFailure): void;
+  finish(failure: ExchangeFailure | null, at: number, ended: EndReason | null): void;
+}
+type Tagged = net.Socket & { [EXCHANGE]: SocketOwner };
 
 // Listeners shared by all sockets (each finds its exchange on the socket), so that a run
 // allocates no closures of its own: at thousands of checks a second, garbage is what costs.
+// They are added with `on`, not `once`: 'connect' and 'end' come once anyway, and `once` would
+// wrap each in a closure and remove it again on every run.
 function onConnect(this: Tagged) {
   this[EXCHANGE].connected();
 }
@@ -89,14 +107,16 @@ function onError(this: Tagged, err: NodeJS.ErrnoException) {
 
 /**
  * One TCP exchange: look the name up, connect, send, read until the peer closes, the byte
- * limit, a quiet period after the response started, or the time limit. It never rejects: every
- * way it can end is an outcome. The socket is always destroyed before the promise settles.
+ * limit, a quiet period after the response started, or the time limit. Every way it can end is
+ * an outcome, which `conclude` turns into what the promise resolves with (the promise rejects
+ * only when `conclude` throws). The socket is always destroyed before the promise settles.
  */
-class Exchange {
-  readonly promise: Promise<ExchangeOutcome>;
+class Exchange<T> implements SocketOwner {
+  readonly promise: Promise<T>;
   stage: Stage = 'dns';
   received = 0;
-  private settle!: (outcome: ExchangeOutcome) => void;
+  private resolve!: (value: T) => void;
+  private reject!: (err: unknown) => void;
   private readonly t0 = performance.now();
   private readonly deadlineAt: number;
   private readonly host: string;
@@ -107,22 +127,32 @@ class Exchange {
   private socket: net.Socket | null = null;
   private address: string | null = null;
   private bytesSent = 0;
-  private chunks: Buffer[] = [];
+  // Most responses come in one chunk: it is kept alone, and an array only holds a longer response.
+  private first: Buffer | null = null;
+  private more: Buffer[] | null = null;
   private done = false;
 
-  constructor(private readonly req: ExchangeRequest, private readonly signal: AbortSignal) {
-    this.promise = new Promise<ExchangeOutcome>((resolve) => (this.settle = resolve));
+  constructor(
+    private readonly req: ExchangeRequest,
+    private readonly settings: ExchangeSettings,
+    private readonly signal: AbortSignal,
+    private readonly conclude: (outcome: ExchangeOutcome) => T,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
     this.deadlineAt = this.t0 + req.limitMs;
     this.host = unbracket(req.hostname);
   }
 
   start(): void {
-    const { req, host } = this;
+    const { req, host, settings } = this;
     if (this.signal.aborted) {
       this.fail({ ...abortFailure('dns', this.target(), 0), message: 'The run was stopped before it started: its signal was already aborted' });
       return;
     }
-    req.sweeper.add(this);
+    settings.sweeper.add(this);
     const literal = net.isIP(host);
     const policy = req.policy?.refuseInternalAddresses ? req.policy : null;
     if (literal !== 0) {
@@ -138,7 +168,7 @@ class Exchange {
     }
     if (policy) {
       // Every address is checked, so a name with one internal address among public ones is refused.
-      lookupChecked(policy, host, req.family, req.lookupAll).then(
+      lookupChecked(policy, host, req.family, settings.lookupAll).then(
         ({ refusal, addresses }) => {
           if (refusal) {
             this.tDns = performance.now();
@@ -151,7 +181,7 @@ class Exchange {
       );
       return;
     }
-    req.lookup(host, req.family).then(
+    settings.lookup(host, req.family).then(
       (found) => this.connect(found.address, performance.now()),
       (err: NodeJS.ErrnoException) => this.fail(lookupFailure(err, host, req.family)),
     );
@@ -170,7 +200,7 @@ class Exchange {
       const { limitMs, limitIsMaxResponseTime } = this.req;
       const limit = limitIsMaxResponseTime ? `the check's maxResponseTime of ${limitMs} ms` : `the run's time limit of ${limitMs} ms`;
       this.fail(timeoutFailure(this.stage, this.target(), { bytesSent: this.bytesSent, received: this.received, limitLabel: limit }));
-    } else if (this.received > 0 && now - this.tLast >= this.req.quietMs) {
+    } else if (this.received > 0 && now - this.tLast >= this.settings.quietMs) {
       this.finish(null, this.tLast, 'quiet');
     }
   }
@@ -178,21 +208,24 @@ class Exchange {
   connected(): void {
     this.tConnect = performance.now();
     this.stage = 'response';
-    if (!this.req.readResponse) {
+    const { data, readResponse } = this.req;
+    if (!readResponse) {
       this.finish(null, this.tConnect, 'not-read');
-    } else if (this.req.data !== null) {
-      this.bytesSent = Buffer.byteLength(this.req.data);
-      this.socket!.write(this.req.data);
+    } else if (data !== null) {
+      this.bytesSent = Buffer.byteLength(data);
+      this.socket!.write(data);
     }
   }
 
   data(chunk: Buffer): void {
+    if (this.done) return;
     const now = performance.now();
     this.tFirst ??= now;
     this.tLast = now;
-    this.chunks.push(chunk);
+    if (this.first === null) this.first = chunk;
+    else (this.more ??= [this.first]).push(chunk);
     this.received += chunk.length;
-    if (this.received >= this.req.maxBytes) this.finish(null, now, 'byte-limit');
+    if (this.received >= this.settings.maxBytes) this.finish(null, now, 'byte-limit');
   }
 
   fail(failure: ExchangeFailure): void {
@@ -202,11 +235,11 @@ class Exchange {
   finish(failure: ExchangeFailure | null, at: number, ended: EndReason | null): void {
     if (this.done) return;
     this.done = true;
-    this.req.sweeper.delete(this);
+    this.settings.sweeper.delete(this);
     this.socket?.destroy();
-    const { t0, tDns, tConnect, tFirst, chunks, req } = this;
-    const size = Math.min(this.received, req.maxBytes);
-    this.settle({
+    const { t0, tDns, tConnect, tFirst, first, more } = this;
+    const size = Math.min(this.received, this.settings.maxBytes);
+    const outcome: ExchangeOutcome = {
       failure,
       phases: {
         dns: round((tDns ?? at) - t0),
@@ -216,11 +249,19 @@ class Exchange {
       },
       firstByte: tFirst === undefined || tConnect === undefined ? null : round(tFirst - tConnect),
       address: this.address,
-      response: chunks.length === 1 && chunks[0]!.length === size ? chunks[0]! : Buffer.concat(chunks, size),
+      response: more !== null ? Buffer.concat(more, size) : first === null ? EMPTY : first.length === size ? first : first.subarray(0, size),
       bytesSent: this.bytesSent,
       bytesReceived: size,
       ended,
-    });
+    };
+    let concluded: T;
+    try {
+      concluded = this.conclude(outcome);
+    } catch (err) {
+      this.reject(err);
+      return;
+    }
+    this.resolve(concluded);
   }
 
   private connect(ip: string, resolvedAt: number): void {
@@ -232,15 +273,19 @@ class Exchange {
     s[EXCHANGE] = this;
     this.socket = s;
     s.on('error', onError);
-    s.once('connect', onConnect);
+    s.on('connect', onConnect);
     s.on('data', onData);
     // 'end' or 'error' come before any 'close' the peer causes; the time limit backs both up.
-    s.once('end', onEnd);
+    s.on('end', onEnd);
   }
 }
 
-export function exchange(req: ExchangeRequest, signal: AbortSignal): Promise<ExchangeOutcome> {
-  const x = new Exchange(req, signal);
+/**
+ * Runs one exchange; the promise resolves with what `conclude` makes of its outcome, so that a
+ * run needs no promise of its own beside the exchange's.
+ */
+export function exchange<T>(req: ExchangeRequest, settings: ExchangeSettings, signal: AbortSignal, conclude: (outcome: ExchangeOutcome) => T): Promise<T> {
+  const x = new Exchange(req, settings, signal, conclude);
   x.start();
   return x.promise;
 }

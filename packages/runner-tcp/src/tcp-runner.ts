@@ -1,6 +1,6 @@
 import { applyShouldFail, fillVariables, isDegradedRun, isOverMaxResponseTime, positiveOption, RegexSandbox, runChecked, RUNNERS, runResult, systemLookupAll, type AssertionOutcome, type LookupAllFunction, type PluginRegistry, type Runner, type RunJob, type RunResult, type TcpAssertion, type TcpCheck } from '@vigil/core';
 import { evaluateAssertion } from './assertions.js';
-import { exchange, systemLookup, type ExchangeOutcome, type LookupFunction } from './exchange.js';
+import { exchange, systemLookup, type ExchangeOutcome, type ExchangeSettings, type LookupFunction } from './exchange.js';
 import { Sweeper } from './sweeper.js';
 import { validateTcpCheck } from './validate.js';
 
@@ -47,11 +47,38 @@ const NOT_THE_TARGET = new Set(['ETARGETPOLICY', 'EFAMILY']);
 const positive = (name: string, value: number | undefined, fallback: number) => positiveOption('tcpRunner', name, value, fallback);
 const emptyResult = (overrides: Partial<RunResult>) => runResult({ phases: { dns: 0, connection: 0, data: 0, total: 0 }, ...overrides });
 
-function withTarget(a: TcpAssertion, environment: Readonly<Record<string, string>>): TcpAssertion {
-  const target = a.target ?? '';
-  const filled = fillVariables(target, environment);
-  return filled === target ? a : { ...a, target: filled };
+/**
+ * The response time's verdict on the final result, after shouldFail: a failing run is not also
+ * degraded. The result is the run's own (made here or by applyShouldFail), so it is set in place.
+ */
+function judged(result: RunResult, check: TcpCheck): RunResult {
+  result.isDegraded = isDegradedRun(result, check);
+  return result;
 }
+
+/**
+ * The assertions with `{{KEY}}` in their targets filled from the environment; the same array when
+ * none has a placeholder, as most do not (a run then makes no copy).
+ */
+function filledAssertions(list: readonly TcpAssertion[], environment: Readonly<Record<string, string>>): readonly TcpAssertion[] {
+  let filled: TcpAssertion[] | null = null;
+  for (let i = 0; i < list.length; i++) {
+    const a = list[i]!;
+    const target = a.target ?? '';
+    const value = fillVariables(target, environment);
+    if (value === target && filled === null) continue;
+    filled ??= list.slice(0, i);
+    filled.push(value === target ? a : { ...a, target: value });
+  }
+  return filled ?? list;
+}
+
+function readsData(assertions: readonly TcpAssertion[]): boolean {
+  for (const a of assertions) if (a.source === 'RESPONSE_DATA') return true;
+  return false;
+}
+
+const NO_ASSERTIONS: readonly TcpAssertion[] = [];
 
 /** Runs TCP checks: connect, send the check's data, read the answer, assert on it. */
 export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
@@ -61,48 +88,50 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
     regexTimeoutMs: positive('regexTimeoutMs', options.regexTimeoutMs, DEFAULTS.regexTimeoutMs),
     defaultTimeoutMs: positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULTS.defaultTimeoutMs),
   };
-  const lookup = options.lookup ?? systemLookup;
   // A host's own lookup answers one address; the policy then checks that one.
   const custom = options.lookup;
   const lookupAll: LookupAllFunction = custom ? async (hostname, family) => [await custom(hostname, family || 4)] : systemLookupAll;
-  const sweeper = new Sweeper(TICK_MS);
+  const exchangeSettings: ExchangeSettings = {
+    maxBytes: settings.maxResponseBytes,
+    quietMs: settings.responseQuietMs,
+    lookup: options.lookup ?? systemLookup,
+    lookupAll,
+    sweeper: new Sweeper(TICK_MS),
+  };
   let sandbox: RegexSandbox | null = null;
   const regex = () => (sandbox ??= new RegexSandbox(settings.regexTimeoutMs));
 
-  async function runCheck(job: RunJob, check: TcpCheck, signal: AbortSignal): Promise<RunResult> {
+  function runCheck(job: RunJob, check: TcpCheck, signal: AbortSignal): Promise<RunResult> {
     const env = job.environment ?? {};
     const request = check.request;
     const data = request.data ? fillVariables(request.data, env) : null;
-    const assertions = (request.assertions ?? []).map((a) => withTarget(a, env));
+    const assertions = filledAssertions(request.assertions ?? NO_ASSERTIONS, env);
     const maxMs = check.maxResponseTime ?? null;
     const runLimit = job.timeoutMs > 0 ? job.timeoutMs : settings.defaultTimeoutMs;
     // Past maxResponseTime the run fails whatever comes later, so there is no point waiting longer.
     const cutAtMax = maxMs !== null && maxMs > 0 && maxMs < runLimit;
 
-    const outcome = await exchange({
+    // The exchange's promise resolves with the run's result, judged as soon as the exchange ends.
+    return exchange({
       hostname: fillVariables(request.hostname, env),
       port: request.port,
       family: request.ipFamily === 'IPv6' ? 6 : 4,
       data,
-      readResponse: data !== null || assertions.some((a) => a.source === 'RESPONSE_DATA'),
+      readResponse: data !== null || readsData(assertions),
       limitMs: cutAtMax ? maxMs : runLimit,
       limitIsMaxResponseTime: cutAtMax,
-      maxBytes: settings.maxResponseBytes,
-      quietMs: settings.responseQuietMs,
-      lookup,
       policy: job.targetPolicy ?? null,
-      lookupAll,
-      sweeper,
-    }, signal);
+    }, exchangeSettings, signal, (outcome) => judge(outcome, check, assertions, cutAtMax, signal));
+  }
 
+  /** The run's result from the exchange's outcome: its failure, or what its assertions make of the response. */
+  function judge(outcome: ExchangeOutcome, check: TcpCheck, assertions: readonly TcpAssertion[], cutAtMax: boolean, signal: AbortSignal): RunResult {
+    const maxMs = check.maxResponseTime ?? null;
     const phases = outcome.phases;
     const responseTime = phases.total;
     const responseData = outcome.bytesReceived > 0 ? outcome.response.toString('utf8') : '';
-    const details = describeExchange(outcome, request.ipFamily, responseData);
+    const details = describeExchange(outcome, check.request.ipFamily, responseData);
     const failure = outcome.failure;
-
-    // The response time's verdict on the final result, after shouldFail: a failing run is not also degraded.
-    const judged = (result: RunResult): RunResult => ({ ...result, isDegraded: isDegradedRun(result, check) });
 
     if (failure) {
       const overMax = (cutAtMax && failure.timedOut) || isOverMaxResponseTime(responseTime, maxMs);
@@ -117,32 +146,32 @@ export function tcpRunner(options: TcpRunnerOptions = {}): TcpRunner {
       });
       // A refused target was never tried, and a check whose address contradicts its ipFamily is
       // wrong itself: neither says the target is down, so shouldFail does not make them pass.
-      return NOT_THE_TARGET.has(failure.code) ? result : judged(applyShouldFail(result, check.shouldFail, signal));
+      return NOT_THE_TARGET.has(failure.code) ? result : judged(applyShouldFail(result, check.shouldFail, signal), check);
     }
 
     const subject = { responseData, responseTime };
-    const outcomes: AssertionOutcome[] = [];
-    const problems: string[] = [];
-    for (const a of assertions) {
-      const evaluated = evaluateAssertion(a, subject, regex);
-      outcomes.push(evaluated.outcome);
-      if (evaluated.failure) problems.push(evaluated.failure);
+    const outcomes: AssertionOutcome[] = new Array(assertions.length);
+    let problems: string[] | null = null;
+    for (let i = 0; i < assertions.length; i++) {
+      const evaluated = evaluateAssertion(assertions[i]!, subject, regex);
+      outcomes[i] = evaluated.outcome;
+      if (evaluated.failure) (problems ??= []).push(evaluated.failure);
     }
-    const assertionFailed = problems.length > 0;
+    const assertionFailed = problems !== null;
     const overMax = isOverMaxResponseTime(responseTime, maxMs);
-    if (overMax) problems.push(`The response took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
+    if (overMax) (problems ??= []).push(`The response took ${responseTime} ms, over the check's maxResponseTime of ${maxMs} ms`);
     return judged(applyShouldFail({
-      hasFailures: problems.length > 0,
+      hasFailures: problems !== null,
       hasErrors: false,
       isDegraded: false,
       overMaxResponseTime: overMax,
       responseTime,
       phases,
-      errorMessage: problems.length > 0 ? problems.join('; ') : null,
+      errorMessage: problems !== null ? problems.join('; ') : null,
       failureKind: assertionFailed ? 'ASSERTION' : overMax ? 'TIMEOUT' : null,
       assertions: outcomes,
       details,
-    }, check.shouldFail, signal));
+    }, check.shouldFail, signal), check);
   }
 
   const runner: TcpRunner = {

@@ -115,6 +115,30 @@ describe('assertions on a real response', () => {
   });
 });
 
+describe('assertions with placeholders among plain ones', () => {
+  it('fills only the targets that hold {{KEY}}, and reports every assertion in its order', async () => {
+    const server = await startServer('127.0.0.1', answer(BANNER, { greet: true }));
+    try {
+      const list = [
+        assertion('RESPONSE_DATA', 'CONTAINS', '220'),
+        assertion('RESPONSE_DATA', 'CONTAINS', '{{HOST}}'),
+        assertion('RESPONSE_DATA', 'NOT_CONTAINS', 'busy'),
+        assertion('RESPONSE_DATA', 'CONTAINS', '{{MISSING}}'),
+      ];
+      const job = tcpJob({ request: { port: server.port, assertions: list }, job: { environment: { HOST: 'mail.example.com' } } });
+      const result = await tcpRunner().run(job, new AbortController().signal);
+      expect(result.assertions?.map((a) => [a.target, a.passed])).toEqual([
+        ['220', true], ['mail.example.com', true], ['busy', true], ['{{MISSING}}', false],
+      ]);
+      expect(result.errorMessage).toContain('{{MISSING}}');
+      // The check itself is left as it was.
+      expect(list[1]!.target).toBe('{{HOST}}');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('readProperty', () => {
   const doc = { a: { b: [{ c: 1 }, { 'd e': 2 }] }, 'x.y': 3 };
   it.each([
