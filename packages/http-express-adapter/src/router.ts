@@ -8,7 +8,7 @@ import { apiRequestMetrics, routeLabel, UNMATCHED_ROUTE } from './metrics.js';
 import { bodyErrors, jsonBody } from './body.js';
 import { openApiDocument, withServer } from './api/openapi.js';
 import { apiDocs } from './api-docs.js';
-import { apiRoutes, Reply, type RouteDef } from './api/route-table.js';
+import { apiRoutes, JsonText, Reply, type RouteDef } from './api/route-table.js';
 import { vigilFrom } from './vigil-from.js';
 
 export interface RateLimitOptions {
@@ -146,7 +146,23 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/** Whether the host app changes how res.json writes a body (then a body written already is written again its way). */
+function customJson(res: Response): boolean {
+  const app = res.app;
+  return app.get('json spaces') !== undefined || app.get('json replacer') !== undefined || Boolean(app.get('json escape'));
+}
+
 function sendResult(route: RouteDef, res: Response, result: unknown): void {
+  if (result instanceof JsonText) {
+    if (customJson(res)) {
+      res.status(route.status ?? 200).json(JSON.parse(result.text));
+      return;
+    }
+    // As res.json sends a body: the same Content-Type (send adds the charset) and ETag.
+    if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+    res.status(route.status ?? 200).send(result.text);
+    return;
+  }
   if (result instanceof Reply) {
     if (result.body === undefined) res.status(result.status).end();
     else res.status(result.status).json(result.body);

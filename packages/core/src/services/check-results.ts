@@ -2,6 +2,7 @@ import { CheckResultsQuerySchema, type CheckResult, type CheckResultResponse } f
 import type { CheckStatus, CheckStatusResponse } from '../model/check-status.js';
 import { parse } from '../model/parse.js';
 import type { Page } from '../model/primitives.js';
+import type { CheckStatusRepository } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found, stringId, stripAccount } from './support.js';
 
@@ -33,6 +34,17 @@ export class CheckResultService {
   }
 }
 
+/**
+ * What a store may offer beside CheckStatusRepository: the stored status documents as JSON text
+ * (holding neither row id nor account), each with its check's id, in creation order.
+ */
+export interface CheckStatusDocuments {
+  listDocuments(accountId: string): Promise<{ checkId: string; json: string }[]>;
+}
+
+const NAME_KEY = '{"name":';
+const COMMA = 44;
+
 export class CheckStatusService {
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -42,11 +54,47 @@ export class CheckStatusService {
       this.deps.storage.checks.listSummaries(accountId),
       this.deps.storage.checkStatuses.list(accountId),
     ]);
-    const byCheck = new Map(statuses.map((s) => [s.checkId, s]));
+    const byCheck = new Map<string, CheckStatus>();
+    for (const s of statuses) byCheck.set(s.checkId, s);
+    // One copy of each status (without its account, with the check's current name); thousands of
+    // them are answered at once, so no further spreading per row.
     return checks.map((c) => {
       const s = byCheck.get(c.id);
-      return s ? { ...stripAccount(s), name: c.name } : noRunsYet(c);
+      if (!s) return noRunsYet(c);
+      const { accountId: _accountId, ...status } = s;
+      status.name = c.name;
+      return status;
     });
+  }
+
+  /**
+   * The statuses of `list` as the JSON text of an array, written once: a status stored under its
+   * check's current name is its stored document as it is (the store writes the document with
+   * JSON.stringify, so its text is what JSON.stringify of the status would give); any other is
+   * written from the parsed status. Stores that cannot hand their documents over answer through
+   * `list`.
+   */
+  async listJson(accountId: string): Promise<string> {
+    const repository = this.deps.storage.checkStatuses as CheckStatusRepository & Partial<CheckStatusDocuments>;
+    if (typeof repository.listDocuments !== 'function') return JSON.stringify(await this.list(accountId));
+    const [checks, documents] = await Promise.all([
+      this.deps.storage.checks.listSummaries(accountId),
+      repository.listDocuments(accountId),
+    ]);
+    const byCheck = new Map<string, string>();
+    for (const d of documents) byCheck.set(d.checkId, d.json);
+    const items = checks.map((c) => {
+      const json = byCheck.get(c.id);
+      if (json === undefined) return JSON.stringify(noRunsYet(c));
+      // The name comes first in a stored status; one stored under another name (the check was
+      // renamed since) is written again with the current one.
+      const name = JSON.stringify(c.name);
+      if (json.startsWith(NAME_KEY) && json.startsWith(name, NAME_KEY.length) && json.charCodeAt(NAME_KEY.length + name.length) === COMMA) return json;
+      const { accountId: _accountId, ...status } = JSON.parse(json) as CheckStatus;
+      status.name = c.name;
+      return JSON.stringify(status);
+    });
+    return `[${items.join(',')}]`;
   }
 
   async get(accountId: string, rawCheckId: unknown): Promise<CheckStatusResponse> {

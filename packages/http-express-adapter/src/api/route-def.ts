@@ -38,6 +38,14 @@ export class Reply {
   ) {}
 }
 
+/**
+ * A 200 answer whose JSON body is already written (a long list the service wrote once, rather than
+ * objects the router would stringify again). It must be exactly what JSON.stringify of the body gives.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export type ResponseKind = 'object' | 'array' | 'page' | 'cursor' | 'empty';
 
 export interface RouteDef {

@@ -15,7 +15,7 @@ import {
 } from './routes-resources.js';
 import { errorGroupRoutes, resultRoutes, sessionRoutes } from './routes-results.js';
 
-export { Reply, type HttpMethod, type NamedSchema, type ResponseKind, type RouteDef, type RouteInput } from './route-def.js';
+export { JsonText, Reply, type HttpMethod, type NamedSchema, type ResponseKind, type RouteDef, type RouteInput } from './route-def.js';
 export { checkTypeRoutes } from './routes-checks.js';
 
 /** Every authenticated operation of the public API, in the order a router matches them. */

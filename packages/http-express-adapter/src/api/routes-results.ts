@@ -24,7 +24,7 @@ import {
   TestSessionErrorGroupResponseSchema,
   NotFoundError,
 } from '@vigil/core';
-import { named, Reply, type RouteDef } from './route-def.js';
+import { JsonText, named, Reply, type RouteDef } from './route-def.js';
 
 /** What `/v1/error-groups/{id}` answers: a check's group, or a test project's in its own shape. */
 const AnyErrorGroupSchema = named('AnyErrorGroup', v.union([ErrorGroupResponseSchema, TestSessionErrorGroupResponseSchema]));
@@ -79,7 +79,8 @@ export const resultRoutes: RouteDef[] = [
   {
     method: 'get', path: '/v1/check-statuses', operationId: 'listCheckStatuses', summary: 'The current status of every check', tag: 'Check statuses',
     response: { kind: 'array', schema: named('CheckStatus', CheckStatusResponseSchema) },
-    handle: ({ vigil, accountId }) => vigil.checkStatuses.list(accountId),
+    // Every check's status at once (thousands of them): written once by the service.
+    handle: async ({ vigil, accountId }) => new JsonText(await vigil.checkStatuses.listJson(accountId)),
   },
   {
     method: 'get', path: '/v1/check-statuses/:checkId', operationId: 'getCheckStatus', summary: 'The current status of a check', tag: 'Check statuses',

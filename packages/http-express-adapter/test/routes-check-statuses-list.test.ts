@@ -1,0 +1,69 @@
+// GET /v1/check-statuses is written once from the stored status documents: its body is exactly the
+// JSON of vigil.checkStatuses.list (fields, order, names), whatever the names hold, and a host's
+// own JSON settings still apply.
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkStatusFixture } from '@vigil/core/testing';
+import { apiHarness, dropPostgresSchema } from './support/harness.js';
+import { T0, created, tcpBody, describeOnBackends } from './support/routes.js';
+
+afterAll(() => dropPostgresSchema());
+
+describeOnBackends('GET /v1/check-statuses written once', {}, (h) => {
+  it('answers the text JSON.stringify gives of the listed statuses: in creation order, stored, renamed and no-runs-yet ones, only the account\'s own', async () => {
+    const names = ['plain', 'quote " and \\ backslash', 'unicode ✓ \u2028 ünïcödé', 'renamed', 'no runs yet'];
+    const checks = [];
+    for (const name of names) checks.push(await created(h.a.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody({ name }))));
+    const theirs = await created(h.b.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody({ name: 'plain' })));
+    for (const check of checks.slice(0, 4)) {
+      const stored = check.name === 'renamed' ? 'the old name' : check.name;
+      await h.vigil.storage.checkStatuses.upsert(h.a.accountId, checkStatusFixture(check.id, { name: stored, hasFailures: true, updated_at: T0 }));
+    }
+    await h.vigil.storage.checkStatuses.upsert(h.b.accountId, checkStatusFixture(theirs.id, { name: 'plain', updated_at: T0 }));
+
+    const res = await h.a.get('/api/v1/check-statuses').expect(200).expect('Content-Type', 'application/json; charset=utf-8');
+    const listed = await h.vigil.checkStatuses.list(h.a.accountId);
+    expect(res.text).toBe(JSON.stringify(listed));
+    expect(res.body.map((s: { name: string }) => s.name)).toEqual(names);
+    expect(res.body.map((s: { checkId: string }) => s.checkId)).toEqual(checks.map((c) => c.id));
+    expect(Object.keys(res.body[0])).toEqual([
+      'name', 'checkId', 'hasFailures', 'hasErrors', 'isDegraded', 'longestRun', 'shortestRun', 'lastRunLocation',
+      'lastCheckRunId', 'sslDaysRemaining', 'created_at', 'updated_at',
+    ]);
+    expect(res.body[3]).toMatchObject({ name: 'renamed', hasFailures: true });
+    expect(res.body[4]).toMatchObject({ name: 'no runs yet', lastCheckRunId: null, updated_at: null });
+    expect(res.text).not.toContain('accountId');
+    expect(await h.vigil.checkStatuses.listJson(h.a.accountId)).toBe(res.text);
+
+    const other = await h.b.get('/api/v1/check-statuses').expect(200);
+    expect(other.body.map((s: { checkId: string }) => s.checkId)).toEqual([theirs.id]);
+  });
+
+  it('answers an empty array for an account without checks, and the same ETag as the body sent through res.json', async () => {
+    const res = await h.a.get('/api/v1/check-statuses').expect(200);
+    expect(res.text).toBe('[]');
+    await created(h.a.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody()));
+    const first = await h.a.get('/api/v1/check-statuses').expect(200);
+    const again = await h.a.get('/api/v1/check-statuses').set('If-None-Match', String(first.headers.etag)).expect(304);
+    expect(again.text).toBe('');
+    h.app.get('/same-body', async (_req, out) => {
+      out.json(await h.vigil.checkStatuses.list(h.a.accountId));
+    });
+    const reference = await h.a.get('/same-body').expect(200);
+    expect(first.headers.etag).toBe(reference.headers.etag);
+  });
+});
+
+describe('GET /v1/check-statuses under a host that sets how res.json writes', () => {
+  it('writes the statuses the host\'s way (json spaces)', async () => {
+    const h = await apiHarness('sqlite');
+    try {
+      h.app.set('json spaces', 2);
+      const check = await created(h.a.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody()));
+      await h.vigil.storage.checkStatuses.upsert(h.a.accountId, checkStatusFixture(check.id, { name: 'orders-db' }));
+      const res = await h.a.get('/api/v1/check-statuses').expect(200);
+      expect(res.text).toBe(JSON.stringify(await h.vigil.checkStatuses.list(h.a.accountId), null, 2));
+    } finally {
+      await h.close();
+    }
+  });
+});
