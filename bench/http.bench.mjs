@@ -26,7 +26,10 @@ async function serve() {
   const storage = pg
     ? knexStorage({ client: 'pg', connection: process.env.VIGIL_PG_URL, tablePrefix: `bench_http_${process.pid}_` })
     : knexStorage({ client: 'sqlite3', connection: join(dir, 'bench.sqlite') });
-  const vigil = createVigil({ storage, secretKey: 'b'.repeat(64) });
+  // Internal errors (a 500 answered under load) are printed, so a failed load says why.
+  const printed = (level) => (message, fields) => console.error(`server ${level}: ${message}`, fields ?? '');
+  const logger = { debug() {}, info() {}, warn: printed('warn'), error: printed('error'), child: () => logger };
+  const vigil = createVigil({ storage, secretKey: 'b'.repeat(64), logger });
   const account = await vigil.accounts.ensure('bench');
   const { key } = await vigil.apiKeys.create(account.id, { name: 'bench' });
   const started = performance.now();
