@@ -1,8 +1,13 @@
 // GET /v1/check-statuses is written once from the stored status documents: its body is exactly the
 // JSON of vigil.checkStatuses.list (fields, order, names), whatever the names hold, and a host's
 // own JSON settings still apply.
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkStatusFixture } from '@vigil/core/testing';
+import { createVigil } from '@vigil/core';
+import { checkStatusFixture, memoryStorage } from '@vigil/core/testing';
+import { vigilRouter } from '../src/index.js';
 import { apiHarness, dropPostgresSchema } from './support/harness.js';
 import { T0, created, tcpBody, describeOnBackends } from './support/routes.js';
 
@@ -64,6 +69,25 @@ describe('GET /v1/check-statuses under a host that sets how res.json writes', ()
       expect(res.text).toBe(JSON.stringify(await h.vigil.checkStatuses.list(h.a.accountId), null, 2));
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('GET /v1/check-statuses on a store that does not hand over its documents', () => {
+  it('answers the listed statuses, written by the service', async () => {
+    const vigil = createVigil({ storage: memoryStorage(), secretKey: randomBytes(32) });
+    try {
+      const account = await vigil.accounts.ensure(undefined, 'memory');
+      const { key } = await vigil.apiKeys.create(account.id, { name: 'test' });
+      const stored = await vigil.checks.create(account.id, 'TCP', { name: 'stored', request: { hostname: 'db.internal', port: 5432 } }, { autoAssignAlerts: false });
+      await vigil.checks.create(account.id, 'TCP', { name: 'fresh', request: { hostname: 'db.internal', port: 5432 } }, { autoAssignAlerts: false });
+      await vigil.storage.checkStatuses.upsert(account.id, checkStatusFixture(stored.id, { name: 'stored', hasErrors: true }));
+      const app = express().use('/api', vigilRouter(vigil));
+      const res = await request(app).get('/api/v1/check-statuses').set('Authorization', `Bearer ${key}`).set('x-service-account', account.id).expect(200);
+      expect(res.text).toBe(JSON.stringify(await vigil.checkStatuses.list(account.id)));
+      expect(res.body.map((s: { name: string; hasErrors: boolean }) => [s.name, s.hasErrors])).toEqual([['stored', true], ['fresh', false]]);
+    } finally {
+      await vigil.close();
     }
   });
 });
