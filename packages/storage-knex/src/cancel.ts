@@ -20,12 +20,18 @@ export function cancelWithRequest(knex: Knex): void {
     const signal = requestSignal();
     if (!signal) return query(connection, sql);
     if (signal.aborted) return Promise.reject(abandoned());
+    // A PostgreSQL cancel lands a moment after it is asked for (from a connection of its own): the
+    // query's connection goes back to the pool only once it has, so it never stops another query.
+    let cancelling: Promise<unknown> | undefined;
     const cancel = () => {
-      if (pg) client.cancelQuery?.(connection).catch(() => {});
+      if (pg) cancelling = client.cancelQuery?.(connection).catch(() => {});
       else (connection as { interrupt?(): void }).interrupt?.();
     };
     signal.addEventListener('abort', cancel, { once: true });
-    return query(connection, sql).finally(() => signal.removeEventListener('abort', cancel));
+    return query(connection, sql).finally(async () => {
+      signal.removeEventListener('abort', cancel);
+      await cancelling;
+    });
   };
 }
 

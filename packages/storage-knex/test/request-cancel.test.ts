@@ -68,4 +68,18 @@ describe('a query for a request whose client hung up', () => {
     expect(Number(running[0]!.n)).toBe(0);
     await storage.close();
   });
+
+  it.runIf(PG_URL)('a cancel asked for as the query ends never stops the next query on its connection', async () => {
+    // One connection: the next query runs on the one whose request hung up.
+    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: `cancel_${randomBytes(4).toString('hex')}_` });
+    for (let i = 0; i < 5; i++) {
+      const abort = new AbortController();
+      const quick = runForRequest(abort.signal, async () => await storage.knex.raw('select 1'));
+      // The hang-up comes while the quick query is under way; its cancel needs a connection of its own.
+      setImmediate(() => abort.abort());
+      await quick.catch(() => {});
+      await expect(storage.knex.raw('select pg_sleep(0.2)')).resolves.toBeDefined();
+    }
+    await storage.close();
+  });
 });
