@@ -57,6 +57,8 @@ describe.runIf(PG_URL)('PostgreSQL shared by several processes', () => {
     expect(await b.schedule.claimDue(new Date('2026-05-01T12:00:30Z'), {}, 2000, 30_000, 'late')).toHaveLength(0);
     const reclaimed = await b.schedule.claimDue(new Date('2026-05-01T12:00:31Z'), {}, 2000, 30_000, 'late');
     expect(reclaimed).toHaveLength(1000);
+    expect(reclaimed.every((j) => j.reclaimed)).toBe(true);
+    expect(new Set(reclaimed.map((j) => j.checkId)).size).toBe(1000);
   });
 
   it('a lost connection is a clear 503 naming the database, never its password', async () => {
