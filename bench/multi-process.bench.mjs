@@ -1,0 +1,163 @@
+// Several engine processes on one PostgreSQL database: a fixed backlog of BENCH_CHECKS (default
+// 5,000) TCP checks, every entry due at one instant T0, drained by 1 and then by 2 engine processes
+// (child processes, each a full createVigil with @vigil/storage-knex, a TCP runner that passes at
+// once, results, statuses and the rest of a run stored as usual). Printed: runs a second for each,
+// their ratio, each process's share, the lateness p99 (start minus due: in a backlog it grows with
+// the drain, so compare the two rows), and from the database: slots stored twice, slots run twice
+// and slots missed. Each round has its own tables (a prefix), dropped at the end.
+// BENCH_PROF=1 writes the children's CPU profiles to /tmp/prof-multiproc.
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const PG_URL = process.env.VIGIL_PG_URL;
+const CHECKS = Number(process.env.BENCH_CHECKS ?? 3_000);
+const EPOCH_MS = Date.UTC(2020, 0, 1);
+const SLOTS_PER_MS = 4096;
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
+
+async function engineChild() {
+  const { createVigil } = await import('@vigil/core');
+  const { knexStorage } = await import('@vigil/storage-knex');
+  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: process.env.TABLE_PREFIX, pool: { min: 0, max: 10 } });
+  const lateness = [];
+  const runner = {
+    checkType: 'TCP',
+    async run(job) {
+      // Only the backlog's slot counts; a check's next slot falling due during the drain is apart.
+      if (Date.parse(job.dueAt) === Number(process.env.T0)) lateness.push(Date.now() - Date.parse(job.dueAt));
+      return { hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, responseTime: 1, phases: { total: 1 }, errorMessage: null, failureKind: null };
+    },
+  };
+  const vigil = createVigil({ storage, secretKey: process.env.VIGIL_SECRET_KEY, runners: [runner], engine: { owner: process.env.OWNER } });
+  process.on('message', async (m) => {
+    if (m === 'start') {
+      const cpu = process.cpuUsage();
+      await vigil.start();
+      const timer = setInterval(() => process.send({ runs: lateness.length }), 200);
+      process.once('message', async () => {
+        clearInterval(timer);
+        const used = process.cpuUsage(cpu);
+        await vigil.stop(5_000);
+        await vigil.close();
+        process.send({ final: true, runs: lateness.length, lateness, cpuSeconds: (used.user + used.system) / 1e6 }, () => process.exit(0));
+      });
+    }
+  });
+  process.send({ ready: true });
+}
+
+/** One round: `n` engine processes drain the backlog; answers their figures. */
+async function round(n) {
+  const { createVigil } = await import('@vigil/core');
+  const { tcpCheckFixture } = await import('@vigil/core/testing');
+  const { knexStorage } = await import('@vigil/storage-knex');
+  const prefix = `bmp_${randomBytes(3).toString('hex')}_`;
+  const secretKey = randomBytes(32).toString('hex');
+  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix });
+  const knex = storage.knex;
+  try {
+    const host = createVigil({ storage, secretKey });
+    const account = await host.accounts.ensure();
+    const now = new Date().toISOString();
+    const ids = [];
+    for (let i = 0; i < CHECKS; i += 200) {
+      await Promise.all(Array.from({ length: Math.min(200, CHECKS - i) }, (_, j) => {
+        const id = randomBytes(16).toString('hex').replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5');
+        ids.push(id);
+        return storage.checks.insert(account.id, { ...tcpCheckFixture(), id, name: `c${i + j}`, frequency: 60, frequencyOffset: null, locations: ['us-east-1'], created_at: now });
+      }));
+    }
+    // Every entry due at T0 (a whole second, a little in the past): the backlog.
+    const t0 = Math.floor(Date.now() / 1000) * 1000 - 1000;
+    const table = `${prefix}schedule`;
+    await knex(table).delete();
+    for (let i = 0; i < ids.length; i += 500) {
+      await knex(table).insert(ids.slice(i, i + 500).map((id) => ({ kind: 'run', account_id: account.id, check_id: id, location: 'us-east-1', ref: '', private: false, due_ms: t0 })));
+    }
+    const execArgv = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-multiproc'] : [];
+    const children = Array.from({ length: n }, (_, k) => fork(fileURLToPath(import.meta.url), ['engine'], {
+      execArgv, env: { ...process.env, T0: String(t0), TABLE_PREFIX: prefix, VIGIL_SECRET_KEY: secretKey, OWNER: `engine-${k}` },
+    }));
+    const runs = children.map(() => 0);
+    const finals = [];
+    await Promise.all(children.map((c, k) => new Promise((resolve) => c.on('message', (m) => {
+      if (m.ready) resolve();
+      else if (m.final) finals[k] = m;
+      else runs[k] = m.runs;
+    }))));
+    const cpu0 = await pgCpu(knex);
+    const start = performance.now();
+    for (const c of children) c.send('start');
+    while (runs.reduce((a, b) => a + b, 0) < CHECKS) await new Promise((r) => setTimeout(r, 20));
+    const seconds = (performance.now() - start) / 1000;
+    const pgCpuSeconds = (await pgCpu(knex)) - cpu0;
+    const exits = children.map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of children) c.send('stop');
+    await Promise.all(exits);
+    const lateness = Float64Array.from(finals.flatMap((f) => f.lateness)).sort();
+    const executed = finals.reduce((a, f) => a + f.runs, 0);
+    // From the database: the T0 slot of every check (slot = (due - 2020) * 4096 + location * 16 + attempt).
+    const from = (t0 - EPOCH_MS) * SLOTS_PER_MS;
+    const { rows: [stored] } = await knex.raw(
+      `select count(*)::int as rows, count(distinct (check_key, slot))::int as slots, count(distinct check_key)::int as checks from ?? where slot >= ? and slot < ?`,
+      [`${prefix}check_runs_tcp`, from, from + SLOTS_PER_MS],
+    );
+    return {
+      processes: n, seconds: +seconds.toFixed(2), runsPerSecond: Math.round(CHECKS / seconds),
+      shares: finals.map((f) => f.runs / executed),
+      p99: +pct(lateness, 0.99).toFixed(0),
+      storedTwice: stored.rows - stored.slots, ranTwice: executed - stored.slots, missed: CHECKS - stored.checks,
+      pgCpu: pgCpuSeconds, engineCpu: finals.reduce((a, f) => a + f.cpuSeconds, 0),
+    };
+  } finally {
+    const { rows } = await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
+    for (const { tablename } of rows) await knex.raw('drop table if exists ?? cascade', [tablename]);
+    await storage.close();
+  }
+}
+
+/** CPU seconds used by PostgreSQL's processes so far (Linux, same machine), null elsewhere. */
+async function pgCpu() {
+  try {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!/\((postgres|postmaster)\)/.test(stat)) continue;
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(f[11]) + Number(f[12]);
+      } catch { /* gone */ }
+    }
+    return ticks / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+const mark = (ok) => (ok ? 'met' : 'NOT met');
+
+if (process.argv[2] === 'engine') await engineChild();
+else if (!PG_URL) console.log('skipped: set VIGIL_PG_URL (a PostgreSQL database) to run the multi-process bench');
+else {
+  console.log(`${CHECKS} TCP checks all due at one instant, drained by 1 then 2 engine processes on one PostgreSQL database`);
+  const one = await round(1);
+  const two = await round(2);
+  const fmt = (r) => ({
+    processes: r.processes, seconds: r.seconds, 'runs/s': r.runsPerSecond, shares: r.shares.map((s) => `${(s * 100).toFixed(1)}%`).join(' / '),
+    'lateness p99 ms': r.p99, 'stored twice': r.storedTwice, 'ran twice': r.ranTwice, missed: r.missed,
+    'PG CPU s': +r.pgCpu.toFixed(1), 'engines CPU s': +r.engineCpu.toFixed(1),
+    'CPU ms a run (PG / engines)': `${((r.pgCpu / CHECKS) * 1000).toFixed(2)} / ${((r.engineCpu / CHECKS) * 1000).toFixed(2)}`,
+  });
+  console.table([fmt(one), fmt(two)]);
+  const ratio = two.runsPerSecond / one.runsPerSecond;
+  const spread = Math.max(...two.shares) - Math.min(...two.shares);
+  console.log(`runs/s 2 processes / 1 process: ${ratio.toFixed(2)}x (goal >= 1.6x: ${mark(ratio >= 1.6)})`);
+  console.log(`shares of the 2 processes differ by ${(spread * 100).toFixed(1)} points (goal within 10: ${mark(spread <= 0.1)})`);
+  const dup = one.storedTwice + two.storedTwice + one.ranTwice + two.ranTwice;
+  const missed = one.missed + two.missed;
+  console.log(`duplicates (stored or run twice): ${dup} (goal 0: ${mark(dup === 0)}); missed slots: ${missed} (goal 0: ${mark(missed === 0)})`);
+  console.log('CPU seconds are those used during the drain; 2 cores shared with PostgreSQL and other load (see `uptime`)');
+  console.log(`lateness p99: 1 process ${one.p99} ms, 2 processes ${two.p99} ms (a backlog: it is the drain time; goal lower with 2: ${mark(two.p99 < one.p99)})`);
+}
