@@ -12,6 +12,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 // Slots that fell due while the engine was starting run at once after it: measured apart, after this warm-up.
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const FREQUENCIES = [1, 2, 5];
+const LOCATION = 'eu-west-1';
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
@@ -63,7 +64,7 @@ async function setup(lateness) {
   };
   // Results are not what is measured here: keep them out of memory.
   storage.checkResults.insertMany = async () => {};
-  const vigil = createVigil({ storage, secretKey: 'd'.repeat(64), runners: [runner], engine: { concurrency: 200, claimBatch: 2000 } });
+  const vigil = createVigil({ storage, secretKey: 'd'.repeat(64), runners: [runner], defaultLocation: LOCATION, engine: { concurrency: 200, claimBatch: 2000 } });
   const now = new Date().toISOString();
   for (let i = 0; i < CHECKS; i++) {
     await storage.checks.insert('bench', { ...tcpCheckFixture(), id: randomIdGenerator.uuid(), name: `c${i}`, frequency: FREQUENCIES[i % 3], frequencyOffset: null, created_at: now });
@@ -98,7 +99,8 @@ async function timersWorkMode() {
     const due = Date.parse(dueAt);
     setTimeout(async () => {
       // Late timers may fire out of order and take each other's entry: claim what is due by now.
-      const [claim] = await storage.schedule.claimDue(new Date(Math.max(due, Date.now())), serves, 1, 120_000, 'bench', ['run']);
+      // Every kind, as the engine claims: entries a run adds (an alert tick) are due too.
+      const [claim] = await storage.schedule.claimDue(new Date(Math.max(due, Date.now())), serves, 1, 120_000, 'bench');
       if (!claim) return;
       const next = await handlers.handle({ due: Date.parse(claim.dueAt), claim, seq: 0 }, { signal, mustEndBy: new Date(due + 60_000), onRunnerWait: () => {} });
       if (next === 'leave' || next === null) return;
@@ -109,7 +111,7 @@ async function timersWorkMode() {
   const t0 = performance.now();
   const now = new Date();
   for (const check of await storage.checks.scan(null, CHECKS)) {
-    const entries = plannedEntries(check.accountId, check, null, 'eu-west-1', now).filter((e) => e.kind === 'run');
+    const entries = plannedEntries(check.accountId, check, null, LOCATION, now);
     await storage.schedule.ensure(entries);
     for (const e of entries) arm(e.dueAt);
   }
