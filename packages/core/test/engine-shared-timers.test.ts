@@ -49,3 +49,15 @@ describe('SharedTimers', () => {
     expect(timers.size).toBe(0);
   });
 });
+
+describe('SharedTimers with a clock that calls a past timer at once', () => {
+  it('calls it once, and a later call for that time gets a timer of its own', () => {
+    const fired: string[] = [];
+    const clock = { now: () => new Date(1_000), setTimer: (_at: Date, fn: () => void) => (fn(), () => {}) };
+    const timers = new SharedTimers(clock);
+    timers.at(500, () => fired.push('a'));
+    timers.at(500, () => fired.push('b'));
+    expect(fired).toEqual(['a', 'b']);
+    expect(timers.size).toBe(0);
+  });
+});

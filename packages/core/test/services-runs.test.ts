@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createVigil } from '../src/container.js';
 import type { CheckSession } from '../src/model/check-session.js';
 import { FakeClock } from '../src/testing/fake-clock.js';
-import { checkResultFixture } from '../src/testing/fixtures.js';
+import { checkResultFixture, tcpCheckFixture } from '../src/testing/fixtures.js';
 import { memoryStorage } from '../src/testing/memory-storage.js';
 import { code } from './assertions.js';
 
@@ -47,6 +47,14 @@ describe('check sessions', () => {
     expect(await code(vigil.checkSessions.trigger(b, { target: { checkId: [web.id] } }))).toBe('NOT_FOUND');
     const both = await vigil.checkSessions.trigger(a, { target: { checkId: [api.id, web.id], matchTags: [['api']] } });
     expect(both.sessions.map((s) => s.checkId)).toEqual([api.id]);
+  });
+
+  it('trigger by id finds a check whose stored id is in capitals (a host\'s own id generator)', async () => {
+    const { vigil, storage, a } = await setup();
+    const id = randomUUID().toUpperCase();
+    await storage.checks.insert(a, tcpCheckFixture({ id, name: 'upper' }));
+    const { sessions } = await vigil.checkSessions.trigger(a, { target: { checkId: [id.toLowerCase()] } });
+    expect(sessions.map((s) => s.checkId)).toEqual([id]);
   });
 
   it('completion waits on the clock until the session is final; cancel ends it and a final one stays', async () => {

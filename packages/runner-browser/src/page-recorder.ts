@@ -102,7 +102,7 @@ export class PageRecorder {
 
   async start(page: Page): Promise<void> {
     this.context.on('targetcreated', this.onTarget);
-    await this.watch(page);
+    await this.watch(page, true);
   }
 
   /**
@@ -131,7 +131,14 @@ export class PageRecorder {
     if (list.length < MAX_ENTRIES) list.push(entry);
   }
 
-  private async watch(page: Page): Promise<void> {
+  /**
+   * Records a page. The run's first page (`first`), watched before the script starts, is read on
+   * its own DevTools session, where puppeteer has Page, Network, Runtime and Log enabled already:
+   * a session of the recorder's own would have Chromium send every event of the page twice. A page
+   * the script opens (a popup, a tab) gets a session of its own, whose enabling makes Chromium
+   * send again the console messages and log entries it logged while it loaded.
+   */
+  private async watch(page: Page, first = false): Promise<void> {
     if (this.pages.has(page)) return;
     this.pages.add(page);
     page.on('pageerror', (err) => this.push(this.pageErrors, this.clip(err instanceof Error ? err.message : String(err))));
@@ -144,9 +151,7 @@ export class PageRecorder {
       }
     });
     try {
-      // The page's own session, where puppeteer has Page, Network, Runtime and Log enabled already:
-      // a session of the recorder's own would have Chromium send every event of the page twice.
-      const own = pageSession(page);
+      const own = first ? pageSession(page) : null;
       const session = own ?? await page.createCDPSession();
       if (!own) this.undo.push(() => void session.detach().catch(() => {}));
       this.sessions.push(session);

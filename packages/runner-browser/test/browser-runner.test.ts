@@ -26,6 +26,7 @@ describe.each(CHROMIUM_BUILDS)('browser runner on %s', (executablePath) => {
       '/': SHOP_PAGE,
       '/never': never,
       '/missing-image': '<!doctype html><title>x</title><img src="/nope.png" alt="missing"><script>throw new Error("boom in page")</script>',
+      '/popup': '<!doctype html><title>popup</title><script>console.log("popup loading")</script>',
     });
   });
   afterAll(async () => {
@@ -90,6 +91,18 @@ console.log('saw', text);`,
       expect(nav!.CLS).toBe(0);
       expect(details.runtime).toMatchObject({ runtimeId: '2026.04', puppeteer: expect.stringMatching(/^\d+\.\d+\.\d+$/), chromium: expect.stringMatching(/Chrome\/\d+/) });
       expect(stored(result)).toEqual([]);
+    });
+
+    it('records what a page the script opens logs while it loads', async () => {
+      const result = await run({
+        script: `await page.goto('${site.url}/');
+const opened = new Promise((resolve) => page.once('popup', resolve));
+await page.evaluate(() => { window.open('/popup'); });
+const popup = await opened;
+await popup.waitForFunction(() => document.readyState === 'complete');`,
+      });
+      expect(result).toMatchObject({ hasFailures: false, hasErrors: false });
+      expect(result.details!.console).toContainEqual({ type: 'log', text: 'popup loading', url: `${site.url}/popup` });
     });
 
     it('fails on a failed assertion with its message and line, and stores a screenshot of the page', async () => {

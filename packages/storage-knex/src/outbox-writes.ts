@@ -5,7 +5,7 @@
  * for the logged attempts. Under load, dozens of sends finishing together cost one commit
  * instead of two each. Each call still answers its own outcome (the row it changed or not).
  */
-import type { DeliveryAttempt } from '@vigil/core';
+import { hasCode, type DeliveryAttempt } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
 import type { TableContext } from './table.js';
@@ -69,9 +69,13 @@ export function outboxWrites(ctx: TableContext, table: string, attempts: string)
       const changed = await write(ops);
       for (const o of ops) o.done(changed.get(o) ?? true);
     } catch (err) {
-      if (ops.length === 1) return ops[0]!.fail(err);
-      // One call's failure is its own: each is written again alone.
-      for (const o of ops) await flush([o]);
+      // A database that cannot be reached fails every call at once (each alone would wait again).
+      if (ops.length === 1 || hasCode(err, 'UNAVAILABLE')) {
+        for (const o of ops) o.fail(err);
+        return;
+      }
+      // Otherwise one call's failure is its own: each is written again alone, side by side.
+      await Promise.all(ops.map((o) => flush([o])));
     }
   }
 

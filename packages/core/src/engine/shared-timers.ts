@@ -12,18 +12,20 @@ export class SharedTimers {
 
   /** Calls `fn` once at `at` (ms since the epoch); answers what cancels it. */
   at(at: number, fn: () => void): Cancel {
+    const entry = () => fn();
     let slot = this.byTime.get(at);
-    if (!slot) {
-      const calls = new Set<() => void>();
-      const cancel = this.clock.setTimer(new Date(at), () => {
-        this.byTime.delete(at);
+    if (slot) slot.calls.add(entry);
+    else {
+      // Registered before the clock is asked: a clock may call a past timer at once, inside setTimer.
+      const calls = new Set<() => void>([entry]);
+      const mine = { calls, cancel: () => {} };
+      this.byTime.set(at, (slot = mine));
+      mine.cancel = this.clock.setTimer(new Date(at), () => {
+        if (this.byTime.get(at) === mine) this.byTime.delete(at);
         for (const call of calls) call();
       });
-      this.byTime.set(at, (slot = { calls, cancel }));
     }
-    const entry = () => fn();
     const { calls } = slot;
-    calls.add(entry);
     return () => {
       if (!calls.delete(entry) || calls.size > 0 || this.byTime.get(at)?.calls !== calls) return;
       this.byTime.delete(at);

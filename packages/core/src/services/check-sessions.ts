@@ -14,6 +14,7 @@ import { selectRunLocations } from '../rules/schedule.js';
 import { selectSessionTargets } from '../rules/session-targets.js';
 import { cancelSession, completeSequence, isFinalStatus, startSequence } from '../rules/transitions.js';
 import { toResultResponse } from './check-results.js';
+import type { Check } from '../model/check.js';
 import type { VigilStorage } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found } from './support.js';
@@ -87,6 +88,18 @@ export class CheckSessionService {
   }
 
   /**
+   * The checks a trigger chooses from. Checks named by id are read alone (a trigger of one check
+   * does not read the account's thousands); ids match whatever their letter case, so when one is
+   * not found as written or in lower case, every check is read.
+   */
+  private async targetChecks(accountId: string, ids: string[] | undefined): Promise<Check[]> {
+    if (!ids) return this.storage.checks.listAll(accountId);
+    const found = await this.storage.checks.listByIds(accountId, [...new Set(ids.flatMap((id) => [id, id.toLowerCase()]))]);
+    const seen = new Set(found.map((c) => c.id.toLowerCase()));
+    return ids.every((id) => seen.has(id.toLowerCase())) ? found : this.storage.checks.listAll(accountId);
+  }
+
+  /**
    * POST /v1/check-sessions/trigger: one session per matching check, each with one sequence per
    * run location (all of them with runParallel, else the first). Answers at once. Every session is
    * stored before any of its runs is scheduled, and their runs are scheduled together, so an
@@ -94,10 +107,8 @@ export class CheckSessionService {
    */
   async trigger(accountId: string, body: unknown): Promise<{ sessions: CheckSessionResponse[] }> {
     const input = parse(CheckSessionTriggerSchema, body ?? {});
-    // Checks named by id are read alone: a trigger of one check does not read the account's thousands.
-    const ids = input.target?.checkId;
     const [checks, groups, account] = await Promise.all([
-      ids ? this.storage.checks.listByIds(accountId, [...new Set(ids.flatMap((id) => [id, id.toLowerCase()]))]) : this.storage.checks.listAll(accountId),
+      this.targetChecks(accountId, input.target?.checkId),
       this.storage.checkGroups.listAll(accountId),
       this.storage.accounts.get(accountId),
     ]);
