@@ -74,8 +74,8 @@ export function outboxWrites(ctx: TableContext, table: string, attempts: string)
         for (const o of ops) o.fail(err);
         return;
       }
-      // Otherwise one call's failure is its own: each is written again alone, side by side.
-      await Promise.all(ops.map((o) => flush([o])));
+      // Otherwise one call's failure is its own: each is written again alone, in the order made.
+      for (const o of ops) await flush([o]);
     }
   }
 
