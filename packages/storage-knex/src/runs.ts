@@ -81,16 +81,7 @@ function statusOf(data: string, accountId: string): CheckStatus {
   return status;
 }
 
-/**
- * The stored status documents of an account as their JSON text (which holds neither the row id nor
- * the account), each with its check's id, in creation order: core's check-status service answers
- * the statuses of every check from them without parsing each document and writing it again.
- */
-export interface CheckStatusDocuments {
-  listDocuments(accountId: string): Promise<{ checkId: string; json: string }[]>;
-}
-
-export function checkStatusRepository(ctx: TableContext): CheckStatusRepository & CheckStatusDocuments {
+export function checkStatusRepository(ctx: TableContext): CheckStatusRepository {
   const table = new DocTable<StatusRow>(ctx, { name: 'check_statuses', numericId: false });
   const strip = ({ id: _id, ...rest }: StatusRow): CheckStatus => rest;
   // The row id is `${accountId}:${checkId}` (perCheck).

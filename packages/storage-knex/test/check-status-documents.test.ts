@@ -3,7 +3,6 @@
 // account asked for only; and the statuses and checks the repositories read, as they were stored.
 import { checkStatusFixture, tcpCheckFixture } from '@vigil/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { CheckStatusDocuments } from '../src/runs.js';
 import { freshStore, STORES } from './support/fresh-store.js';
 
 const A = '0a6c1f2e-1111-4a1b-8c1d-00000000000a';
@@ -13,7 +12,7 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
   it('lists each stored status as the JSON text of the status without its account, in creation order, only the account\'s own', async () => {
     const storage = await freshStore(kind, 'vigil_status_docs');
     try {
-      const repository = storage.checkStatuses as typeof storage.checkStatuses & CheckStatusDocuments;
+      const repository = storage.checkStatuses as Required<typeof storage.checkStatuses>;
       const statuses = ['second "quoted" ✓', 'first', 'third'].map((name, i) => checkStatusFixture(`check-${i}`, { name }));
       for (const s of statuses) await storage.checkStatuses.upsert(A, s);
       await storage.checkStatuses.upsert(B, checkStatusFixture('check-0', { name: 'theirs' }));

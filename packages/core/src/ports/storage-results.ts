@@ -22,6 +22,12 @@ export interface CheckStatusRepository {
   replace(accountId: string, expected: CheckStatus | null, next: StoredRecord<CheckStatus>): Promise<boolean>;
   get(accountId: string, checkId: string): Promise<CheckStatus | null>;
   list(accountId: string): Promise<CheckStatus[]>;
+  /**
+   * Optional: the statuses of `list` as their stored JSON text (holding neither row id nor
+   * account, written by JSON.stringify), each with its check's id, in creation order. The list of
+   * every check's status is then answered without parsing each document and writing it again.
+   */
+  listDocuments?(accountId: string): Promise<{ checkId: string; json: string }[]>;
   delete(accountId: string, checkId: string): Promise<boolean>;
 }
 

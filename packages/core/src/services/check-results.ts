@@ -2,7 +2,6 @@ import { CheckResultsQuerySchema, type CheckResult, type CheckResultResponse } f
 import type { CheckStatus, CheckStatusResponse } from '../model/check-status.js';
 import { parse } from '../model/parse.js';
 import type { Page } from '../model/primitives.js';
-import type { CheckStatusRepository } from '../ports/storage.js';
 import type { ServiceDeps } from './deps.js';
 import { found, stringId, stripAccount } from './support.js';
 
@@ -32,14 +31,6 @@ export class CheckResultService {
   async get(accountId: string, rawId: unknown, checkId?: string): Promise<CheckResultResponse> {
     return toResultResponse(found(await this.deps.storage.checkResults.get(accountId, stringId(rawId), checkId), 'Check result'));
   }
-}
-
-/**
- * What a store may offer beside CheckStatusRepository: the stored status documents as JSON text
- * (holding neither row id nor account), each with its check's id, in creation order.
- */
-export interface CheckStatusDocuments {
-  listDocuments(accountId: string): Promise<{ checkId: string; json: string }[]>;
 }
 
 const NAME_KEY = '{"name":';
@@ -75,7 +66,7 @@ export class CheckStatusService {
    * `list`.
    */
   async listJson(accountId: string): Promise<string> {
-    const repository = this.deps.storage.checkStatuses as CheckStatusRepository & Partial<CheckStatusDocuments>;
+    const repository = this.deps.storage.checkStatuses;
     if (typeof repository.listDocuments !== 'function') return JSON.stringify(await this.list(accountId));
     const [checks, documents] = await Promise.all([
       this.deps.storage.checks.listSummaries(accountId),
