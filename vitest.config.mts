@@ -20,6 +20,7 @@ export default defineConfig({
       { find: /^@vigil\/runner-playwright$/, replacement: src('runner-playwright/src/index.ts') },
       { find: /^@vigil\/runner-browser$/, replacement: src('runner-browser/src/index.ts') },
       { find: /^@vigil\/alert-channels$/, replacement: src('alert-channels/src/index.ts') },
+      { find: /^@vigil\/console$/, replacement: src('console/src/index.ts') },
     ],
   },
   test: {

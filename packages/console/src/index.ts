@@ -1,0 +1,1 @@
+/** @vigil/console: the Vigil console, an Express router that serves a web app over a Vigil instance. */

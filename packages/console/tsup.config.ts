@@ -1,0 +1,3 @@
+import { vigilBuild } from '../../tsup.config';
+
+export default vigilBuild({ index: 'src/index.ts' });
