@@ -6,7 +6,7 @@ import {
 } from '../model/maintenance-window.js';
 import { parse } from '../model/parse.js';
 import type { Page } from '../model/primitives.js';
-import { maintenanceEffect, type MaintenanceEffect, type MaintenanceTarget } from '../rules/maintenance.js';
+import { activeWindows, maintenanceEffect, type MaintenanceEffect, type MaintenanceTarget } from '../rules/maintenance.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { found, mapPage, mergeDefined, numericId, pageOptions, stripAccount } from './support.js';
 
@@ -47,5 +47,11 @@ export class MaintenanceWindowService {
   /** Whether the account's windows pause or silence a check at an instant. */
   async activeEffect(accountId: string, target: MaintenanceTarget, at: Date): Promise<MaintenanceEffect> {
     return maintenanceEffect(await this.deps.storage.maintenanceWindows.listAll(accountId), target, at);
+  }
+
+  /** The account's windows in force at an instant, read once, as the effect on any check (a page of many checks asks each). */
+  async effectsAt(accountId: string, at: Date): Promise<(target: MaintenanceTarget) => MaintenanceEffect> {
+    const windows = activeWindows(await this.deps.storage.maintenanceWindows.listAll(accountId), at);
+    return (target) => maintenanceEffect(windows, target, at);
   }
 }

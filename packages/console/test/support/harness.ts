@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Express } from 'express';
+import knexFactory, { type Knex } from 'knex';
+import request from 'supertest';
+import { createVigil, type Vigil, type VigilOptions } from '@vigil/core';
+import { FakeClock } from '@vigil/core/testing';
+import { knexStorage } from '@vigil/storage-knex';
+import { vigilConsole, type VigilConsoleOptions } from '../../src/index.js';
+
+export const PG_URL = process.env.VIGIL_PG_URL;
+if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+
+/** SQLite always, PostgreSQL when VIGIL_PG_URL is set. */
+export const BACKENDS: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+const SECRET = randomBytes(32).toString('hex');
+
+export interface Account {
+  accountId: string;
+  key: string;
+}
+
+export interface ConsoleHarness {
+  vigil: Vigil;
+  app: Express;
+  clock: FakeClock;
+  a: Account;
+  b: Account;
+  close(): Promise<void>;
+}
+
+let pgSchema: string | undefined;
+let pgAdmin: Knex | undefined;
+
+async function postgresStorage() {
+  if (!pgAdmin) {
+    pgAdmin = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 } });
+    pgSchema = `vigil_console_${randomBytes(4).toString('hex')}`;
+    await pgAdmin.raw(`create schema ${pgSchema}`);
+  }
+  const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [pgSchema!], pool: { min: 0, max: 4 } });
+  const storage = knexStorage({ knex, tablePrefix: `c${randomBytes(3).toString('hex')}_` });
+  const close = storage.close;
+  storage.close = async () => {
+    await close();
+    await knex.destroy();
+  };
+  return storage;
+}
+
+/** Drops this file's PostgreSQL schema (call in afterAll). */
+export async function dropPostgresSchema(): Promise<void> {
+  if (pgAdmin && pgSchema) await pgAdmin.raw(`drop schema ${pgSchema} cascade`);
+  await pgAdmin?.destroy();
+  pgAdmin = undefined;
+}
+
+/** A real express() host with the console at /console, on SQLite (in memory) or PostgreSQL, with two accounts and a key each. */
+export async function consoleHarness(
+  backend: 'sqlite' | 'postgres' = 'sqlite',
+  options: VigilConsoleOptions = {},
+  vigilOptions: Partial<VigilOptions> = {},
+): Promise<ConsoleHarness> {
+  const storage = backend === 'postgres' ? await postgresStorage() : knexStorage({ client: 'sqlite3', connection: ':memory:' });
+  await storage.migrate();
+  const clock = new FakeClock(new Date('2026-05-01T12:00:00.000Z'));
+  const vigil = createVigil({ ...vigilOptions, storage, secretKey: SECRET, clock });
+  const app = express();
+  app.use('/console', vigilConsole(vigil, options));
+  const accounts = await Promise.all(['Account A', 'Account B'].map((name) => vigil.accounts.ensure(undefined, name)));
+  const [a, b] = await Promise.all(accounts.map(async (acc) => ({ accountId: acc.id, key: (await vigil.apiKeys.create(acc.id, { name: 'test' })).key })));
+  return { vigil, app, clock, a: a!, b: b!, close: () => vigil.close() };
+}
+
+/** The CSRF token a page of the console carries. */
+export function csrfOf(html: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(html) ?? /<meta name="csrf-token" content="([^"]+)"/.exec(html);
+  if (!m) throw new Error('no CSRF token on the page');
+  return m[1]!;
+}
+
+/** A browser-like client (keeps cookies) signed in as `account`. */
+export async function signedIn(app: Express, account: Account): Promise<{ agent: ReturnType<typeof request.agent>; csrf: string }> {
+  const agent = request.agent(app);
+  const page = await agent.get('/console/sign-in');
+  const res = await agent.post('/console/sign-in').type('form').send({ _csrf: csrfOf(page.text), account: account.accountId, key: account.key, next: '/' });
+  if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${res.text.slice(0, 300)}`);
+  const home = await agent.get('/console/');
+  return { agent, csrf: csrfOf(home.text) };
+}
