@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['core', 'storage-knex', 'http-express-adapter', 'runner-tcp', 'runner-http', 'runner-dns', 'runner-icmp', 'runner-playwright', 'runner-browser', 'alert-channels', 'cli'];
+const PACKAGES = ['core', 'storage-knex', 'http-express-adapter', 'runner-tcp', 'runner-http', 'runner-dns', 'runner-icmp', 'runner-playwright', 'runner-browser', 'alert-channels', 'cli', 'console'];
 
 /**
  * Entry points attw should not treat as typed modules: core's `./child/fence.cjs` is plain CommonJS

@@ -37,7 +37,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixtures = join(repo, 'test', 'support', 'packed-apps');
-const PACKAGES = ['core', 'storage-knex', 'http-express-adapter', 'runner-tcp', 'runner-http', 'runner-dns', 'runner-icmp', 'runner-playwright', 'runner-browser', 'alert-channels', 'cli'];
+const PACKAGES = ['core', 'storage-knex', 'http-express-adapter', 'runner-tcp', 'runner-http', 'runner-dns', 'runner-icmp', 'runner-playwright', 'runner-browser', 'alert-channels', 'cli', 'console'];
 /** What a host installs beside the tarballs, in the ranges the packages' peers and the workspace use. */
 const HOST_DEPENDENCIES = ['express@^5.1.0', 'sqlite3@^5.1.7', 'reflect-metadata@^0.2.2', 'tsyringe@^4.10.0', 'typescript@~5.9.3', '@types/express@^5.0.6', '@types/node@^20.19.0', '@playwright/test@^1.65.1'];
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { consoleLogger } from '@vigil/core';
 import { metricsHandler, prometheusMetrics, vigilAdminRouter, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
+import { vigilConsole } from '@vigil/console';
 import { assembleVigil, hostAccountId, hostSettings, persisted } from './assemble.mjs';
 import { hasBearerToken, requireBearerToken } from './metrics-token.mjs';
 
@@ -65,11 +66,14 @@ if (process.env.VIGIL_ADMIN_TOKEN) {
 }
 // Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
 app.use(vigilPages(vigil));
+// The console: sign in with the account id and API key printed on the first start. A host with
+// its own sign-in passes `auth: (req) => accountIdOf(req.session)` instead.
+app.use('/console', vigilConsole(vigil));
 
 // The host's own routes, parser and error handler.
 app.use(express.json({ limit: '100kb' }));
 app.get('/', (_req, res) => {
-  res.type('text').send('Example host: its own routes, with the Vigil API under /api\n');
+  res.type('text').send('Example host: its own routes, with the Vigil API under /api and its console under /console\n');
 });
 app.get('/orders', (_req, res) => {
   res.json([{ id: 1, item: 'coffee' }]);

@@ -115,6 +115,19 @@ describe('example express host', () => {
       expect(r.output).not.toContain('Vigil API key:');
       const res = await fetch(`${r.base}/api/v1/checks`, { headers: { authorization: `Bearer ${key}`, 'x-service-account': 'acme' } });
       expect(res.status).toBe(200);
+
+      // The console at /console takes the same account id and key.
+      const cookieOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      const page = await fetch(`${r.base}/console/sign-in`);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const signIn = await fetch(`${r.base}/console/sign-in`, {
+        method: 'POST', redirect: 'manual', headers: { cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, account: 'acme', key }).toString(),
+      });
+      expect(signIn.status).toBe(303);
+      const home = await fetch(`${r.base}/console/`, { headers: { cookie: cookieOf(signIn) } });
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('example host: HTTP port');
     } finally {
       await stop(r);
     }
