@@ -215,6 +215,14 @@ function hostSuite(app: App) {
       expect((await api(port, 'GET', '/v1/checks')).status).toBe(200);
       const wrong = await fetch(`http://127.0.0.1:${port}/api/v1/checks`, { headers: { authorization: 'Bearer vgl_wrong', 'x-service-account': SECRETS.VIGIL_ACCOUNT_ID } });
       expect(wrong.status).toBe(401);
+      // The console signs in with the same pair, and serves uPlot from the installed package.
+      const signIn = await fetch(`http://127.0.0.1:${port}/console/sign-in`);
+      expect(signIn.status).toBe(200);
+      const uplot = /src="(\/console\/assets\/uplot\.[0-9a-f]{12}\.js)"/.exec(await signIn.text());
+      expect(uplot).not.toBeNull();
+      const asset = await fetch(`http://127.0.0.1:${port}${uplot![1]}`);
+      expect(asset.status).toBe(200);
+      expect(await asset.text()).toContain('uPlot');
     }, STEP_MS);
 
     it('runs a TCP check made through the HTTP API, and its result reads back as passing', async () => {

@@ -29,8 +29,12 @@ function spark(el){
     scales:{x:{time:false}},axes:[{show:false},{show:false}],
     series:[{},{stroke:css('--accent'),width:1.5,spanGaps:false,points:{show:false}}]},[xs,values],el);
 }
+/* A sparkline is drawn when its row comes near the viewport: a list of 1,000 checks draws the few on screen. */
+var seen=window.IntersectionObserver?new IntersectionObserver(function(entries){
+  entries.forEach(function(e){if(e.isIntersecting){seen.unobserve(e.target);spark(e.target);}});
+},{rootMargin:'200px'}):null;
 function drawAll(scope){
-  Array.prototype.forEach.call(scope.querySelectorAll('.spark[data-values]'),spark);
+  Array.prototype.forEach.call(scope.querySelectorAll('.spark[data-values]'),function(el){if(seen)seen.observe(el);else spark(el);});
   Array.prototype.forEach.call(scope.querySelectorAll('.chart[data-series]'),chart);
 }
 

@@ -1,10 +1,11 @@
 // A CommonJS host (require) as the README's "Embedding Vigil" shows it: Vigil on a SQLite file beside
-// this file, the TCP runner, the API under /api of an Express app, and closeOnSignals for SIGTERM.
+// this file, the TCP runner, the API under /api and the console under /console of an Express app, and closeOnSignals for SIGTERM.
 // VIGIL_SECRET_KEY, VIGIL_ACCOUNT_ID and VIGIL_API_KEY are the host's secrets (the test sets them).
 const { join } = require('node:path');
 const express = require('express');
 const { closeOnSignals, createVigil } = require('@vigil/core');
 const { vigilRouter } = require('@vigil/http-express-adapter');
+const { vigilConsole } = require('@vigil/console');
 const { tcpRunner } = require('@vigil/runner-tcp');
 const { knexStorage } = require('@vigil/storage-knex');
 
@@ -21,6 +22,7 @@ async function main() {
 
   const app = express();
   app.use('/api', vigilRouter(vigil));
+  app.use('/console', vigilConsole(vigil));
   const server = app.listen(0, '127.0.0.1', () => {
     console.log(JSON.stringify({ listening: server.address().port }));
   });
