@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ValidationError } from '../errors.js';
+import { UnavailableError, ValidationError } from '../errors.js';
 import {
   ALERT_CHANNEL_TYPES,
   AlertChannelCreateSchema,
@@ -14,7 +14,7 @@ import {
   type AlertSubscription,
 } from '../model/alert-channel.js';
 import { modelObject } from '../model/shared.js';
-import type { AlertTransport } from '../ports/alert-transport.js';
+import type { AlertMessage, AlertTransport, DeliveryReceipt } from '../ports/alert-transport.js';
 import { parse, toValidationIssues } from '../model/parse.js';
 import { queryInteger, type Page } from '../model/primitives.js';
 import type { DeliveryAttempt } from '../ports/storage.js';
@@ -224,6 +224,33 @@ export class AlertChannelService {
       const subs = toSubs(await this.storage.alertSubscriptions.listByGroup(accountId, groupId));
       await this.storage.checkGroups.update(accountId, groupId, { ...rest, alertChannelSubscriptions: subs });
     }
+  }
+
+  /**
+   * Sends the channel a test alert at once, through its transport (not the outbox: the caller
+   * waits for the outcome). Resolves with the receipt; rejects with the transport's error, or an
+   * UnavailableError when this process has no transport of the channel's type.
+   */
+  async sendTest(accountId: string, rawId: unknown, signal: AbortSignal = AbortSignal.timeout(30_000)): Promise<DeliveryReceipt> {
+    const channel = this.open(await this.getRecord(accountId, rawId));
+    const transport = this.deps.transports.get(channel.type);
+    if (!transport) throw new UnavailableError(`No transport for ${channel.type} channels is installed in this process`);
+    const now = nowIso(this.deps);
+    const alert: AlertMessage = {
+      id: this.deps.ids.uuid(),
+      accountId,
+      alertType: 'ALERT_FAILURE',
+      title: 'Test alert from Vigil: this channel is set up',
+      check: { id: 'test', name: 'Test alert', checkType: 'TEST', tags: [], groupName: null },
+      result: null,
+      failingSince: null,
+      isReminder: false,
+      reminderSequence: 0,
+      ssl: null,
+      variables: {},
+      created_at: now,
+    };
+    return transport.send(alert, channel, signal, { targetPolicy: await policyForAccount(this.deps.targetPolicy, accountId) });
   }
 
   /** The delivery log of a channel, newest first: every attempt with its outcome. */

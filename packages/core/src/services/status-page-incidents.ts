@@ -103,6 +103,11 @@ export class StatusPageIncidentService {
     return this.toEntry(accountId, updated);
   }
 
+  /** One incident's entry (its services and updates). */
+  async get(accountId: string, rawId: unknown): Promise<StatusPageIncidentEntry> {
+    return this.toEntry(accountId, found(await this.storage.statusPageIncidents.get(accountId, stringId(rawId)), 'Status page incident'));
+  }
+
   /** GET /v1/status-pages/incidents: newest first, by cursor. */
   async list(accountId: string, rawQuery: unknown): Promise<CursorPage<StatusPageIncidentEntry>> {
     const q = parse(StatusPageIncidentListQuerySchema, rawQuery ?? {}, 'query');
