@@ -143,7 +143,7 @@ function build(entries: v.ObjectEntries, prefix: string, values: unknown, option
             field.multiple = true;
             field.value = '';
             help.push('Choose any number (Ctrl or ⌘ and click).');
-          } else if (!field.required && !u.hasDefault) {
+          } else if (u.nullable || (u.optional && !u.hasDefault)) {
             field.options.unshift({ value: '', label: '(none)', selected: chosen.has('') });
           }
           break;
