@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import {
   ALERT_CHANNEL_TYPES, AlertChannelCreateSchema, AlertChannelFlagsSchema, AlertChannelSubscriptionsUpdateSchema, AlertChannelUpdateSchema,
   CheckGroupCreateSchema, CheckGroupUpdateSchema, DashboardCreateSchema, DashboardUpdateSchema, MaintenanceWindowCreateSchema,
-  MaintenanceWindowUpdateSchema, ServiceCreateSchema, ServiceUpdateSchema, StatusPageCreateSchema, StatusPageIncidentCreateSchema,
+  MaintenanceWindowUpdateSchema, NotFoundError, ServiceCreateSchema, ServiceUpdateSchema, StatusPageCreateSchema, StatusPageIncidentCreateSchema,
   StatusPageIncidentUpdateCreateSchema, StatusPageUpdateSchema, ValidationError, type AlertChannelResponse, type DeliveryReceipt,
   type StatusPageIncidentEntry, type StatusPageResponse, type Vigil,
 } from '@vigil/core';
@@ -41,7 +41,8 @@ function channelResource(type: string, createSchema: v.GenericSchema, secretFiel
     },
     get: async (vigil, accountId, id) => {
       const channel = await vigil.alertChannels.get(accountId, id);
-      if (channel.type !== type) throw new ValidationError([{ path: 'type', message: `is ${channel.type}, not ${type}` }], 'params');
+      // As a typed check route does: a channel of another type is not found under this key.
+      if (channel.type !== type) throw new NotFoundError('Alert channel not found');
       return channel;
     },
     create: (vigil, accountId, body) => vigil.alertChannels.create(accountId, body),
