@@ -4,6 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { resolve, VIGIL, type Logger, type Vigil } from '@vigil/core';
 import { consoleAssets } from './assets.js';
 import { homeFilters, homeView } from './home.js';
+import { mountResourcePages } from './resource-pages.js';
 import { contextOf, layoutOf, sendMessage, wrap, type ConsoleKit } from './kit.js';
 import { ConsoleSessions, type ConsoleAuth } from './session.js';
 import { checkRowsFragment, homePage, signInPage } from './templates.js';
@@ -24,6 +25,8 @@ export interface VigilConsoleOptions {
   refreshSeconds?: number;
   /** Sign-in attempts per client address and 15 minutes. Default 20. */
   signInLimit?: number;
+  /** Where the host mounts Vigil's API (`vigilRouter`), for the ping address of heartbeat checks. Default `/api`. */
+  apiPath?: string;
   /** Where internal errors are logged. Default: Vigil's logger. */
   logger?: Logger;
 }
@@ -129,6 +132,8 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
     }
     res.type('html').send(homePage({ layout, title: 'Checks', filters, ...view }));
   }));
+
+  mountResourcePages(router, kit, { apiPath: options.apiPath ?? '/api' });
 
   router.use((req, res) => sendMessage(kit, req, res, 404, 'Not found', 'There is no such page in the console.', { href: `${req.baseUrl}/`, label: 'All checks' }));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -5,6 +5,8 @@ import request from 'supertest';
 import { createVigil, type Vigil, type VigilOptions } from '@vigil/core';
 import { FakeClock } from '@vigil/core/testing';
 import { knexStorage } from '@vigil/storage-knex';
+import { registerAlertChannels } from '@vigil/alert-channels';
+import { tcpRunner } from '@vigil/runner-tcp';
 import { vigilConsole, type VigilConsoleOptions } from '../../src/index.js';
 
 export const PG_URL = process.env.VIGIL_PG_URL;
@@ -55,7 +57,7 @@ export async function dropPostgresSchema(): Promise<void> {
   pgAdmin = undefined;
 }
 
-/** A real express() host with the console at /console, on SQLite (in memory) or PostgreSQL, with two accounts and a key each. */
+/** A real express() host with the console at /console, on SQLite (in memory) or PostgreSQL, with two accounts and a key each, the TCP runner and the alert channels. */
 export async function consoleHarness(
   backend: 'sqlite' | 'postgres' = 'sqlite',
   options: VigilConsoleOptions = {},
@@ -64,7 +66,10 @@ export async function consoleHarness(
   const storage = backend === 'postgres' ? await postgresStorage() : knexStorage({ client: 'sqlite3', connection: ':memory:' });
   await storage.migrate();
   const clock = new FakeClock(new Date('2026-05-01T12:00:00.000Z'));
-  const vigil = createVigil({ ...vigilOptions, storage, secretKey: SECRET, clock });
+  // The TCP runner and the built-in alert channels, as a host installs them.
+  const vigil = createVigil({ runners: [tcpRunner()], ...vigilOptions, storage, secretKey: SECRET, clock }, (container) => {
+    registerAlertChannels(container, {});
+  });
   const app = express();
   app.use('/console', vigilConsole(vigil, options));
   const accounts = await Promise.all(['Account A', 'Account B'].map((name) => vigil.accounts.ensure(undefined, name)));
