@@ -37,6 +37,7 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:middle}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
+#checks-body tr{content-visibility:auto;contain-intrinsic-size:auto 3rem}
 .state{display:inline-block;padding:.1rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .state-passing{color:var(--ok)}.state-degraded{color:var(--warn)}.state-failing{color:var(--bad)}.state-muted,.state-pending{color:var(--muted)}.state-paused,.state-inactive{color:var(--pause)}
 .spark{display:block;width:120px;height:28px}

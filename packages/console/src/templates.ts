@@ -94,7 +94,7 @@ hbs.registerPartial(
 <td class="opt">{{checkType}}</td>
 <td class="num opt">{{#if lastRunAt}}<time datetime="{{lastRunAt}}">{{when lastRunAt}}</time>{{else}}<span class="muted">never</span>{{/if}}</td>
 <td class="num">{{pct availability}}</td>
-<td><div class="spark" role="img" aria-label="Response time over the last 24 hours{{#if p50}}, median {{ms p50}}{{/if}}" data-values="{{json spark}}"></div></td>
+<td><div class="spark" role="img" aria-label="Response time over the last 24 hours{{#if avg}}, average {{ms avg}}{{/if}}" data-values="{{json spark}}"></div></td>
 </tr>
 {{else}}<tr><td colspan="6" class="muted">{{#if @root.filtered}}No check matches these filters.{{else}}No checks yet.{{/if}}</td></tr>{{/each}}`,
 );
