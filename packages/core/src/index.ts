@@ -232,7 +232,8 @@ export {
   DEFAULT_PROJECT, LogicalIdSchema, type ManagedResource, ManagedResourceSchema, ProjectNameSchema, RESOURCE_KINDS,
   type ResourceKind, ResourceKindSchema,
 } from './model/managed-resource.js';
-export { DeliveryLogQuerySchema } from './services/alert-channels.js';
+export { type CheckAlert, DeliveryLogQuerySchema } from './services/alert-channels.js';
+export { type ResponseTimePoint, type ResponseTimeQuery, type ResponseTimeSeries } from './services/analytics.js';
 
 // ---- For a plugin author -----------------------------------------------------------------------
 // The runner kit (its index is itself an explicit list): run results and the frame of a `run`, the

@@ -267,6 +267,14 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       }
     },
   },
+  {
+    // A check's page lists its alerts with the attempts of each.
+    name: '014_delivery_attempts_outbox',
+    async up(knex, prefix) {
+      const table = `${prefix}delivery_attempts`;
+      await knex.schema.alterTable(table, (t) => t.index(['outbox_id', 'seq'], indexName(table, ['outbox_id', 'seq'])));
+    },
+  },
 ];
 
 /**

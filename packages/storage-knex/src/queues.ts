@@ -1,6 +1,7 @@
 import {
   isPrivateLocation,
   LOCATED_JOB_KINDS,
+  type DeliveryAttempt,
   type JobKind,
   type NewOutboxMessage,
   type Outbox,
@@ -158,6 +159,10 @@ export function outboxRow(m: NewOutboxMessage): Row {
   };
 }
 
+const attemptOf = (r: Row): DeliveryAttempt => ({
+  outboxId: String(r.outbox_id), accountId: String(r.account_id), alertChannelId: Number(r.alert_channel_id), at: String(r.at), ok: Boolean(r.ok), detail: (r.detail as string | null) ?? null,
+});
+
 export function outbox(ctx: TableContext): Outbox {
   const table = `${ctx.prefix}outbox`;
   const attempts = `${ctx.prefix}delivery_attempts`;
@@ -213,7 +218,18 @@ export function outbox(ctx: TableContext): Outbox {
     listAttempts: (accountId, alertChannelId, limit) =>
       run(async () => {
         const rows = await ctx.knex(attempts).where({ account_id: accountId, alert_channel_id: alertChannelId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(Math.max(0, limit));
-        return rows.map((r: Row) => ({ outboxId: String(r.outbox_id), accountId: String(r.account_id), alertChannelId: Number(r.alert_channel_id), at: String(r.at), ok: Boolean(r.ok), detail: (r.detail as string | null) ?? null }));
+        return rows.map(attemptOf);
+      }),
+    listByCheck: (accountId, checkId, limit) =>
+      run(async () => {
+        const rows = (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).orderBy([{ column: 'created_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(Math.max(0, limit))) as Row[];
+        return rows.map(fromRow);
+      }),
+    listAttemptsOf: (accountId, outboxIds) =>
+      run(async () => {
+        if (outboxIds.length === 0) return [];
+        const rows = (await ctx.knex(attempts).where('account_id', accountId).whereIn('outbox_id', [...outboxIds]).orderBy([{ column: 'at' }, { column: 'seq' }])) as Row[];
+        return rows.map(attemptOf);
       }),
     pending: (accountId) =>
       run(async () => {

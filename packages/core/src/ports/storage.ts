@@ -275,6 +275,13 @@ export interface Outbox {
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
   /** The newest attempts first. */
   listAttempts(accountId: string, alertChannelId: number, limit: number): Promise<DeliveryAttempt[]>;
+  /**
+   * A check's messages (its alerts to every channel), newest first: delivered, dropped or still
+   * waiting, for as long as retention keeps them.
+   */
+  listByCheck(accountId: string, checkId: string, limit: number): Promise<OutboxMessage[]>;
+  /** The attempts logged for these messages of the account, oldest first. */
+  listAttemptsOf(accountId: string, outboxIds: readonly string[]): Promise<DeliveryAttempt[]>;
   /** Undelivered messages, oldest first. */
   pending(accountId?: string): Promise<OutboxMessage[]>;
   /**

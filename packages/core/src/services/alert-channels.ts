@@ -18,14 +18,32 @@ import type { AlertMessage, AlertTransport, DeliveryReceipt } from '../ports/ale
 import { parse, toValidationIssues } from '../model/parse.js';
 import { queryInteger, type Page } from '../model/primitives.js';
 import type { DeliveryAttempt } from '../ports/storage.js';
+import type { OutboxPayload } from '../model/outbox-payload.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
 import { ChannelCredentials } from './sealing.js';
-import { found, mapPage, numericId, pageOptions } from './support.js';
+import { found, mapPage, numericId, pageOptions, stringId } from './support.js';
 import { checkChannelTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
 
 type Config = Record<string, unknown>;
+
+/** One alert of a check: what it sent, to which channel, and how its delivery went. */
+export interface CheckAlert {
+  id: string;
+  alertType: string;
+  alertChannelId: number;
+  /** Null when the channel was deleted since. */
+  channel: { type: string } | null;
+  created_at: string;
+  deliveredAt: string | null;
+  /** PENDING: still being tried; NOT_DELIVERED: dropped or given up (the last attempt failed). */
+  state: 'PENDING' | 'DELIVERED' | 'NOT_DELIVERED';
+  lastError: string | null;
+  payload: OutboxPayload;
+  /** Every attempt, oldest first. */
+  log: { at: string; ok: boolean; detail: string | null }[];
+}
 
 export const DeliveryLogQuerySchema = v.object({ limit: queryInteger(1, 100, 20) });
 
@@ -258,6 +276,46 @@ export class AlertChannelService {
     const channel = await this.getRecord(accountId, rawId);
     const { limit } = parse(DeliveryLogQuerySchema, rawQuery ?? {}, 'query');
     return (await this.storage.outbox.listAttempts(accountId, channel.id, limit)).map(({ accountId: _a, ...rest }) => rest);
+  }
+
+  /**
+   * A check's alert history, newest first: what each alert sent, to which channel, and every
+   * delivery attempt with its outcome (for as long as retention keeps them). 404 for a check that
+   * is not the account's.
+   */
+  async checkAlerts(accountId: string, rawCheckId: unknown, rawQuery: unknown): Promise<CheckAlert[]> {
+    const check = found(await this.storage.checks.get(accountId, stringId(rawCheckId, 'checkId')), 'Check');
+    const { limit } = parse(DeliveryLogQuerySchema, rawQuery ?? {}, 'query');
+    const messages = await this.storage.outbox.listByCheck(accountId, check.id, limit);
+    if (messages.length === 0) return [];
+    const [attempts, channels] = await Promise.all([
+      this.storage.outbox.listAttemptsOf(accountId, messages.map((m) => m.id)),
+      this.storage.alertChannels.listAll(accountId),
+    ]);
+    const channelById = new Map(channels.map((c) => [c.id, c]));
+    const logOf = new Map<string, CheckAlert['log']>();
+    for (const a of attempts) {
+      const log = logOf.get(a.outboxId) ?? [];
+      log.push({ at: a.at, ok: a.ok, detail: a.detail });
+      logOf.set(a.outboxId, log);
+    }
+    return messages.map((m) => {
+      const log = logOf.get(m.id) ?? [];
+      const channel = channelById.get(m.alertChannelId);
+      const state = m.deliveredAt === null ? 'PENDING' : log.at(-1)?.ok === false ? 'NOT_DELIVERED' : 'DELIVERED';
+      return {
+        id: m.id,
+        alertType: m.alertType,
+        alertChannelId: m.alertChannelId,
+        channel: channel ? { type: channel.type } : null,
+        created_at: m.created_at,
+        deliveredAt: m.deliveredAt,
+        state,
+        lastError: m.lastError,
+        payload: m.payload,
+        log,
+      };
+    });
   }
 
   /** PUT /v1/alert-channels/{id}/subscriptions: the channel's whole list of checks and groups. */

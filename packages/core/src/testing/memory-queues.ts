@@ -255,6 +255,24 @@ export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTab
         .slice(0, Math.max(0, limit))
         .map(({ row }) => copy(row));
     },
+    async listByCheck(accountId, checkId, limit) {
+      return messages
+        .all()
+        .map((row, index) => ({ row, index }))
+        .filter(({ row }) => row.accountId === accountId && row.checkId === checkId)
+        .sort((a, b) => time(b.row.created_at) - time(a.row.created_at) || b.index - a.index)
+        .slice(0, Math.max(0, limit))
+        .map(({ row }) => copy(row));
+    },
+    async listAttemptsOf(accountId, outboxIds) {
+      const wanted = new Set(outboxIds);
+      return attempts
+        .all()
+        .map((row, index) => ({ row, index }))
+        .filter(({ row }) => row.accountId === accountId && wanted.has(row.outboxId))
+        .sort((a, b) => time(a.row.at) - time(b.row.at) || a.index - b.index)
+        .map(({ row }) => copy(row));
+    },
     async pending(accountId) {
       return undelivered()
         .filter((row) => accountId === undefined || row.accountId === accountId)

@@ -273,6 +273,23 @@ export function outboxCases(c: StorageCase) {
     await checkRawCount(f.raw, 'delivery_attempts', 5, 'every attempt is logged');
   });
 
+  c('outbox: a check\'s messages newest first with their attempts oldest first, in its account only', async (f) => {
+    const o = f.storage.outbox;
+    await o.enqueue([msg('1', 'check-1', 0), msg('2', 'check-1', 2, ACCOUNT_A, 2), msg('3', 'check-2', 1), msg('4', 'check-1', 1, ACCOUNT_B), msg('5', 'check-1', 3)]);
+    await o.claim(at(0), 10, LEASE, 'owner-1');
+    await o.markDelivered(msg('1', null, 0).id, 'owner-1', at(1_000));
+    checkSame((await o.listByCheck(ACCOUNT_A, 'check-1', 10)).map(short), ['00000005', '00000002', '00000001'], 'newest first, delivered or not');
+    checkSame((await o.listByCheck(ACCOUNT_A, 'check-1', 2)).map(short), ['00000005', '00000002'], 'limit');
+    const [delivered] = (await o.listByCheck(ACCOUNT_A, 'check-1', 10)).slice(-1);
+    check(delivered?.deliveredAt === at(1_000).toISOString() && delivered.alertType === 'ALERT_FAILURE', 'a message comes with its delivery and what it sent');
+    checkSame((await o.listByCheck(ACCOUNT_B, 'check-1', 10)).map(short), ['00000004'], 'another account\'s check of the same id');
+    const attempt = (n: string, ms: number, accountId = ACCOUNT_A) => ({ outboxId: msg(n, null, 0).id, accountId, alertChannelId: 1, at: isoAt(T0, ms), ok: ms > 1_000, detail: `try at ${ms}` });
+    for (const a of [attempt('1', 1_000), attempt('2', 500), attempt('1', 200), attempt('3', 300), attempt('4', 400, ACCOUNT_B)]) await o.recordAttempt(a);
+    checkSame(await o.listAttemptsOf(ACCOUNT_A, [msg('1', null, 0).id, msg('2', null, 0).id]), [attempt('1', 200), attempt('2', 500), attempt('1', 1_000)], 'the attempts of the messages, oldest first');
+    checkSame(await o.listAttemptsOf(ACCOUNT_A, [msg('4', null, 0).id]), [], 'not another account\'s');
+    checkSame(await o.listAttemptsOf(ACCOUNT_A, []), [], 'none asked, none answered');
+  });
+
   c('outbox: pruneDelivered takes what was delivered before the bound, and old attempts, a limit at a time', async (f) => {
     const o = f.storage.outbox;
     if (!o.pruneDelivered) return;
