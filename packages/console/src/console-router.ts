@@ -3,13 +3,14 @@ import { rateLimit } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import { resolve, VIGIL, type Logger, type Vigil } from '@vigil/core';
 import { consoleAssets } from './assets.js';
+import { mountCheckPages, type CheckPageOptions } from './check-page.js';
 import { homeFilters, homeView } from './home.js';
 import { mountResourcePages } from './resource-pages.js';
 import { contextOf, layoutOf, sendMessage, wrap, type ConsoleKit } from './kit.js';
 import { ConsoleSessions, type ConsoleAuth } from './session.js';
 import { checkRowsFragment, homePage, signInPage } from './templates.js';
 
-export interface VigilConsoleOptions {
+export interface VigilConsoleOptions extends CheckPageOptions {
   /**
    * The host's own sign-in: answers the account a request acts for (from the host's session), or
    * null when nobody is signed in. Without it, people sign in with one of their account's API keys.
@@ -132,6 +133,7 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
     }
     res.type('html').send(homePage({ layout, title: 'Checks', filters, ...view }));
   }));
+  mountCheckPages(router, kit, options);
 
   mountResourcePages(router, kit, { apiPath: options.apiPath ?? '/api' });
 
