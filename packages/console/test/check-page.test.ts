@@ -137,6 +137,11 @@ describe.each(BACKENDS)('a check\'s page on %s', (backend) => {
       expect(res.status, path).toBe(404);
       expect(res.text, path).not.toContain('their-db');
     }
+    // A session of another of A's checks is not this check's.
+    const sibling = await h.vigil.checks.create(h.a.accountId, 'TCP', tcp('sibling-db'));
+    const [siblingSession] = (await h.vigil.checkSessions.trigger(h.a.accountId, { target: { checkId: [sibling.id] } })).sessions;
+    expect((await agent.get(`/console/checks/${mine.id}/sessions/${siblingSession!.checkSessionId}`).set('accept', 'application/json')).status).toBe(404);
+    expect((await agent.get(`/console/checks/${sibling.id}/sessions/${siblingSession!.checkSessionId}`).set('accept', 'application/json')).status).toBe(200);
     // B's session named on A's page is not shown.
     expect((await agent.get(`/console/checks/${mine.id}?session=${session.checkSessionId}`)).text).not.toContain('data-progress');
   });
