@@ -118,6 +118,14 @@ export function mountResourcePages(router: Router, kit: ConsoleKit, options: { a
     res.type('html').send(checkTypesPage({ layout: layoutOf(kit, req, res, { section: '/' }), title: 'New check', types }));
   });
 
+  // A check's page links here: the form of its own type.
+  router.get('/checks/:id/edit', wrap(async (req, res) => {
+    const check = await vigil.checks.getRecord(contextOf(res).accountId, String(req.params.id));
+    const resource = resources().find((r) => r.group === 'check' && r.type === check.checkType);
+    if (!resource) return sendMessage(kit, req, res, 404, 'No form for this check', `No ${check.checkType} runner is installed in this process, so its checks cannot be edited here.`);
+    res.redirect(302, `${req.baseUrl}/r/${resource.key}/${encodeURIComponent(check.id)}/edit`);
+  }));
+
   for (const section of SECTIONS) {
     router.get(section.path, wrap(async (req, res) => {
       const { accountId } = contextOf(res);

@@ -50,7 +50,11 @@ describe.each(BACKENDS)('console forms on %s', (backend) => {
     expect(check).toMatchObject({ name: 'orders-db', checkType: 'TCP', request: { hostname: '127.0.0.1', port: 5432 }, tags: ['db', 'prod'] });
     expect(made.headers.location).toBe(`/console/checks/${check!.id}`);
 
-    const edit = await agent.get(`/console/r/check-tcp/${check!.id}/edit`);
+    // The check page's edit link leads to the form of the check's type.
+    const link = await agent.get(`/console/checks/${check!.id}/edit`);
+    expect(link.status).toBe(302);
+    expect(link.headers.location).toBe(`/console/r/check-tcp/${check!.id}/edit`);
+    const edit = await agent.get(link.headers.location!);
     expect(edit.text).toContain('value="orders-db"');
     const posted = { _csrf: csrf, name: 'orders-db (primary)', 'request.hostname': '127.0.0.1', 'request.port': '5433' };
     expect((await agent.post(`/console/r/check-tcp/${check!.id}/edit`).type('form').send(posted)).status).toBe(303);
