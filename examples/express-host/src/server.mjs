@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import express from 'express';
-import { consoleLogger } from '@vigil/core';
+import { consoleLogger, directoryArtifacts } from '@vigil/core';
 import { metricsHandler, prometheusMetrics, vigilAdminRouter, vigilPages, vigilRouter } from '@vigil/http-express-adapter';
 import { vigilConsole } from '@vigil/console';
 import { assembleVigil, hostAccountId, hostSettings, persisted } from './assemble.mjs';
@@ -67,8 +67,9 @@ if (process.env.VIGIL_ADMIN_TOKEN) {
 // Dashboards (/d/{customUrl}), status pages (/s/{id or url}) and badges (/badges/...) as web pages.
 app.use(vigilPages(vigil));
 // The console: sign in with the account id and API key printed on the first start. A host with
-// its own sign-in passes `auth: (req) => accountIdOf(req.session)` instead.
-app.use('/console', vigilConsole(vigil));
+// its own sign-in passes `auth: (req) => accountIdOf(req.session)` instead. It shows browser
+// checks' screenshots from where the runners keep them.
+app.use('/console', vigilConsole(vigil, { artifacts: directoryArtifacts(join(stateDir, 'artifacts')) }));
 
 // The host's own routes, parser and error handler.
 app.use(express.json({ limit: '100kb' }));
