@@ -105,7 +105,7 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
   });
 
   it.each(BACKENDS)('on %s: sign in, make a webhook channel and a TCP check, run it, see it pass then fail with its alert delivered, mute it, delete it', async (backend) => {
-    h = await consoleHarness(backend);
+    h = await consoleHarness(backend, { refreshSeconds: 1 });
     await h.vigil.start();
     const server = h.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -188,6 +188,26 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     await page.goto(`${base}/`);
     expect(await page.$eval(`tr[data-check="${checkId}"]`, (e) => e.textContent)).toMatch(/Failing · muted/);
     await audit('home, one failing muted check');
+    // The list updates without a reload: a check made elsewhere (here through the service) appears.
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    const other = await h.vigil.checks.create(h.a.accountId, 'TCP', { name: 'made elsewhere', request: { hostname: '127.0.0.1', port: 1 } });
+    await page.waitForSelector(`tr[data-check="${other.id}"]`, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    // Dark mode: the system's, and the toggle; the choice is kept.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await background();
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    const dark = await background();
+    expect(dark).not.toBe(light);
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await page.click('#theme-toggle');
+    expect(await background()).toBe(dark);
+    await page.reload();
+    expect(await background()).toBe(dark);
+    await audit('home, dark');
+    // The keyboard reaches the skip link first, then the navigation.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.goto(checkUrl);
     await Promise.all([page.waitForNavigation(), page.click('a[href$="/delete"]')]);
     await audit('delete confirmation');
