@@ -131,7 +131,8 @@ export async function checkView(vigil: Vigil, accountId: string, checkId: string
     vigil.analytics.responseTimes(accountId, check.id, { from, to, bucketMs: range.bucketMs }),
     vigil.analytics.responseTimes(accountId, check.id, { from, to, bucketMs: null }),
     vigil.analytics.responseTimes(accountId, check.id, { from, to, bucketMs: null, byLocation: true }),
-    vigil.checkResults.list(accountId, check.id, { limit: String(RESULTS_PER_PAGE), page: String(options.page) }),
+    // Each run once, as it ended: a retried run's earlier attempts are inside it (its attempt count).
+    vigil.checkResults.list(accountId, check.id, { limit: String(RESULTS_PER_PAGE), page: String(options.page), resultType: 'FINAL' }),
     vigil.errorGroups.listByCheck(accountId, check.id, { limit: '100' }),
     vigil.alertChannels.checkAlerts(accountId, check.id, { limit: '50' }),
   ]);
@@ -165,6 +166,9 @@ export async function checkView(vigil: Vigil, accountId: string, checkId: string
       approximate: whole.approximate || series.approximate,
     },
     chart: {
+      // The window in epoch seconds: the x axis spans the whole range even with one point in it.
+      from: Math.floor(from.getTime() / 1000),
+      to: Math.floor(to.getTime() / 1000),
       t: series.points.map((p) => Date.parse(p.startedAt) / 1000),
       p50: series.points.map((p) => round(p.p50)),
       p95: series.points.map((p) => round(p.p95)),

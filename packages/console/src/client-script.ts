@@ -25,9 +25,11 @@ function spark(el){
   el.textContent='';
   if(!values.some(function(v){return v!==null;}))return;
   var xs=values.map(function(_,i){return i;});
+  /* Hours with runs between hours without are dots: a line needs two neighbours. */
+  var lonely=values.filter(function(v){return v!==null;}).length<3;
   new uPlot({width:el.clientWidth||120,height:el.clientHeight||28,cursor:{show:false},legend:{show:false},select:{show:false},
-    scales:{x:{time:false}},axes:[{show:false},{show:false}],
-    series:[{},{stroke:css('--accent'),width:1.5,spanGaps:false,points:{show:false}}]},[xs,values],el);
+    scales:{x:{time:false,range:[0,values.length-1]}},axes:[{show:false},{show:false}],
+    series:[{},{stroke:css('--accent'),width:1.5,spanGaps:false,points:{show:lonely,size:4,fill:css('--accent')}}]},[xs,values],el);
 }
 /* A sparkline is drawn when its row comes near the viewport: a list of 1,000 checks draws the few on screen. */
 var seen=window.IntersectionObserver?new IntersectionObserver(function(entries){
@@ -38,15 +40,17 @@ function drawAll(scope){
   Array.prototype.forEach.call(scope.querySelectorAll('.chart[data-series]'),chart);
 }
 
-/* The response-time chart of a check page: data-series is {t:[epoch s],p50:[],p95:[],p99:[]}. */
+/* The response-time chart of a check page: data-series is {from,to,t:[epoch s],p50:[],p95:[],p99:[]}. */
 function chart(el){
   if(!window.uPlot)return;
   var d;try{d=JSON.parse(el.getAttribute('data-series')||'{}');}catch(e){return;}
   el.textContent='';
   if(!d.t||!d.t.length){el.textContent='No runs in this range.';return;}
+  var few=d.t.length<3;
   new uPlot({width:el.clientWidth||600,height:240,
-    series:[{},{label:'p50',stroke:css('--ok'),width:1.5},{label:'p95',stroke:css('--warn'),width:1.5},{label:'p99',stroke:css('--bad'),width:1.5}],
-    axes:[{stroke:css('--muted')},{stroke:css('--muted'),values:function(u,v){return v.map(function(x){return x+' ms';});}}]},
+    scales:d.from&&d.to?{x:{range:[d.from,d.to]}}:{},
+    series:[{},{label:'p50',stroke:css('--ok'),width:1.5,points:{show:few}},{label:'p95',stroke:css('--warn'),width:1.5,points:{show:few}},{label:'p99',stroke:css('--bad'),width:1.5,points:{show:few}}],
+    axes:[{stroke:css('--muted')},{stroke:css('--muted'),size:70,values:function(u,v){return v.map(function(x){return x+' ms';});}}]},
     [d.t,d.p50,d.p95,d.p99],el);
 }
 

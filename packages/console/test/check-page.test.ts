@@ -44,6 +44,8 @@ describe.each(BACKENDS)('a check\'s page on %s', (backend) => {
         },
       }),
       checkResultFixture(check.id, { startedAt: '2026-04-29T11:00:00.000Z', responseTime: 5_000, runLocation: 'eu-west-1' }),
+      // A retried run's first attempt: inside its run (attempts), not a row of its own.
+      checkResultFixture(check.id, { id: '33333333-3333-4333-8333-333333333333', startedAt: '2026-05-01T11:49:00.000Z', responseTime: 7, runLocation: 'us-east-1', resultType: 'ATTEMPT', hasFailures: true, errorMessage: 'first attempt refused' }),
     ]);
     await h.vigil.errorGroups.recordOccurrence(accountId, check.id, 'connect ECONNREFUSED <img src=x>', '2026-05-01T11:40:00.000Z');
     const channel = await h.vigil.alertChannels.create(accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
@@ -66,15 +68,19 @@ describe.each(BACKENDS)('a check\'s page on %s', (backend) => {
     expect(html).toContain('<dt>Availability</dt><dd>75%</dd>');
     expect(html).toContain('<dt>Runs</dt><dd>4</dd>');
     expect(html).toContain('<dt>p50</dt><dd>250 ms</dd>');
-    const series = JSON.parse(/data-series="([^"]+)"/.exec(html)![1]!.replaceAll('&quot;', '"')) as { t: number[]; p50: number[]; p95: number[]; p99: number[] };
+    const series = JSON.parse(/data-series="([^"]+)"/.exec(html)![1]!.replaceAll('&quot;', '"')) as { from: number; to: number; t: number[]; p50: number[]; p95: number[]; p99: number[] };
     expect(series.t.length).toBe(4);
     expect(series.p50).toEqual([100, 200, 300, 400]);
-    expect(Object.keys(series)).toEqual(['t', 'p50', 'p95', 'p99']);
+    expect(Object.keys(series)).toEqual(['from', 'to', 't', 'p50', 'p95', 'p99']);
+    // The x axis spans the whole day, whatever the points.
+    expect(series.to - series.from).toBe(24 * 3600);
+    expect(series.t.every((t) => t >= series.from && t < series.to)).toBe(true);
     // Runs per location.
     expect(html).toMatch(/<td>eu-west-1<\/td><td class="num">2<\/td><td class="num">0<\/td><td class="num">100%<\/td><td class="num">200 ms<\/td>/);
     expect(html).toMatch(/<td>us-east-1<\/td><td class="num">2<\/td><td class="num">1<\/td><td class="num">50%<\/td><td class="num">300 ms<\/td>/);
     // The failed run's details: error, assertion, log (escaped), screenshot from the console itself.
     expect(html).toContain('connect ECONNREFUSED &lt;img src&#x3D;x&gt;');
+    expect(html).not.toContain('first attempt refused');
     expect(html).toContain('<td>RESPONSE_TIME</td>');
     expect(html).toContain('[info] &lt;script&gt;alert(2)&lt;/script&gt;');
     const shot = `/console/checks/${check.id}/results/${failedId}/artifacts/0`;
