@@ -55,7 +55,7 @@ try {
   await Promise.all([page.waitForNavigation(), page.click('main form button.primary')]);
   if (new URL(page.url()).pathname !== '/console/') throw new Error(`console sign-in failed at ${page.url()}`);
   await shoot(page, 'console-home.png');
-  const failing = (await page.$('tr[data-state="FAILING"] a')) ?? (await page.$('tr[data-check] a'));
+  const failing = (await page.$('[data-state="FAILING"] a')) ?? (await page.$('[data-check] a'));
   if (!failing) throw new Error('the console lists no check');
   await Promise.all([page.waitForNavigation(), failing.click()]);
   await shoot(page, 'console-check.png');

@@ -19,7 +19,7 @@ showTheme();
 function css(name){return getComputedStyle(root).getPropertyValue(name).trim()||'#888';}
 
 /* Sparklines: data-values is a JSON array of numbers or nulls (one per hour). */
-function spark(el){
+function spark(el,box){
   if(!window.uPlot)return;
   var values;try{values=JSON.parse(el.getAttribute('data-values')||'[]');}catch(e){return;}
   el.textContent='';
@@ -27,13 +27,15 @@ function spark(el){
   var xs=values.map(function(_,i){return i;});
   /* Hours with runs between hours without are dots: a line needs two neighbours. */
   var lonely=values.filter(function(v){return v!==null;}).length<3;
-  new uPlot({width:el.clientWidth||120,height:el.clientHeight||28,cursor:{show:false},legend:{show:false},select:{show:false},
+  /* The observer's box gives the size without asking for a layout between one chart and the next. */
+  var w=box?box.width:el.clientWidth,hgt=box?box.height:el.clientHeight;
+  new uPlot({width:Math.round(w)||120,height:Math.round(hgt)||28,cursor:{show:false},legend:{show:false},select:{show:false},
     scales:{x:{time:false,range:[0,values.length-1]}},axes:[{show:false},{show:false}],
     series:[{},{stroke:css('--accent'),width:1.5,spanGaps:false,points:{show:lonely,size:4,fill:css('--accent')}}]},[xs,values],el);
 }
 /* A sparkline is drawn when its row comes near the viewport: a list of 1,000 checks draws the few on screen. */
 var seen=window.IntersectionObserver?new IntersectionObserver(function(entries){
-  entries.forEach(function(e){if(e.isIntersecting){seen.unobserve(e.target);spark(e.target);}});
+  entries.forEach(function(e){if(e.isIntersecting){seen.unobserve(e.target);spark(e.target,e.boundingClientRect);}});
 },{rootMargin:'200px'}):null;
 function drawAll(scope){
   Array.prototype.forEach.call(scope.querySelectorAll('.spark[data-values]'),function(el){if(seen)seen.observe(el);else spark(el);});
@@ -66,7 +68,7 @@ function refreshRows(){
   }).then(function(html){
     if(html===null||html===undefined)return;
     table.innerHTML=html;
-    var count=document.getElementById('checks-count');if(count)count.textContent=String(table.querySelectorAll('tr[data-check]').length);
+    var count=document.getElementById('checks-count');if(count)count.textContent=String(table.querySelectorAll('[data-check]').length);
     drawAll(table);
   }).catch(function(){});
 }

@@ -5,6 +5,7 @@ import { resolve, VIGIL, type Logger, type Vigil } from '@vigil/core';
 import { consoleAssets } from './assets.js';
 import { mountCheckPages, type CheckPageOptions } from './check-page.js';
 import { homeFilters, homeView } from './home.js';
+import { PastHours } from './past-hours.js';
 import { mountResourcePages } from './resource-pages.js';
 import { contextOf, layoutOf, sendMessage, wrap, type ConsoleKit } from './kit.js';
 import { ConsoleSessions, type ConsoleAuth } from './session.js';
@@ -59,6 +60,7 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
   };
   const { sessions } = kit;
   const router = express.Router();
+  const pastHours = new PastHours(vigil);
   const form = express.urlencoded({ extended: false, limit: '1mb', parameterLimit: 2_000 });
 
   router.get('/assets/:file', (req, res) => kit.assets.serve(req, res));
@@ -125,7 +127,7 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
   router.get('/', wrap(async (req, res) => {
     const { accountId } = contextOf(res);
     const filters = homeFilters(req.query as Record<string, unknown>);
-    const view = await homeView(vigil, accountId, filters);
+    const view = await homeView(vigil, pastHours, accountId, filters);
     const layout = layoutOf(kit, req, res, { section: '/', refresh: kit.refreshSeconds });
     if (req.query.fragment === 'rows') {
       res.type('html').send(checkRowsFragment({ layout, ...view }));

@@ -37,10 +37,14 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:middle}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
-#checks-body tr{content-visibility:auto;contain-intrinsic-size:auto 3rem}
+#checks .row{display:grid;grid-template-columns:minmax(0,34fr) minmax(0,17fr) minmax(0,10fr) minmax(0,17fr) minmax(0,7fr) minmax(0,15fr);align-items:center;border-bottom:1px solid var(--line)}
+#checks .row>div{padding:.45rem .5rem;overflow-wrap:anywhere}
+#checks .row.head{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);font-weight:700}
+#checks .row.empty{display:block}
+#checks-body .row{content-visibility:auto;contain-intrinsic-size:auto 3.2rem}
 .state{display:inline-block;padding:.1rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .state-passing{color:var(--ok)}.state-degraded{color:var(--warn)}.state-failing{color:var(--bad)}.state-muted,.state-pending{color:var(--muted)}.state-paused,.state-inactive{color:var(--pause)}
-.spark{display:block;width:120px;height:28px}
+.spark{display:block;width:100%;max-width:120px;height:28px}
 .muted{color:var(--muted)}
 .tags{display:flex;flex-wrap:wrap;gap:.25rem}
 .tag{font-size:.75rem;background:var(--code);border-radius:4px;padding:0 .35rem}
@@ -59,8 +63,9 @@ dl.figures dd{margin:0;font-size:1.2rem;font-variant-numeric:tabular-nums}
 pre{white-space:pre-wrap;word-break:break-word;background:var(--code);padding:.5rem;border-radius:6px;font-size:13px}
 @media (max-width:700px){
   th.opt,td.opt{display:none}
+  #checks .row{grid-template-columns:minmax(0,40fr) minmax(0,28fr) minmax(0,14fr) minmax(0,18fr)}
+  #checks .row>.opt{display:none}
   main{padding:.6rem}
-  .spark{width:80px}
   header.top .tools{margin-left:0}
 }
 `;

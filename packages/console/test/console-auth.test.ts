@@ -148,7 +148,7 @@ describe('console pages', () => {
     expect(names((await agent.get('/console/?state=inactive')).text)).toEqual(['old']);
     expect(names((await agent.get('/console/?type=API')).text)).toEqual([]);
     const rows = await agent.get('/console/?fragment=rows&q=cache');
-    expect(rows.text.trim().startsWith('<tr data-check=')).toBe(true);
+    expect(rows.text.trim().startsWith('<div role="row" class="row" data-check=')).toBe(true);
     expect(rows.text).not.toContain('<html');
     expect(rows.text).toContain('No runs yet · muted');
   });

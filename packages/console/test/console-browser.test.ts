@@ -186,12 +186,12 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', () => {
     expect(await page.$eval('main', (e) => e.textContent)).toMatch(/Unmute alerts/);
     expect((await h.vigil.storage.checks.get(h.a.accountId, checkId))!.muted).toBe(true);
     await page.goto(`${base}/`);
-    expect(await page.$eval(`tr[data-check="${checkId}"]`, (e) => e.textContent)).toMatch(/Failing · muted/);
+    expect(await page.$eval(`[data-check="${checkId}"]`, (e) => e.textContent)).toMatch(/Failing · muted/);
     await audit('home, one failing muted check');
     // The list updates without a reload: a check made elsewhere (here through the service) appears.
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
     const other = await h.vigil.checks.create(h.a.accountId, 'TCP', { name: 'made elsewhere', request: { hostname: '127.0.0.1', port: 1 } });
-    await page.waitForSelector(`tr[data-check="${other.id}"]`, { timeout: 10_000 });
+    await page.waitForSelector(`[data-check="${other.id}"]`, { timeout: 10_000 });
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     // Dark mode: the system's, and the toggle; the choice is kept.
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
