@@ -29,7 +29,7 @@ function spark(el,box){
   var lonely=values.filter(function(v){return v!==null;}).length<3;
   /* The observer's box gives the size without asking for a layout between one chart and the next. */
   var w=box?box.width:el.clientWidth,hgt=box?box.height:el.clientHeight;
-  new uPlot({width:Math.round(w)||120,height:Math.round(hgt)||28,cursor:{show:false},legend:{show:false},select:{show:false},
+  new uPlot({width:Math.round(w)||120,height:Math.round(hgt)||28,padding:[4,4,4,4],cursor:{show:false},legend:{show:false},select:{show:false},
     scales:{x:{time:false,range:[0,values.length-1]}},axes:[{show:false},{show:false}],
     series:[{},{stroke:css('--accent'),width:1.5,spanGaps:false,points:{show:lonely,size:4,fill:css('--accent')}}]},[xs,values],el);
 }

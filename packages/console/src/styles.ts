@@ -37,10 +37,11 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:middle}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted)}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
-#checks .row{display:grid;grid-template-columns:minmax(0,34fr) minmax(0,17fr) minmax(0,10fr) minmax(0,17fr) minmax(0,7fr) minmax(0,15fr);align-items:center;border-bottom:1px solid var(--line)}
+#checks .row{display:grid;grid-template-columns:minmax(0,30fr) minmax(0,15fr) minmax(0,8fr) minmax(0,21fr) minmax(0,9fr) minmax(0,17fr);align-items:center;border-bottom:1px solid var(--line)}
 #checks .row>div{padding:.45rem .5rem;overflow-wrap:anywhere}
 #checks .row.head{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:var(--muted);font-weight:700}
 #checks .row.empty{display:block}
+#checks .num{white-space:nowrap}
 #checks-body .row{content-visibility:auto;contain-intrinsic-size:auto 3.2rem}
 .state{display:inline-block;padding:.1rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .state-passing{color:var(--ok)}.state-degraded{color:var(--warn)}.state-failing{color:var(--bad)}.state-muted,.state-pending{color:var(--muted)}.state-paused,.state-inactive{color:var(--pause)}
