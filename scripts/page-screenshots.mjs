@@ -24,7 +24,8 @@ const browser = await puppeteer.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'],
 });
 
-async function shoot(page, file) {
+/** A screenshot of the page; a long one is cut at `height` pixels. */
+async function shoot(page, file, height = Infinity) {
   // Charts draw when they come into view: a full-page shot scrolls them in first.
   await page.evaluate(async () => {
     for (let y = 0; y < document.body.scrollHeight; y += 400) {
@@ -34,7 +35,9 @@ async function shoot(page, file) {
     window.scrollTo(0, 0);
   });
   await new Promise((r) => setTimeout(r, 300));
-  await page.screenshot({ path: join(out, file), fullPage: true });
+  const full = await page.evaluate(() => document.documentElement.scrollHeight);
+  const width = page.viewport().width;
+  await page.screenshot({ path: join(out, file), captureBeyondViewport: true, clip: { x: 0, y: 0, width, height: Math.min(full, height) } });
   console.log(join(out, file));
 }
 
@@ -58,9 +61,9 @@ try {
   const failing = (await page.$('[data-state="FAILING"] a')) ?? (await page.$('[data-check] a'));
   if (!failing) throw new Error('the console lists no check');
   await Promise.all([page.waitForNavigation(), failing.click()]);
-  await shoot(page, 'console-check.png');
+  await shoot(page, 'console-check.png', 1400);
   await page.goto(`${base}/console/r/check-tcp/new`);
-  await shoot(page, 'console-form.png');
+  await shoot(page, 'console-form.png', 1100);
 } finally {
   await browser.close();
 }

@@ -25,6 +25,7 @@ const HEADINGS: Partial<Record<Group, string>> = {
 };
 
 const PAGE_SIZE = 100;
+const FIRST_FIELDS = ['name', 'header', 'type', 'config', 'request', 'script', 'heartbeat', 'frequency'];
 
 /** How a stored resource is named in a list. */
 function titleOf(item: Record<string, unknown>): string {
@@ -62,12 +63,15 @@ export function mountResourcePages(router: Router, kit: ConsoleKit, options: { a
   function showForm(req: Request, res: Response, resource: FormResource, mode: 'create' | 'update', id: string | null, state: FormState): void {
     const base = req.baseUrl;
     const form = formFields(resource.createSchema, state.values, state.issues ?? [], { ...resource.formOptions, ...(state.posted ? { posted: state.posted } : {}) });
+    // What a resource is comes first (its name, what a check targets, a channel's config); settings after.
+    const rank = (name: string) => { const i = FIRST_FIELDS.indexOf(name); return i === -1 ? FIRST_FIELDS.length : i; };
+    form.fields = form.fields.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f.name) - rank(b.f.name) || a.i - b.i).map((x) => x.f);
     const ping = mode === 'update' ? heartbeatPingPath(state.values) : null;
     const back = resource.group === 'check' && id ? `${base}/checks/${encodeURIComponent(id)}` : `${base}${sectionOf(resource)}`;
     res.status(state.status ?? 200).type('html').send(formPage({
       layout: layoutOf(kit, req, res, { section: sectionOf(resource) }),
-      title: mode === 'create' ? `New ${resource.label.toLowerCase()}` : `Edit ${resource.label.toLowerCase()}`,
-      heading: mode === 'create' ? `New ${resource.label.toLowerCase()}` : `Edit ${titleOf((state.values ?? {}) as Record<string, unknown>)}`,
+      title: mode === 'create' ? `New ${resource.label}` : `Edit ${resource.label}`,
+      heading: mode === 'create' ? `New ${resource.label}` : `Edit ${titleOf((state.values ?? {}) as Record<string, unknown>)}`,
       form,
       failed: state.failed,
       note: ping ? { text: 'Ping this address from the job the check watches:', code: `${req.protocol}://${req.get('host')}${options.apiPath}${ping}` } : null,
@@ -153,7 +157,7 @@ export function mountResourcePages(router: Router, kit: ConsoleKit, options: { a
         return {
           heading: HEADINGS[group] ?? section.title,
           showKind: group === 'alert-channel',
-          newLinks: kinds.filter((k) => k.create).map((k) => ({ href: `${base}/r/${k.key}/new`, label: `New ${k.label.toLowerCase()}` })),
+          newLinks: kinds.filter((k) => k.create).map((k) => ({ href: `${base}/r/${k.key}/new`, label: `New ${k.label}` })),
           items: rows,
           nextPage: all.length === PAGE_SIZE ? `${base}${section.path}?page=${page + 1}` : null,
         };

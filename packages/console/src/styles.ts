@@ -27,6 +27,9 @@ textarea{width:100%;min-height:6rem}
 textarea.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;min-height:16rem;background:var(--code);tab-size:2;white-space:pre}
 .field{margin:0 0 .9rem}
 .field label{display:block;font-weight:600;margin-bottom:.2rem}
+.field-checkbox{display:flex;flex-wrap:wrap;align-items:center;gap:.2rem .5rem}
+.field-checkbox label{display:inline;margin:0}
+.field-checkbox .field-help,.field-checkbox .field-error{flex-basis:100%}
 .field-help{color:var(--muted);font-size:.85rem;margin:.15rem 0 0}
 .field-error,.form-errors{color:var(--bad);font-size:.9rem;margin:.2rem 0 0}
 [aria-invalid=true]{border-color:var(--bad)}
