@@ -147,7 +147,6 @@ function downSpans(entry: StatusPageIncidentEntry): DownSpan[] {
   if (open !== null) spans.push({ start: open, end: null });
   return spans;
 }
-const MEAN = { name: 'avg', field: 'responseTime', fn: 'avg' } as const;
 const round = (n: number | null | undefined) => (n === null || n === undefined ? null : Math.round(n));
 
 /** A check on a dashboard: it carries one of the tags (all of them with the AND operator); no tags shows every check. */
@@ -219,9 +218,18 @@ export class PublicPageService {
     const checkIds = checks.map((c) => c.id);
     const [whole, hourly] = await Promise.all([
       this.storage.checkResults.aggregate(accountId, {
-        checkIds, from, to, measures: [MEAN, { name: 'p95', field: 'responseTime', fn: 'p95' }, { name: 'p99', field: 'responseTime', fn: 'p99' }],
+        checkIds, from, to,
+        measures: [
+          { name: 'avg', field: 'responseTime', fn: 'avg' },
+          { name: 'p95', field: 'responseTime', fn: 'p95' },
+          { name: 'p99', field: 'responseTime', fn: 'p99' },
+        ],
       }),
-      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [MEAN] }) : Promise.resolve([]),
+      hours
+        ? this.storage.checkResults.aggregate(accountId, {
+            checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [{ name: 'avg', field: 'responseTime', fn: 'avg' }],
+          })
+        : Promise.resolve([]),
     ]);
     const wholeById = new Map(whole.map((r) => [r.checkId, r]));
     const hoursById = new Map<string, Map<string, { runs: number; failures: number; responseTime: number | null }>>();
