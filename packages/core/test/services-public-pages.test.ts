@@ -175,22 +175,17 @@ describe('PublicPageService.dashboardView', () => {
     expect(hours[0]!.start).toBe('2026-04-30T13:00:00.000Z');
     expect(hours[23]!.start).toBe('2026-05-01T12:00:00.000Z');
     expect(hours.every((h, i) => h.start === new Date(Date.parse('2026-04-30T13:00:00.000Z') + i * HOUR).toISOString())).toBe(true);
-    expect(hours[0]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0, responseTime: 120 });
+    expect(hours[0]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0 });
     // 02:00 today is 13 hours after the first hour.
-    expect(hours[13]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1, responseTime: 120 });
-    expect(hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1, responseTime: 120 });
-    expect(hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 0, failures: 0, responseTime: null });
+    expect(hours[13]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1 });
+    expect(hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1 });
+    expect(hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 0, failures: 0 });
     expect(hours.filter((h) => h.runs > 0).map((h) => h.start)).toEqual([
       '2026-04-30T13:00:00.000Z', '2026-05-01T02:00:00.000Z', '2026-05-01T11:00:00.000Z',
     ]);
 
     const asked = await vigil.publicPages.dashboardView(await addDashboard(a, { expandChecks: false }), { hours: true });
     expect(asked.checks[0]!.hours).toHaveLength(24);
-    // Each hour's mean response time: the points of the cards' sparklines.
-    await addResults(a, api.id, [{ startedAt: '2026-05-01T02:50:00.000Z', responseTime: 420 }]);
-    const means = (await vigil.publicPages.dashboardView(await addDashboard(a), { hours: true })).checks[0]!.hours;
-    expect(means[13]!.responseTime).toBe(220);
-    expect(means[12]!.responseTime).toBeNull();
   });
 
   it('between whole hours, the last of the 24 hours is the current one and its runs count', async () => {
@@ -203,8 +198,8 @@ describe('PublicPageService.dashboardView', () => {
     clock.set('2026-05-01T12:30:00.000Z');
     const [check] = (await vigil.publicPages.dashboardView(await addDashboard(a, { expandChecks: true }))).checks;
     expect(check!.hours[0]!.start).toBe('2026-04-30T13:00:00.000Z');
-    expect(check!.hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 1, failures: 0, responseTime: 50 });
-    expect(check!.hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 0, responseTime: 150 });
+    expect(check!.hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 1, failures: 0 });
+    expect(check!.hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 0 });
     // (50 + 150) / 2
     expect(check).toMatchObject({ runs24h: 2, avg: 100 });
   });

@@ -21,8 +21,6 @@ export interface PublicCheckHour {
   start: string;
   runs: number;
   failures: number;
-  /** The hour's mean response time in milliseconds (null without runs): the points of a sparkline. */
-  responseTime: number | null;
 }
 
 export interface PublicCheck {
@@ -225,17 +223,13 @@ export class PublicPageService {
           { name: 'p99', field: 'responseTime', fn: 'p99' },
         ],
       }),
-      hours
-        ? this.storage.checkResults.aggregate(accountId, {
-            checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [{ name: 'avg', field: 'responseTime', fn: 'avg' }],
-          })
-        : Promise.resolve([]),
+      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [] }) : Promise.resolve([]),
     ]);
     const wholeById = new Map(whole.map((r) => [r.checkId, r]));
-    const hoursById = new Map<string, Map<string, { runs: number; failures: number; responseTime: number | null }>>();
+    const hoursById = new Map<string, Map<string, { runs: number; failures: number }>>();
     for (const r of hourly) {
       const m = hoursById.get(r.checkId) ?? new Map();
-      m.set(new Date(r.bucketStart).toISOString(), { runs: r.count, failures: r.failures, responseTime: round(r.values.avg) });
+      m.set(new Date(r.bucketStart).toISOString(), { runs: r.count, failures: r.failures });
       hoursById.set(r.checkId, m);
     }
     return checks.map((c) => {
@@ -259,7 +253,7 @@ export class PublicPageService {
         hours: hours
           ? Array.from({ length: 24 }, (_, i) => {
               const start = new Date(hoursFrom.getTime() + i * HOUR_MS).toISOString();
-              return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0, responseTime: null }) };
+              return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0 }) };
             })
           : [],
       };

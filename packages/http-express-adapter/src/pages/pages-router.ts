@@ -4,7 +4,6 @@ import type { DependencyContainer } from 'tsyringe';
 import { hasCode, type CheckResult, type Dashboard, type DashboardView, type Logger, type PublicCheck, type StatusPage, type StatusPageView, type Vigil } from '@vigil/core';
 import { vigilFrom } from '../vigil-from.js';
 import { badgeSvg } from './badges.js';
-import { chartAssets } from './chart-assets.js';
 import { DASHBOARD_SCRIPT, STATUS_PAGE_SCRIPT } from './client-script.js';
 import { imageSource, newNonce, pageHeaders, styleText } from './security.js';
 import { BASE_CSS, themeCss } from './styles.js';
@@ -95,9 +94,6 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }));
   }
   const images = (...urls: (string | null)[]) => (options.externalImages === false ? urls.map(() => null) : urls);
-  const assets = chartAssets();
-  router.get('/vigil-assets/:file', (req, res) => assets.serve(req, res));
-  const charts = (req: Request) => ({ js: `${req.baseUrl}/vigil-assets/${assets.js}`, css: `${req.baseUrl}/vigil-assets/${assets.css}` });
 
   const send = (res: Response, status: number, html: string) => res.status(status).type('html').send(html);
 
@@ -118,8 +114,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       message(res, 401, 'This dashboard is private', 'Open it with one of its access keys.', true);
       return;
     }
-    // The hours feed every card's sparkline, not only the expanded cards' hourly bars.
-    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: true });
+    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard);
     const d = view.dashboard;
     const perPage = d.paginate ? (d.checksPerPage ?? 15) : Math.max(view.checks.length, 1);
     const pages = Math.max(1, Math.ceil(view.checks.length / perPage));
@@ -150,15 +145,12 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       keyQuery,
       incidents: view.incidents,
       summary: STATE_ORDER.filter((s) => view.counts[s] > 0).map((state) => ({ state, count: view.counts[state] })),
-      checks: view.checks.slice((page - 1) * perPage, page * perPage).map((c: PublicCheck) => ({
-        ...c, hours: c.hours.map((h) => ({ ...h, cls: hourClass(h) })), spark: c.hours.map((h) => h.responseTime),
-      })),
+      checks: view.checks.slice((page - 1) * perPage, page * perPage).map((c: PublicCheck) => ({ ...c, hours: c.hours.map((h) => ({ ...h, cls: hourClass(h) })) })),
       pagination: pages > 1 ? Array.from({ length: pages }, (_, i) => ({ n: i + 1, current: i + 1 === page, href: link(i + 1) })) : null,
       generatedAt: view.generatedAt,
       refreshSeconds: d.refreshRate,
       data: { page, pages, refresh: d.refreshRate, rotate: d.paginate && pages > 1 ? d.paginationRate : 0 },
       script: DASHBOARD_SCRIPT,
-      charts: charts(req),
     }));
   }
 
@@ -191,7 +183,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }));
   }
 
-  function statusPageHtml(req: Request, res: Response, view: StatusPageView, subscribeAction: string | null): void {
+  function statusPageHtml(res: Response, view: StatusPageView, subscribeAction: string | null): void {
     const p = view.page;
     const [logo, favicon] = images(p.logo, p.favicon);
     const nonce = newNonce();
@@ -207,16 +199,13 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       css: `${themeCss(p.themeColors, p.defaultTheme === 'AUTO')}\n${BASE_CSS}`,
       state: view.state,
       days: vigil.publicPages.uptimeDays,
-      cards: view.cards.map((c) => ({
-        ...c, services: c.services.map((s) => ({ ...s, bars: s.days.map(dayBar), daily: s.days.map((d) => [d.uptime, dayBar(d).cls]) })),
-      })),
+      cards: view.cards.map((c) => ({ ...c, services: c.services.map((s) => ({ ...s, bars: s.days.map(dayBar) })) })),
       activeIncidents: view.activeIncidents,
       pastIncidents: view.pastIncidents,
       generatedAt: view.generatedAt,
       refreshSeconds: refresh || null,
       data: { auto: p.defaultTheme === 'AUTO' ? 1 : 0, refresh },
       script: STATUS_PAGE_SCRIPT,
-      charts: charts(req),
       subscribeAction,
     }));
   }
@@ -227,7 +216,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       return;
     }
     const subscribeAction = vigil.statusPageSubscribers.takesSubscribers(page) ? `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscribe` : null;
-    statusPageHtml(req, res, await vigil.publicPages.statusPageView(page), subscribeAction);
+    statusPageHtml(res, await vigil.publicPages.statusPageView(page), subscribeAction);
   }
 
   /** The public status page a subscription is for; otherwise answered here (404). */

@@ -88,8 +88,6 @@ h2{font-size:1.15rem;margin:24px 0 8px;color:var(--title-font-color)}
 .bar{display:flex;gap:2px;height:28px;margin:8px 0 2px}
 .bar span{flex:1;border-radius:2px;background:#137333;min-width:2px}
 .bar .b-none{background:var(--border-color)}.bar .b-some{background:#c58a00}.bar .b-down{background:#b3261e}
-.spark{height:32px;margin:6px 0 2px}
-.uptime-chart{margin:8px 0 2px}
 .bar-legend{display:flex;justify-content:space-between;font-size:.8rem}
 nav.pages ul{display:flex;gap:6px;list-style:none;padding:0;flex-wrap:wrap}
 nav.pages a,nav.pages span{display:inline-block;padding:2px 10px;border:1px solid var(--border-color);border-radius:4px}

@@ -20,8 +20,6 @@ hbs.registerHelper('pct', (n: number | null) => (n === null || n === undefined ?
 hbs.registerHelper('when', (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : '–'));
 hbs.registerHelper('lower', (s: string) => String(s).toLowerCase());
 hbs.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-// JSON for a data attribute: `{{json x}}` escapes it like any other value.
-hbs.registerHelper('json', (value: unknown) => JSON.stringify(value ?? null));
 
 hbs.registerPartial(
   'layout',
@@ -34,13 +32,11 @@ hbs.registerPartial(
 {{#if favicon}}<link rel="icon" href="{{favicon}}">{{else}}<link rel="icon" href="data:,">{{/if}}
 {{#if refreshSeconds}}<noscript><meta http-equiv="refresh" content="{{refreshSeconds}}"></noscript>{{/if}}
 <style nonce="{{nonce}}">{{{css}}}</style>
-{{#if charts}}<link rel="stylesheet" nonce="{{nonce}}" href="{{charts.css}}">{{/if}}
 {{#if customCss}}<style nonce="{{nonce}}" id="custom-css">{{{customCss}}}</style>{{/if}}
 </head>
 <body{{#each data}} data-{{@key}}="{{this}}"{{/each}}>
 <a class="skip" href="#main">Skip to content</a>
 {{> @partial-block }}
-{{#if charts}}<script nonce="{{nonce}}" src="{{charts.js}}"></script>{{/if}}
 {{#if script}}<script nonce="{{nonce}}">{{{script}}}</script>{{/if}}
 </body>
 </html>`,
@@ -90,7 +86,6 @@ export const dashboardTemplate = hbs.compile(
 <span class="state s-{{state}}">{{stateLabel state}}</span>
 {{#if ../d.showGroupNames}}{{#if groupName}}<span class="muted group"> · {{groupName}}</span>{{/if}}{{/if}}
 {{> figures}}
-<div class="spark" role="img" aria-label="{{#if avg}}Response time by the hour over the last 24 hours, average {{ms avg}}{{else}}No runs in the last 24 hours{{/if}}" data-values="{{json spark}}"></div>
 {{#if ../expand}}<p class="muted detail">{{checkType}} · {{runs24h}} runs in 24 h · avg {{ms avg}} · last run {{when lastRunAt}}{{#if lastRunLocation}} in {{lastRunLocation}}{{/if}}</p>
 <div class="bar" role="img" aria-label="Last 24 hours by the hour">{{#each hours}}<span class="{{cls}}" title="{{when start}}: {{runs}} runs, {{failures}} failed"></span>{{/each}}</div>{{/if}}
 {{#unless ../d.hideTags}}{{#if tags.length}}<ul class="tags" aria-label="Tags">{{#each tags}}<li>{{this}}</li>{{/each}}</ul>{{/if}}{{/unless}}
@@ -134,7 +129,6 @@ export const statusPageTemplate = hbs.compile(
 {{#each services}}<div class="service" data-service="{{id}}" data-state="{{state}}">
 <h3>{{name}} <span class="state s-{{state}}">{{stateLabel state}}</span></h3>
 <div class="bar" role="img" aria-label="{{name}}: {{pct uptime}} uptime over {{../../days}} days">{{#each bars}}<span class="{{cls}}" title="{{date}}: {{label}}"></span>{{/each}}</div>
-<div class="uptime-chart" hidden data-days="{{json daily}}"></div>
 <div class="bar-legend muted"><span>{{../../days}} days ago</span><span>{{pct uptime}} uptime</span><span>Today</span></div>
 </div>{{/each}}
 {{#unless services.length}}<p class="muted">No services on this card.</p>{{/unless}}
