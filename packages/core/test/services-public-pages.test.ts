@@ -160,10 +160,10 @@ describe('PublicPageService.dashboardView', () => {
     const { vigil, a, addCheck, addResults, addDashboard } = await setup();
     const api = await addCheck(a, { name: 'api' });
     await addResults(a, api.id, [
-      { startedAt: '2026-04-30T13:10:00.000Z' },
-      { startedAt: '2026-05-01T02:05:00.000Z', hasFailures: true },
-      { startedAt: '2026-05-01T02:35:00.000Z' },
-      { startedAt: '2026-05-01T11:59:59.000Z', hasErrors: true },
+      { startedAt: '2026-04-30T13:10:00.000Z', responseTime: 80 },
+      { startedAt: '2026-05-01T02:05:00.000Z', responseTime: 120, hasFailures: true },
+      { startedAt: '2026-05-01T02:35:00.000Z', responseTime: 181 },
+      { startedAt: '2026-05-01T11:59:59.000Z', responseTime: 30_000, hasErrors: true },
     ]);
     const flat = await vigil.publicPages.dashboardView(await addDashboard(a, { expandChecks: false }));
     expect(flat.checks[0]!.hours).toEqual([]);
@@ -175,11 +175,13 @@ describe('PublicPageService.dashboardView', () => {
     expect(hours[0]!.start).toBe('2026-04-30T13:00:00.000Z');
     expect(hours[23]!.start).toBe('2026-05-01T12:00:00.000Z');
     expect(hours.every((h, i) => h.start === new Date(Date.parse('2026-04-30T13:00:00.000Z') + i * HOUR).toISOString())).toBe(true);
-    expect(hours[0]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0 });
-    // 02:00 today is 13 hours after the first hour.
-    expect(hours[13]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1 });
-    expect(hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1 });
-    expect(hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 0, failures: 0 });
+    expect(hours[0]).toEqual({ start: '2026-04-30T13:00:00.000Z', runs: 1, failures: 0, p50: 80 });
+    // 02:00 today is 13 hours after the first hour; its median is between 120 and 181 (150.5, rounded).
+    expect(hours[13]).toEqual({ start: '2026-05-01T02:00:00.000Z', runs: 2, failures: 1, p50: 151 });
+    // A failed run's time counts too: a timeout is what a viewer waited.
+    expect(hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 1, p50: 30_000 });
+    // An hour without runs has no point (a gap in the sparkline, not a zero).
+    expect(hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 0, failures: 0, p50: null });
     expect(hours.filter((h) => h.runs > 0).map((h) => h.start)).toEqual([
       '2026-04-30T13:00:00.000Z', '2026-05-01T02:00:00.000Z', '2026-05-01T11:00:00.000Z',
     ]);
@@ -198,8 +200,8 @@ describe('PublicPageService.dashboardView', () => {
     clock.set('2026-05-01T12:30:00.000Z');
     const [check] = (await vigil.publicPages.dashboardView(await addDashboard(a, { expandChecks: true }))).checks;
     expect(check!.hours[0]!.start).toBe('2026-04-30T13:00:00.000Z');
-    expect(check!.hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 1, failures: 0 });
-    expect(check!.hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 0 });
+    expect(check!.hours[23]).toEqual({ start: '2026-05-01T12:00:00.000Z', runs: 1, failures: 0, p50: 50 });
+    expect(check!.hours[22]).toEqual({ start: '2026-05-01T11:00:00.000Z', runs: 1, failures: 0, p50: 150 });
     // (50 + 150) / 2
     expect(check).toMatchObject({ runs24h: 2, avg: 100 });
   });

@@ -21,6 +21,8 @@ export interface PublicCheckHour {
   start: string;
   runs: number;
   failures: number;
+  /** Median response time of the hour's final runs, in milliseconds (null without runs): a sparkline's point. */
+  p50: number | null;
 }
 
 export interface PublicCheck {
@@ -223,13 +225,17 @@ export class PublicPageService {
           { name: 'p99', field: 'responseTime', fn: 'p99' },
         ],
       }),
-      hours ? this.storage.checkResults.aggregate(accountId, { checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [] }) : Promise.resolve([]),
+      hours
+        ? this.storage.checkResults.aggregate(accountId, {
+            checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [{ name: 'p50', field: 'responseTime', fn: 'p50' }],
+          })
+        : Promise.resolve([]),
     ]);
     const wholeById = new Map(whole.map((r) => [r.checkId, r]));
-    const hoursById = new Map<string, Map<string, { runs: number; failures: number }>>();
+    const hoursById = new Map<string, Map<string, Omit<PublicCheckHour, 'start'>>>();
     for (const r of hourly) {
       const m = hoursById.get(r.checkId) ?? new Map();
-      m.set(new Date(r.bucketStart).toISOString(), { runs: r.count, failures: r.failures });
+      m.set(new Date(r.bucketStart).toISOString(), { runs: r.count, failures: r.failures, p50: round(r.values.p50) });
       hoursById.set(r.checkId, m);
     }
     return checks.map((c) => {
@@ -253,7 +259,7 @@ export class PublicPageService {
         hours: hours
           ? Array.from({ length: 24 }, (_, i) => {
               const start = new Date(hoursFrom.getTime() + i * HOUR_MS).toISOString();
-              return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0 }) };
+              return { start, ...(byHour?.get(start) ?? { runs: 0, failures: 0, p50: null }) };
             })
           : [],
       };
