@@ -1,16 +1,12 @@
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler, type Response, type Router } from 'express';
+import { localRequire } from './local-require.js';
 
 // The interactive API reference: Swagger UI, served from the host (swagger-ui-dist's files, never
 // a CDN), rendering the router's own `openapi.json`.
 
-const here = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
-
-/** swagger-ui-dist's folder and version, found from this file (src/api in the sources, dist when built). */
+/** swagger-ui-dist's folder and version, found from this package. */
 function swaggerUiDist(): { dir: string; version: string } {
-  const localRequire = createRequire(join(here, 'docs.js'));
   let manifest: string;
   try {
     manifest = localRequire.resolve('swagger-ui-dist/package.json');

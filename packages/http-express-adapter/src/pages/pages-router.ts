@@ -3,9 +3,11 @@ import { rateLimit } from 'express-rate-limit';
 import type { DependencyContainer } from 'tsyringe';
 import { hasCode, type CheckResult, type Dashboard, type DashboardView, type Logger, type PublicCheck, type StatusPage, type StatusPageView, type Vigil } from '@vigil/core';
 import { vigilFrom } from '../vigil-from.js';
+import { chartAssets } from './assets.js';
 import { badgeSvg } from './badges.js';
 import { DASHBOARD_SCRIPT, STATUS_PAGE_SCRIPT } from './client-script.js';
-import { imageSource, newNonce, pageHeaders, styleText } from './security.js';
+import { dayBar, dayChart, hourClass, sparkChart, sparkLabel } from './page-charts.js';
+import { imageSource, jsonScriptText, newNonce, pageHeaders, styleText } from './security.js';
 import { BASE_CSS, themeCss } from './styles.js';
 import { checkRunsTemplate, dashboardTemplate, messageTemplate, statusPageTemplate } from './templates.js';
 
@@ -49,18 +51,6 @@ function resultState(r: CheckResult): string {
   return r.isDegraded ? 'DEGRADED' : 'PASSING';
 }
 
-function hourClass(h: { runs: number; failures: number }): string {
-  if (h.runs === 0) return 'b-none';
-  if (h.failures === 0) return 'b-ok';
-  return h.failures === h.runs ? 'b-down' : 'b-some';
-}
-
-function dayBar(day: { date: string; uptime: number | null; downMs: number }): { date: string; cls: string; label: string } {
-  if (day.uptime === null) return { date: day.date, cls: 'b-none', label: 'no data' };
-  const cls = day.downMs === 0 ? 'b-ok' : day.uptime >= 95 ? 'b-some' : 'b-down';
-  return { date: day.date, cls, label: `${day.uptime}% uptime` };
-}
-
 function presentedKey(req: Request): string | null {
   const q = req.query.key;
   const fromQuery = typeof q === 'string' ? q : null;
@@ -93,6 +83,12 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       handler: (_req, res) => message(res, 429, 'Too many requests', 'Try again in a minute.'),
     }));
   }
+  const assets = chartAssets();
+  // The chart files' URLs under the mount path, and the page's chart data (JSON, never script).
+  const charts = (req: Request, data: unknown[]) => (data.length === 0 ? {} : {
+    chartAssets: Object.fromEntries(Object.entries(assets.names).map(([k, name]) => [k, `${req.baseUrl}/assets/${name}`])),
+    chartJson: jsonScriptText({ charts: data }),
+  });
   const images = (...urls: (string | null)[]) => (options.externalImages === false ? urls.map(() => null) : urls);
 
   const send = (res: Response, status: number, html: string) => res.status(status).type('html').send(html);
@@ -129,8 +125,12 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     };
     const [logo, favicon] = images(d.logo, d.favicon);
     const nonce = newNonce();
+    const shown = view.checks.slice((page - 1) * perPage, page * perPage);
+    // A sparkline goes with the hourly bar: both need the hours, read only for expanded checks.
+    const sparks = d.expandChecks ? shown.map(sparkChart) : [];
     pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: d.isPrivate });
     send(res, 200, dashboardTemplate({
+      ...charts(req, sparks),
       nonce,
       title: d.header,
       favicon,
@@ -145,7 +145,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       keyQuery,
       incidents: view.incidents,
       summary: STATE_ORDER.filter((s) => view.counts[s] > 0).map((state) => ({ state, count: view.counts[state] })),
-      checks: view.checks.slice((page - 1) * perPage, page * perPage).map((c: PublicCheck) => ({ ...c, hours: c.hours.map((h) => ({ ...h, cls: hourClass(h) })) })),
+      checks: shown.map((c: PublicCheck, i) => ({ ...c, chart: i, chartLabel: sparkLabel(c), hours: c.hours.map((h) => ({ ...h, cls: hourClass(h) })) })),
       pagination: pages > 1 ? Array.from({ length: pages }, (_, i) => ({ n: i + 1, current: i + 1 === page, href: link(i + 1) })) : null,
       generatedAt: view.generatedAt,
       refreshSeconds: d.refreshRate,
@@ -183,13 +183,17 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }));
   }
 
-  function statusPageHtml(res: Response, view: StatusPageView, subscribeAction: string | null): void {
+  function statusPageHtml(req: Request, res: Response, view: StatusPageView, subscribeAction: string | null): void {
     const p = view.page;
+    // Every service of every card in page order: the chart box and its data share the index.
+    const dayCharts = view.cards.flatMap((c) => c.services.map(dayChart));
+    let chart = 0;
     const [logo, favicon] = images(p.logo, p.favicon);
     const nonce = newNonce();
     const refresh = options.statusPageRefresh ?? 60;
     pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: p.isPrivate });
     send(res, 200, statusPageTemplate({
+      ...charts(req, dayCharts),
       nonce,
       title: `${p.name} status`,
       favicon,
@@ -199,7 +203,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       css: `${themeCss(p.themeColors, p.defaultTheme === 'AUTO')}\n${BASE_CSS}`,
       state: view.state,
       days: vigil.publicPages.uptimeDays,
-      cards: view.cards.map((c) => ({ ...c, services: c.services.map((s) => ({ ...s, bars: s.days.map(dayBar) })) })),
+      cards: view.cards.map((c) => ({ ...c, services: c.services.map((s) => ({ ...s, chart: chart++, bars: s.days.map(dayBar) })) })),
       activeIncidents: view.activeIncidents,
       pastIncidents: view.pastIncidents,
       generatedAt: view.generatedAt,
@@ -216,7 +220,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       return;
     }
     const subscribeAction = vigil.statusPageSubscribers.takesSubscribers(page) ? `${req.baseUrl}/s/${encodeURIComponent(page.url)}/subscribe` : null;
-    statusPageHtml(res, await vigil.publicPages.statusPageView(page), subscribeAction);
+    statusPageHtml(req, res, await vigil.publicPages.statusPageView(page), subscribeAction);
   }
 
   /** The public status page a subscription is for; otherwise answered here (404). */
@@ -240,6 +244,9 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
   const wrap = (fn: (req: Request, res: Response, next: NextFunction) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
     fn(req, res, next).catch(next);
   };
+
+  // Not rate-limited: files in memory, and a browser asks for each once a year.
+  router.get('/assets/:name', assets.serve);
 
   router.get('/d/:customUrl', wrap(async (req, res) => {
     const dashboard = await vigil.dashboards.findPublic(String(req.params.customUrl));

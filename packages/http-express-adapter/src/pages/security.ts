@@ -47,3 +47,11 @@ export function pageHeaders(res: Response, nonce: string, images: (string | null
     'Cache-Control': options.private ? 'private, no-store' : 'no-cache',
   });
 }
+
+/**
+ * JSON for a `<script type="application/json">` element: `<`, `>` and `&` as JSON's `\u` escapes
+ * (the same string to JSON.parse), so no value can close the element or open a comment in it.
+ */
+export function jsonScriptText(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

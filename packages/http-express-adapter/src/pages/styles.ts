@@ -89,6 +89,9 @@ h2{font-size:1.15rem;margin:24px 0 8px;color:var(--title-font-color)}
 .bar span{flex:1;border-radius:2px;background:#137333;min-width:2px}
 .bar .b-none{background:var(--border-color)}.bar .b-some{background:#c58a00}.bar .b-down{background:#b3261e}
 .bar-legend{display:flex;justify-content:space-between;font-size:.8rem}
+[hidden]{display:none!important}
+.chart{margin:8px 0 2px;min-width:0}.chart .uplot{width:auto}
+.chart-tip{margin:0;min-height:1.3em;font-size:.8rem;color:var(--body-font-color-muted)}
 nav.pages ul{display:flex;gap:6px;list-style:none;padding:0;flex-wrap:wrap}
 nav.pages a,nav.pages span{display:inline-block;padding:2px 10px;border:1px solid var(--border-color);border-radius:4px}
 nav.pages [aria-current]{background:var(--primary-button-background-color);color:var(--primary-button-font-color)}

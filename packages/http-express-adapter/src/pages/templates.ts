@@ -1,8 +1,8 @@
 import Handlebars from 'handlebars';
 
 // An instance of its own, so a host's Handlebars helpers and partials never meet these templates.
-// `{{ }}` escapes every value; there is no `{{{ }}}` below except for CSS and script text that the
-// adapter made itself (styleText keeps user CSS inside its element).
+// `{{ }}` escapes every value; there is no `{{{ }}}` below except for CSS, script and JSON text that
+// the adapter made itself (styleText keeps user CSS inside its element, jsonScriptText the chart data).
 const hbs = Handlebars.create();
 
 const STATE_LABELS: Record<string, string> = {
@@ -32,12 +32,16 @@ hbs.registerPartial(
 {{#if favicon}}<link rel="icon" href="{{favicon}}">{{else}}<link rel="icon" href="data:,">{{/if}}
 {{#if refreshSeconds}}<noscript><meta http-equiv="refresh" content="{{refreshSeconds}}"></noscript>{{/if}}
 <style nonce="{{nonce}}">{{{css}}}</style>
+{{#if chartAssets}}<link rel="stylesheet" nonce="{{nonce}}" href="{{chartAssets.uplotCss}}">{{/if}}
 {{#if customCss}}<style nonce="{{nonce}}" id="custom-css">{{{customCss}}}</style>{{/if}}
 </head>
 <body{{#each data}} data-{{@key}}="{{this}}"{{/each}}>
 <a class="skip" href="#main">Skip to content</a>
 {{> @partial-block }}
 {{#if script}}<script nonce="{{nonce}}">{{{script}}}</script>{{/if}}
+{{#if chartAssets}}<script type="application/json" id="vigil-chart-data">{{{chartJson}}}</script>
+<script nonce="{{nonce}}" src="{{chartAssets.uplotJs}}" defer></script>
+<script nonce="{{nonce}}" src="{{chartAssets.charts}}" defer></script>{{/if}}
 </body>
 </html>`,
 );
@@ -87,7 +91,8 @@ export const dashboardTemplate = hbs.compile(
 {{#if ../d.showGroupNames}}{{#if groupName}}<span class="muted group"> · {{groupName}}</span>{{/if}}{{/if}}
 {{> figures}}
 {{#if ../expand}}<p class="muted detail">{{checkType}} · {{runs24h}} runs in 24 h · avg {{ms avg}} · last run {{when lastRunAt}}{{#if lastRunLocation}} in {{lastRunLocation}}{{/if}}</p>
-<div class="bar" role="img" aria-label="Last 24 hours by the hour">{{#each hours}}<span class="{{cls}}" title="{{when start}}: {{runs}} runs, {{failures}} failed"></span>{{/each}}</div>{{/if}}
+<div class="bar" role="img" aria-label="Last 24 hours by the hour">{{#each hours}}<span class="{{cls}}" title="{{when start}}: {{runs}} runs, {{failures}} failed"></span>{{/each}}</div>
+<div class="chart" data-chart="{{chart}}" role="img" aria-label="{{chartLabel}}" hidden></div>{{/if}}
 {{#unless ../d.hideTags}}{{#if tags.length}}<ul class="tags" aria-label="Tags">{{#each tags}}<li>{{this}}</li>{{/each}}</ul>{{/if}}{{/unless}}
 </li>{{/each}}
 </ul>
@@ -128,7 +133,8 @@ export const statusPageTemplate = hbs.compile(
 {{#each cards}}<section class="card" aria-labelledby="card-{{@index}}" data-card="{{id}}"><h2 id="card-{{@index}}">{{name}}</h2>
 {{#each services}}<div class="service" data-service="{{id}}" data-state="{{state}}">
 <h3>{{name}} <span class="state s-{{state}}">{{stateLabel state}}</span></h3>
-<div class="bar" role="img" aria-label="{{name}}: {{pct uptime}} uptime over {{../../days}} days">{{#each bars}}<span class="{{cls}}" title="{{date}}: {{label}}"></span>{{/each}}</div>
+<div class="bar" id="bar-{{chart}}" role="img" aria-label="{{name}}: {{pct uptime}} uptime over {{../../days}} days">{{#each bars}}<span class="{{cls}}" title="{{date}}: {{label}}"></span>{{/each}}</div>
+<div class="chart" data-chart="{{chart}}" data-fallback="bar-{{chart}}" role="img" aria-label="{{name}}: {{pct uptime}} uptime over {{../../days}} days" hidden></div>
 <div class="bar-legend muted"><span>{{../../days}} days ago</span><span>{{pct uptime}} uptime</span><span>Today</span></div>
 </div>{{/each}}
 {{#unless services.length}}<p class="muted">No services on this card.</p>{{/unless}}
