@@ -42,7 +42,8 @@ function days(box,c){
 var boxes=document.querySelectorAll('[data-chart]');
 for(var b=0;b<boxes.length;b++){
   var box=boxes[b],c=data.charts&&data.charts[+box.getAttribute('data-chart')];
-  if(!c)continue;
+  // A check without runs in the day keeps its box hidden rather than an empty chart.
+  if(!c||(c.kind==='spark'&&!c.p50.some(function(v){return v!=null;})))continue;
   var o=c.kind==='days'?days(box,c):spark(box,c);
   box.hidden=false;
   var fallback=box.getAttribute('data-fallback');
@@ -53,7 +54,8 @@ for(var b=0;b<boxes.length;b++){
   box.insertBefore(u.root,box.firstChild);
   charts.push({u:u,box:box,h:o.height});
 }
-function redraw(){for(var i=0;i<charts.length;i++)charts[i].u.redraw(false);}
+// Paths too: a bar keeps the fill it was built with.
+function redraw(){for(var i=0;i<charts.length;i++)charts[i].u.redraw();}
 if(window.ResizeObserver){var ro=new ResizeObserver(function(){for(var i=0;i<charts.length;i++){var w=Math.max(charts[i].box.clientWidth,60);if(w!==charts[i].u.width)charts[i].u.setSize({width:w,height:charts[i].h});}});
   for(var j=0;j<charts.length;j++)ro.observe(charts[j].box);}
 if(window.MutationObserver)new MutationObserver(redraw).observe(document.documentElement,{attributes:true,attributeFilter:['data-theme']});
