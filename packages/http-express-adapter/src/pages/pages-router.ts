@@ -65,7 +65,7 @@ function pageNumber(raw: unknown, pages: number): number {
 /**
  * Dashboards, status pages and badges as web pages: `app.use(vigilPages(vigil))` serves
  * `/d/{customUrl}`, `/s/{id or url}` and `/badges/...`. Every value a user typed is escaped by
- * the templates; each response carries a Content-Security-Policy that admits only its own inline
+ * the templates; each response carries a Content-Security-Policy that admits only its own nonce'd
  * style and script.
  */
 export function vigilPages(source: Vigil | DependencyContainer, options: VigilPagesOptions = {}): Router {
