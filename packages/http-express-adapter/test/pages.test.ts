@@ -152,7 +152,11 @@ describe('dashboard pages', () => {
     const style = res.text.slice(res.text.indexOf('<style nonce="'), res.text.lastIndexOf('</style>'));
     expect(style).toContain('body{color:red}\\3c /style>\\3c script>');
     expect(res.text.match(/<\/style>/g)).toHaveLength(2);
-    expect(res.text.match(/<script/g)).toHaveLength(1);
+    // The page's script, its chart data and the chart files: nothing a user typed.
+    expect(res.text.match(/<script/g)).toHaveLength(4);
+    expect([...res.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.replace(/nonce="[^"]+"/, 'nonce').replace(/[0-9a-f]{16}/, '<hash>'))).toEqual([
+      ' nonce', ' type="application/json" id="vigil-chart-data"', ' nonce src="/assets/uplot.<hash>.min.js" defer', ' nonce src="/assets/charts.<hash>.js" defer',
+    ]);
   });
 
   it('load nothing from outside the host but the configured logo and favicon', async () => {

@@ -147,6 +147,7 @@ function downSpans(entry: StatusPageIncidentEntry): DownSpan[] {
   if (open !== null) spans.push({ start: open, end: null });
   return spans;
 }
+const responseTime = (fn: 'avg' | 'p50' | 'p95' | 'p99') => ({ name: fn, field: 'responseTime', fn });
 const round = (n: number | null | undefined) => (n === null || n === undefined ? null : Math.round(n));
 
 /** A check on a dashboard: it carries one of the tags (all of them with the AND operator); no tags shows every check. */
@@ -217,18 +218,9 @@ export class PublicPageService {
     const hoursFrom = new Date(hoursTo.getTime() - DAY_MS);
     const checkIds = checks.map((c) => c.id);
     const [whole, hourly] = await Promise.all([
-      this.storage.checkResults.aggregate(accountId, {
-        checkIds, from, to,
-        measures: [
-          { name: 'avg', field: 'responseTime', fn: 'avg' },
-          { name: 'p95', field: 'responseTime', fn: 'p95' },
-          { name: 'p99', field: 'responseTime', fn: 'p99' },
-        ],
-      }),
+      this.storage.checkResults.aggregate(accountId, { checkIds, from, to, measures: (['avg', 'p95', 'p99'] as const).map(responseTime) }),
       hours
-        ? this.storage.checkResults.aggregate(accountId, {
-            checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [{ name: 'p50', field: 'responseTime', fn: 'p50' }],
-          })
+        ? this.storage.checkResults.aggregate(accountId, { checkIds, from: hoursFrom, to: hoursTo, bucketMs: HOUR_MS, measures: [responseTime('p50')] })
         : Promise.resolve([]),
     ]);
     const wholeById = new Map(whole.map((r) => [r.checkId, r]));

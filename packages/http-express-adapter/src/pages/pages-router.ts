@@ -110,7 +110,8 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       message(res, 401, 'This dashboard is private', 'Open it with one of its access keys.', true);
       return;
     }
-    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard);
+    // The hours feed every card's sparkline, not only the expanded cards' hourly bars.
+    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: true });
     const d = view.dashboard;
     const perPage = d.paginate ? (d.checksPerPage ?? 15) : Math.max(view.checks.length, 1);
     const pages = Math.max(1, Math.ceil(view.checks.length / perPage));
@@ -126,8 +127,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     const [logo, favicon] = images(d.logo, d.favicon);
     const nonce = newNonce();
     const shown = view.checks.slice((page - 1) * perPage, page * perPage);
-    // A sparkline goes with the hourly bar: both need the hours, read only for expanded checks.
-    const sparks = d.expandChecks ? shown.map(sparkChart) : [];
+    const sparks = shown.map(sparkChart);
     pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: d.isPrivate });
     send(res, 200, dashboardTemplate({
       ...charts(req, sparks),
