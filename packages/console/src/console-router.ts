@@ -67,20 +67,27 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
 
   if (!options.auth) {
     const signInPageOf = (req: Request, res: Response, status: number, notice?: string) => {
-      const layout = layoutOf(kit, req, res);
+      const layout = layoutOf(kit, req, res, { signIn: true });
       const ttlHours = Math.round((options.sessionTtlMs ?? 12 * 3_600_000) / 360_000) / 10;
       res.status(status).type('html').send(signInPage({ layout, title: 'Sign in', notice, next: safeNext(req.query.next ?? (req.body as { next?: unknown } | undefined)?.next), hours: ttlHours, account: typeof (req.body as { account?: unknown } | undefined)?.account === 'string' ? (req.body as { account: string }).account.slice(0, 200) : '' }));
     };
     router.get('/sign-in', (req, res) => signInPageOf(req, res, 200, req.query.expired === '1' ? 'Your session ended. Sign in again.' : undefined));
-    router.post('/sign-in', rateLimit({
+    const signInLimit = rateLimit({
       windowMs: 15 * 60_000,
       limit: options.signInLimit ?? 20,
+      // Only failed attempts count: a viewer who signs in is never locked out by their own successes.
+      skipSuccessfulRequests: true,
       standardHeaders: 'draft-6',
       legacyHeaders: false,
       validate: false,
       handler: (req, res) => signInPageOf(req, res, 429, 'Too many sign-in attempts. Try again in 15 minutes.'),
-    }), form, wrap(async (req, res) => {
-      if (!sessions.csrfValid(req)) return signInPageOf(req, res, 403, 'This form has expired. Sign in again.');
+    });
+    // The token first: a post without it (from another site) neither signs in nor counts against the address.
+    const signInToken = (req: Request, res: Response, next: NextFunction) => {
+      if (!sessions.csrfValid(req, '')) return signInPageOf(req, res, 403, 'This form has expired. Sign in again.');
+      next();
+    };
+    router.post('/sign-in', form, signInToken, signInLimit, wrap(async (req, res) => {
       const { account, key } = req.body as { account?: unknown; key?: unknown };
       const given = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && v.length <= 512 ? v.trim() : null);
       const accountId = given(account);
@@ -117,7 +124,7 @@ export function vigilConsole(source: Vigil | DependencyContainer, options: Vigil
   }));
   router.use(form, (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    if (!sessions.csrfValid(req)) {
+    if (!sessions.csrfValid(req, contextOf(res).accountId)) {
       if (req.accepts(['html', 'json']) === 'json') return void res.status(403).send({ statusCode: 403, error: 'Forbidden', message: 'Missing or wrong CSRF token' });
       return sendMessage(kit, req, res, 403, 'This form has expired', 'Nothing was changed. Go back, reload the page and try again.');
     }

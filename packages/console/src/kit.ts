@@ -55,7 +55,7 @@ export interface LayoutOptions {
 }
 
 /** The layout's data for a page: nonce, mount path, asset names, CSRF token, navigation. */
-export function layoutOf(kit: ConsoleKit, req: Request, res: Response, options: LayoutOptions = {}) {
+export function layoutOf(kit: ConsoleKit, req: Request, res: Response, options: LayoutOptions & { signIn?: boolean } = {}) {
   const nonce = randomBytes(16).toString('hex');
   pageHeaders(res, nonce);
   const context = (res.locals as { console?: ConsoleContext }).console;
@@ -63,7 +63,8 @@ export function layoutOf(kit: ConsoleKit, req: Request, res: Response, options: 
   return {
     nonce,
     base,
-    csrf: context?.csrf ?? kit.sessions.csrfToken(req, res),
+    // The sign-in form needs a token made before sign-in; other pages outside the session keep the browser's.
+    csrf: context?.csrf ?? kit.sessions.csrfToken(req, res, options.signIn ? '' : undefined),
     signedIn: !!context,
     canSignOut: context?.via === 'key',
     refresh: options.refresh ?? 0,

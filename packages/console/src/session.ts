@@ -86,29 +86,49 @@ export class ConsoleSessions {
     };
   }
 
-  /** This browser's CSRF token; made and set as a cookie on its first visit. */
-  csrfToken(req: Request, res: Response): string {
-    const existing = this.open(this.cookies(req)[CSRF_COOKIE]);
-    if (existing) return existing;
+  /** The token and the account it was made for, from the CSRF cookie; null when it is missing or not this host's. */
+  private sealedCsrf(req: Request): { t: string; a: string } | null {
+    const raw = this.open(this.cookies(req)[CSRF_COOKIE]);
+    if (!raw) return null;
+    try {
+      const parsed = JSON.parse(raw) as { t?: unknown; a?: unknown };
+      return typeof parsed.t === 'string' && typeof parsed.a === 'string' ? { t: parsed.t, a: parsed.a } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * This browser's CSRF token for an account ('' before sign-in; undefined: any); made and set as a
+   * cookie when there is none for that account. Bound to the account, so a token a page of another site
+   * planted (a cookie set from a sibling domain, say) is worth nothing to a signed-in viewer.
+   */
+  csrfToken(req: Request, res: Response, accountId?: string): string {
+    const existing = this.sealedCsrf(req);
+    // Undefined: a page outside the session (an error page) keeps whatever token the browser has.
+    if (existing && (accountId === undefined || existing.a === accountId)) return existing.t;
     const token = randomBytes(24).toString('base64url');
-    res.cookie(CSRF_COOKIE, this.box.encrypt(token), this.cookieOptions(req));
-    (res.locals as { csrf?: string }).csrf = token;
+    res.cookie(CSRF_COOKIE, this.box.encrypt(JSON.stringify({ t: token, a: accountId ?? '' })), this.cookieOptions(req));
     return token;
   }
 
-  /** Whether a state-changing request carries this browser's token (form field `_csrf` or header `x-csrf-token`). */
-  csrfValid(req: Request): boolean {
-    const expected = this.open(this.cookies(req)[CSRF_COOKIE]);
+  /**
+   * Whether a state-changing request carries this browser's token (form field `_csrf` or header
+   * `x-csrf-token`) made for `accountId` ('' before sign-in; undefined: for any account).
+   */
+  csrfValid(req: Request, accountId?: string): boolean {
+    const expected = this.sealedCsrf(req);
     const body = req.body as { _csrf?: unknown } | undefined;
     const given = typeof body?._csrf === 'string' ? body._csrf : req.get('x-csrf-token');
-    return !!expected && typeof given === 'string' && sameText(expected, given);
+    if (!expected || typeof given !== 'string') return false;
+    return (accountId === undefined || expected.a === accountId) && sameText(expected.t, given);
   }
 
   /** The signed-in account of a request, or why there is none. */
   async context(req: Request, res: Response): Promise<ConsoleContext | 'signed-out' | 'expired'> {
     if (this.options.auth) {
       const accountId = await this.options.auth(req);
-      return accountId ? { accountId, csrf: this.csrfToken(req, res), via: 'host' } : 'signed-out';
+      return accountId ? { accountId, csrf: this.csrfToken(req, res, accountId), via: 'host' } : 'signed-out';
     }
     const raw = this.open(this.cookies(req)[SESSION_COOKIE]);
     if (!raw) return 'signed-out';
@@ -122,7 +142,7 @@ export class ConsoleSessions {
     if (session.e <= this.now()) return 'expired';
     const accountId = await this.accountOf(session.a, session.k);
     if (!accountId) return 'signed-out';
-    return { accountId, csrf: this.csrfToken(req, res), via: 'key' };
+    return { accountId, csrf: this.csrfToken(req, res, accountId), via: 'key' };
   }
 
   /** The account an account id and API key prove (through Vigil's Authenticator, as the API does); null for a wrong, malformed or revoked key. */

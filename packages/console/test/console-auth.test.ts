@@ -68,6 +68,36 @@ describe.each(BACKENDS)('console sign-in on %s', (backend) => {
     expect((await second.agent.get('/console/')).status).toBe(303);
   });
 
+  it('takes no token made before sign-in or for another account (a planted cookie), and counts only failed sign-ins', async () => {
+    h = await consoleHarness(backend, { signInLimit: 2 });
+    const check = await h.vigil.checks.create(h.a.accountId, 'TCP', { name: 'kept', request: { hostname: '127.0.0.1', port: 5432 } });
+    // A pair an attacker can get without signing in: the sign-in page's cookie and token.
+    const attacker = request.agent(h.app);
+    const page = await attacker.get('/console/sign-in');
+    const planted = ((page.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('vigil_console_csrf=')) ?? '').split(';')[0]!;
+    const plantedToken = csrfOf(page.text);
+    // Junk posts without a token do not count against the address.
+    for (let i = 0; i < 4; i++) expect((await request(h.app).post('/console/sign-in').type('form').send({ account: 'x', key: 'y' })).status).toBe(403);
+    const { agent } = await signedIn(h.app, h.a);
+    await signedIn(h.app, h.a);
+    const session = ((await agent.get('/console/')).request as unknown as { cookies: string }).cookies;
+    const victimSession = session.split('; ').find((c) => c.startsWith('vigil_console='))!;
+    const forged = await request(h.app).post(`/console/checks/${check.id}/delete`).set('Cookie', `${victimSession}; ${planted}`).type('form').send({ _csrf: plantedToken });
+    expect(forged.status).toBe(403);
+    expect(await h.vigil.storage.checks.get(h.a.accountId, check.id)).not.toBeNull();
+    // B's own token, planted in A's browser, is refused too.
+    const b = await signedIn(h.app, h.b);
+    const bCookie = (((await b.agent.get('/console/')).request as unknown as { cookies: string }).cookies).split('; ').find((c) => c.startsWith('vigil_console_csrf='))!;
+    const crossed = await request(h.app).post(`/console/checks/${check.id}/delete`).set('Cookie', `${victimSession}; ${bCookie}`).type('form').send({ _csrf: b.csrf });
+    expect(crossed.status).toBe(403);
+    expect(await h.vigil.storage.checks.get(h.a.accountId, check.id)).not.toBeNull();
+    // Two wrong keys use up the limit of 2; the third attempt is refused even with the right key.
+    const tries = request.agent(h.app);
+    const form = await tries.get('/console/sign-in');
+    for (let i = 0; i < 2; i++) expect((await tries.post('/console/sign-in').type('form').send({ _csrf: csrfOf(form.text), account: h.a.accountId, key: 'wrong' })).status).toBe(401);
+    expect((await tries.post('/console/sign-in').type('form').send({ _csrf: csrfOf(form.text), account: h.a.accountId, key: h.a.key })).status).toBe(429);
+  });
+
   it('signs out only with the token, so another site cannot sign a viewer out', async () => {
     h = await consoleHarness(backend);
     const { agent, csrf } = await signedIn(h.app, h.a);
