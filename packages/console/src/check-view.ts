@@ -105,6 +105,8 @@ function alertView(a: CheckAlert) {
     alertType: a.alertType,
     channelId: a.alertChannelId,
     channelType: a.channel?.type ?? null,
+    // The channel's form in the console (null once the channel is gone).
+    channelKey: a.channel ? `alert-channel-${a.channel.type.toLowerCase().replace(/_/g, '-')}` : null,
     created_at: a.created_at,
     state: a.state.toLowerCase().replace('_', '-'),
     stateLabel: a.state === 'DELIVERED' ? 'Delivered' : a.state === 'PENDING' ? 'Being sent' : 'Not delivered',

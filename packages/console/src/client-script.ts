@@ -60,13 +60,17 @@ function chart(el){
 var table=document.getElementById('checks-body');
 var filters=document.getElementById('filters');
 function rowsUrl(){var u=new URL(location.href);u.searchParams.set('fragment','rows');return u.toString();}
+/* Only the newest answer is shown: one for an older filter may arrive after it. */
+var asked=0;
 function refreshRows(){
   if(!table)return;
+  var mine=++asked;
   fetch(rowsUrl(),{credentials:'same-origin',headers:{accept:'text/html'}}).then(function(r){
     if(r.status===401){location.reload();return null;}
     return r.ok?r.text():null;
   }).then(function(html){
-    if(html===null||html===undefined)return;
+    if(html===null||html===undefined||mine!==asked)return;
+    if(seen)seen.disconnect();
     table.innerHTML=html;
     var count=document.getElementById('checks-count');if(count)count.textContent=String(table.querySelectorAll('[data-check]').length);
     drawAll(table);
@@ -90,11 +94,22 @@ if(filters){
 /* Run now: the session's progress until it is final, then the page again. */
 var run=document.getElementById('run-now');
 var progress=document.getElementById('run-progress');
+/* Polls a little less often as a run goes on, and gives up after ten minutes or on an error. */
+var pollStart=0;
 function poll(url){
-  fetch(url,{credentials:'same-origin',headers:{accept:'application/json'}}).then(function(r){return r.json();}).then(function(s){
+  if(!pollStart)pollStart=Date.now();
+  fetch(url,{credentials:'same-origin',headers:{accept:'application/json'}}).then(function(r){
+    if(r.status===401){location.reload();return null;}
+    if(!r.ok)throw new Error(String(r.status));
+    return r.json();
+  }).then(function(s){
+    if(!s)return;
     if(progress)progress.textContent=s.text;
-    if(s.final){setTimeout(function(){location.reload();},400);}else setTimeout(function(){poll(url);},700);
-  }).catch(function(){if(progress)progress.textContent='Could not read the run\\'s progress.';});
+    var waited=Date.now()-pollStart;
+    if(s.final){setTimeout(function(){location.reload();},400);return;}
+    if(waited>600000){if(progress)progress.textContent=s.text+' Reload the page to see how it ends.';return;}
+    setTimeout(function(){poll(url);},Math.min(5000,700+waited/20));
+  }).catch(function(){if(progress)progress.textContent='Could not read the run\\'s progress. Reload the page to see it.';});
 }
 if(run)run.addEventListener('submit',function(e){
   e.preventDefault();

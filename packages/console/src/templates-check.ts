@@ -109,7 +109,7 @@ export const checkPage = hbs.compile(`{{#> layout}}
 <tbody>{{#each alerts}}<tr data-alert="{{id}}">
 <td class="num"><time datetime="{{created_at}}">{{when created_at}}</time></td>
 <td>{{alertType}}{{#if reminder}} (reminder){{/if}}{{#if errorMessage}}<div class="muted">{{errorMessage}}</div>{{/if}}{{#if runLocation}}<div class="muted">{{runLocation}}</div>{{/if}}</td>
-<td><a href="{{@root.layout.base}}/alert-channels/{{channelId}}">{{#if channelType}}{{channelType}}{{else}}Deleted channel{{/if}} #{{channelId}}</a></td>
+<td>{{#if channelKey}}<a href="{{@root.layout.base}}/r/{{channelKey}}/{{channelId}}/edit">{{channelType}} #{{channelId}}</a>{{else}}Deleted channel #{{channelId}}{{/if}}</td>
 <td><span class="state state-{{state}}">{{stateLabel}}</span></td>
 <td>{{#if log.length}}<details><summary>{{log.length}} attempt(s)</summary><ul>{{#each log}}<li><time datetime="{{at}}">{{when at}}</time>: {{#if ok}}ok{{else}}failed{{/if}}{{#if detail}} — {{detail}}{{/if}}</li>{{/each}}</ul></details>{{else}}<span class="muted">none yet</span>{{/if}}</td>
 </tr>{{else}}<tr><td colspan="5" class="muted">No alerts sent.</td></tr>{{/each}}</tbody>

@@ -91,6 +91,9 @@ describe.each(BACKENDS)('a check\'s page on %s', (backend) => {
     expect(html).toContain(`EMAIL #${channel.id}`);
     expect(html).toContain('Being sent');
     expect(html).toContain('SMTP 451 &lt;try later&gt;');
+    // The alert's channel links to its form.
+    expect(html).toContain(`href="/console/r/alert-channel-email/${channel.id}/edit"`);
+    expect((await agent.get(`/console/r/alert-channel-email/${channel.id}/edit`)).status).toBe(200);
 
     const image = await agent.get(shot);
     expect(image.status).toBe(200);

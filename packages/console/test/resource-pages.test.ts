@@ -100,5 +100,15 @@ describe.each(BACKENDS)('console forms on %s', (backend) => {
     const sent = await agent.post(`/console/r/alert-channel-webhook/${channel!.id}/test`).type('form').send({ _csrf: csrf });
     expect(sent.status, sent.text.slice(0, 500)).toBe(303);
     expect(receiver.bodies).toHaveLength(1);
+    // A failed test alert says why.
+    const down = await h.vigil.alertChannels.create(h.a.accountId, { type: 'WEBHOOK', config: { name: 'down', url: 'http://127.0.0.1:1/hook', method: 'POST' } });
+    const failed = await agent.post(`/console/r/alert-channel-webhook/${down.id}/test`).type('form').send({ _csrf: csrf });
+    expect(failed.status).toBe(502);
+    expect(failed.text).toContain('The test alert was not delivered');
+    await h.vigil.alertChannels.delete(h.a.accountId, down.id);
+    // Under another type's form the channel is not found: neither shown nor deleted.
+    expect((await agent.get(`/console/r/alert-channel-email/${channel!.id}/edit`)).status).toBe(404);
+    expect((await agent.post(`/console/r/alert-channel-email/${channel!.id}/delete`).type('form').send({ _csrf: csrf })).status).toBe(404);
+    expect((await h.vigil.alertChannels.list(h.a.accountId, {})).items).toHaveLength(1);
   });
 });

@@ -47,7 +47,11 @@ function channelResource(type: string, createSchema: v.GenericSchema, secretFiel
     },
     create: (vigil, accountId, body) => vigil.alertChannels.create(accountId, body),
     update: (vigil, accountId, id, body) => vigil.alertChannels.update(accountId, id, body),
-    delete: (vigil, accountId, id) => vigil.alertChannels.delete(accountId, id),
+    delete: async (vigil, accountId, id) => {
+      const channel = await vigil.alertChannels.get(accountId, id);
+      if (channel.type !== type) throw new NotFoundError('Alert channel not found');
+      await vigil.alertChannels.delete(accountId, id);
+    },
   };
 }
 

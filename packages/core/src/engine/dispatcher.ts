@@ -4,9 +4,10 @@ import { hasCode } from '../errors.js';
 import type { AlertMessage, AlertTransport, DeliveryContext } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
 import type { OutboxMessage } from '../ports/storage.js';
-import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
+import type { AlertChannel } from '../model/alert-channel.js';
 import { isSubscriberMail, OutboxPayloadSchema, type AnyAlertPayload, type SubscriberMailPayload } from '../model/outbox-payload.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
+import { channelSecrets } from '../services/sealing.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
@@ -101,21 +102,6 @@ export function toAlertMessage(m: AlertOutboxMessage): AlertMessage {
 /** Where a payload failed its schema: the field, and what it lacks (never the value: it may be an account's words). */
 function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues.map((i) => `${v.getDotPath(i) ?? 'payload'}: ${i.input === undefined ? 'missing' : `expected ${i.expected ?? 'another value'}`}`).join('; ');
-}
-
-/**
- * What a log line about a channel must not show: its secret config fields, and the values of its
- * request headers and query parameters (where receivers take their tokens).
- */
-function channelSecrets(channel: AlertChannel, transport: AlertTransport | undefined): string[] {
-  const config = (channel.config ?? {}) as Record<string, unknown>;
-  const builtin = (ALERT_CHANNEL_TYPES as readonly string[]).includes(channel.type);
-  const fields = builtin ? SECRET_CONFIG_FIELDS[channel.type as AlertChannelType] : transport?.secretFields ?? [];
-  const values = fields.map((f) => config[f]);
-  for (const list of [config.headers, config.queryParameters]) {
-    if (Array.isArray(list)) values.push(...list.map((h) => (h as { value?: unknown } | null)?.value));
-  }
-  return values.filter((x): x is string => typeof x === 'string');
 }
 
 /**

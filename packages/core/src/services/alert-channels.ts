@@ -21,7 +21,8 @@ import type { DeliveryAttempt } from '../ports/storage.js';
 import type { OutboxPayload } from '../model/outbox-payload.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { MASKED } from './masking.js';
-import { ChannelCredentials } from './sealing.js';
+import { ChannelCredentials, channelSecrets } from './sealing.js';
+import { scrubSecrets } from '../runner-kit/scrub.js';
 import { found, mapPage, numericId, pageOptions, stringId } from './support.js';
 import { checkChannelTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
@@ -268,7 +269,13 @@ export class AlertChannelService {
       variables: {},
       created_at: now,
     };
-    return transport.send(alert, channel, signal, { targetPolicy: await policyForAccount(this.deps.targetPolicy, accountId) });
+    try {
+      return await transport.send(alert, channel, signal, { targetPolicy: await policyForAccount(this.deps.targetPolicy, accountId) });
+    } catch (err) {
+      // What the transport reports may repeat a secret of the channel (a token in a URL): it is shown to the viewer scrubbed, as delivery logs are.
+      const message = scrubSecrets(err instanceof Error ? err.message : String(err), channelSecrets(channel, transport));
+      throw new Error(message, { cause: err });
+    }
   }
 
   /** The delivery log of a channel, newest first: every attempt with its outcome. */

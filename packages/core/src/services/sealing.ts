@@ -1,4 +1,6 @@
 import type { ApiRequest } from '../model/api-request.js';
+import { ALERT_CHANNEL_TYPES, SECRET_CONFIG_FIELDS, type AlertChannel, type AlertChannelType } from '../model/alert-channel.js';
+import type { AlertTransport } from '../ports/alert-transport.js';
 import type { SecretBox } from '../ports/secret-box.js';
 import { MASKED } from './masking.js';
 import { isCredentialHeader } from '../runner-kit/credential-headers.js';
@@ -152,4 +154,19 @@ export function unmaskApiRequest<T extends ApiCredentials>(request: T, storedOpe
     (h) => (h.value === MASKED ? stored.get(h.key.toLowerCase()) ?? h.value : h.value),
     (p) => (p === MASKED && password !== '' ? password : p),
   );
+}
+
+/**
+ * What a log line about a channel must not show: its secret config fields, and the values of its
+ * request headers and query parameters (where receivers take their tokens).
+ */
+export function channelSecrets(channel: AlertChannel, transport: AlertTransport | undefined): string[] {
+  const config = (channel.config ?? {}) as Record<string, unknown>;
+  const builtin = (ALERT_CHANNEL_TYPES as readonly string[]).includes(channel.type);
+  const fields = builtin ? SECRET_CONFIG_FIELDS[channel.type as AlertChannelType] : transport?.secretFields ?? [];
+  const values = fields.map((f) => config[f]);
+  for (const list of [config.headers, config.queryParameters]) {
+    if (Array.isArray(list)) values.push(...list.map((h) => (h as { value?: unknown } | null)?.value));
+  }
+  return values.filter((x): x is string => typeof x === 'string');
 }
