@@ -1,4 +1,5 @@
 import { isFinalSessionStatus, type CheckAlert, type CheckResultResponse, type CheckSessionResponse, type ResponseTimePoint, type Vigil } from '@vigil/core';
+import { liveState } from './home.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -139,11 +140,10 @@ export async function checkView(vigil: Vigil, accountId: string, checkId: string
     vigil.alertChannels.checkAlerts(accountId, check.id, { limit: '50' }),
   ]);
   const total: ResponseTimePoint | undefined = whole.points[0];
-  const hasRun = status.updated_at !== null || status.lastCheckRunId !== null;
-  let state = 'pending';
-  if (!check.activated) state = 'inactive';
-  else if (hasRun) state = status.hasFailures || status.hasErrors ? 'failing' : status.isDegraded ? 'degraded' : 'passing';
-  const stateLabels: Record<string, string> = { pending: 'No runs yet', inactive: 'Inactive', failing: 'Failing', degraded: 'Degraded', passing: 'Passing' };
+  // The same state as the check list shows: the group's switches and maintenance count.
+  const group = check.groupId === null ? undefined : await vigil.storage.checkGroups.get(accountId, check.groupId) ?? undefined;
+  const effect = await vigil.maintenanceWindows.activeEffect(accountId, { tags: check.tags, groupTags: group?.tags ?? [] }, new Date(now));
+  const live = liveState(check, group, status, effect.paused);
   return {
     check: {
       id: check.id,
@@ -155,9 +155,9 @@ export async function checkView(vigil: Vigil, accountId: string, checkId: string
       locations: check.locations,
       tags: check.tags,
     },
-    state,
-    stateLabel: check.muted ? `${stateLabels[state]} · muted` : stateLabels[state],
-    lastRunAt: hasRun ? status.updated_at ?? status.created_at : null,
+    state: live.stateClass,
+    stateLabel: live.stateLabel,
+    lastRunAt: live.lastRunAt,
     figures: {
       runs: total?.runs ?? 0,
       failures: total?.failures ?? 0,

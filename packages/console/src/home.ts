@@ -1,4 +1,4 @@
-import type { Vigil } from '@vigil/core';
+import type { Check, CheckGroup, CheckStatus, CheckStatusResponse, Vigil } from '@vigil/core';
 import type { PastHours } from './past-hours.js';
 
 const HOUR_MS = 3_600_000;
@@ -55,6 +55,32 @@ export interface HomeView {
   options: { tags: string[]; types: string[]; groups: { id: string; name: string }[]; states: typeof STATE_FILTERS };
 }
 
+type StateInputs = Pick<Check, 'activated' | 'muted'>;
+
+/**
+ * What a check is doing now, as the list and the check's page both show it: inactive (itself or
+ * its group), paused by a maintenance window, or its runs' verdict; muted (itself or its group)
+ * beside that.
+ */
+export function liveState(check: StateInputs, group: Pick<CheckGroup, 'activated' | 'muted'> | undefined, stored: CheckStatus | CheckStatusResponse | null | undefined, paused: boolean) {
+  // A check gets a status when it is created; it has run once the status was written again.
+  const status = stored && (stored.updated_at !== null || stored.lastCheckRunId !== null) ? stored : undefined;
+  let state: CheckState;
+  if (!check.activated || group?.activated === false) state = 'INACTIVE';
+  else if (paused) state = 'MAINTENANCE';
+  else if (!status) state = 'PENDING';
+  else if (status.hasFailures || status.hasErrors) state = 'FAILING';
+  else state = status.isDegraded ? 'DEGRADED' : 'PASSING';
+  const muted = check.muted || group?.muted === true;
+  return {
+    state,
+    muted,
+    stateLabel: muted ? `${LABELS[state]} · muted` : LABELS[state],
+    stateClass: state.toLowerCase(),
+    lastRunAt: status ? (status.updated_at ?? status.created_at) : null,
+  };
+}
+
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined);
 
 export function homeFilters(query: Record<string, unknown>): HomeFilters {
@@ -104,29 +130,16 @@ export async function homeView(vigil: Vigil, pastHours: PastHours, accountId: st
   }
   const rows = checks.map((c): HomeRow => {
     const group = c.groupId === null ? undefined : groupById.get(c.groupId);
-    // A check gets a status when it is created; it has run once the status was written again.
     const stored = statusById.get(c.id);
-    const status = stored && (stored.updated_at !== null || stored.lastCheckRunId !== null) ? stored : undefined;
     const h = hoursById.get(c.id);
     const effect = maintenance({ tags: c.tags, groupTags: group?.tags ?? [] });
-    let state: CheckState;
-    if (!c.activated || group?.activated === false) state = 'INACTIVE';
-    else if (effect.paused) state = 'MAINTENANCE';
-    else if (!status) state = 'PENDING';
-    else if (status.hasFailures || status.hasErrors) state = 'FAILING';
-    else state = status.isDegraded ? 'DEGRADED' : 'PASSING';
-    const muted = c.muted || group?.muted === true;
     return {
       id: c.id,
       name: c.name,
       checkType: c.checkType,
       tags: c.tags,
       groupId: c.groupId === null ? '' : String(c.groupId),
-      state,
-      muted,
-      stateLabel: muted ? `${LABELS[state]} · muted` : LABELS[state],
-      stateClass: state.toLowerCase(),
-      lastRunAt: status ? (status.updated_at ?? status.created_at) : null,
+      ...liveState(c, group, stored, effect.paused),
       availability: h && h.count > 0 ? Math.round(((h.count - h.failures) / h.count) * 10_000) / 100 : null,
       avg: h && h.runs > 0 ? Math.round(h.sum / h.runs) : null,
       spark: h?.spark ?? Array<number | null>(24).fill(null),

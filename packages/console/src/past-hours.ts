@@ -3,8 +3,8 @@ import type { ResultAggregateRow, Vigil } from '@vigil/core';
 const HOUR_MS = 3_600_000;
 /** How long the closed hours of an account's day are kept before they are read again (late results show within it). */
 const KEEP_MS = 60_000;
-/** Accounts whose closed hours are kept at once; the oldest read goes first. */
-const MAX_ACCOUNTS = 100;
+/** Hourly rows kept over every account at once (about 100 bytes each); the oldest read goes first. */
+const MAX_ROWS = 200_000;
 
 interface Kept {
   from: number;
@@ -21,6 +21,14 @@ interface Kept {
  */
 export class PastHours {
   private readonly kept = new Map<string, Kept>();
+  private rowsKept = 0;
+
+  private forget(accountId: string): void {
+    const k = this.kept.get(accountId);
+    if (!k) return;
+    this.rowsKept -= k.rows.length;
+    this.kept.delete(accountId);
+  }
 
   constructor(private readonly vigil: Vigil) {}
 
@@ -36,12 +44,15 @@ export class PastHours {
       // The mean, not a percentile: over a day of every check's runs, means cost the database half what medians do.
       measures: [{ name: 'avg', field: 'responseTime', fn: 'avg' }],
     });
+    // What is a minute old is of no use to anyone: it goes, whoever it was kept for.
+    for (const [id, k] of this.kept) if (now - k.readAt >= KEEP_MS) this.forget(id);
     let past = this.kept.get(accountId);
-    if (!past || past.from !== from.getTime() || past.until !== current || now - past.readAt >= KEEP_MS) {
+    if (!past || past.from !== from.getTime() || past.until !== current) {
+      this.forget(accountId);
       past = { from: from.getTime(), until: current, readAt: now, rows: await read(from.getTime(), current) };
-      this.kept.delete(accountId);
       this.kept.set(accountId, past);
-      if (this.kept.size > MAX_ACCOUNTS) this.kept.delete(this.kept.keys().next().value!);
+      this.rowsKept += past.rows.length;
+      while (this.rowsKept > MAX_ROWS && this.kept.size > 1) this.forget(this.kept.keys().next().value!);
     }
     const wanted = new Set(checkIds);
     const hour = await read(current, to.getTime());

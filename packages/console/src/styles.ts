@@ -47,7 +47,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 #checks .num{white-space:nowrap}
 #checks-body .row{content-visibility:auto;contain-intrinsic-size:auto 3.2rem}
 .state{display:inline-block;padding:.1rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor;white-space:nowrap}
-.state-passing{color:var(--ok)}.state-degraded{color:var(--warn)}.state-failing{color:var(--bad)}.state-muted,.state-pending{color:var(--muted)}.state-paused,.state-inactive{color:var(--pause)}
+.state-passing{color:var(--ok)}.state-degraded{color:var(--warn)}.state-failing{color:var(--bad)}.state-muted,.state-pending{color:var(--muted)}.state-paused,.state-inactive,.state-maintenance{color:var(--pause)}
 .spark{display:block;width:100%;max-width:120px;height:28px}
 .muted{color:var(--muted)}
 .tags{display:flex;flex-wrap:wrap;gap:.25rem}

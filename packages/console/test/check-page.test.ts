@@ -113,6 +113,22 @@ describe.each(BACKENDS)('a check\'s page on %s', (backend) => {
     expect((await agent.get(`/console/checks/${check.id}?range=%3Cx%3E`)).text).toMatch(/href="\?range=24h" aria-current="true"/);
   });
 
+  it('shows the same state as the check list: its group\'s switches and maintenance count', async () => {
+    h = await consoleHarness(backend);
+    const { accountId } = h.a;
+    const group = await h.vigil.checkGroups.create(accountId, { name: 'Legacy', activated: false, muted: true });
+    const grouped = await h.vigil.checks.create(accountId, 'TCP', { ...tcp('legacy-db'), groupId: group.id });
+    const windowed = await h.vigil.checks.create(accountId, 'TCP', { ...tcp('billing-db'), tags: ['billing'] });
+    await h.vigil.maintenanceWindows.create(accountId, { name: 'Upgrade', tags: ['billing'], startsAt: '2026-05-01T11:00:00.000Z', endsAt: '2026-05-01T13:00:00.000Z', repeatUnit: 'DAY', repeatEndsAt: '2026-05-01T13:00:00.000Z' });
+    const { agent } = await signedIn(h.app, h.a);
+    const list = (await agent.get('/console/')).text;
+    for (const [check, label] of [[grouped, 'Inactive · muted'], [windowed, 'Paused by maintenance']] as const) {
+      const page = (await agent.get(`/console/checks/${check.id}`)).text;
+      expect(page).toContain(`>${label}<`);
+      expect(list.slice(list.indexOf(`data-check="${check.id}"`))).toContain(`>${label}<`);
+    }
+  });
+
   it('answers 404 for another account\'s check exactly as for an unknown id, on the page and every read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-console-artifacts-'));
     dirs.push(dir);
