@@ -122,6 +122,8 @@ describe.skipIf(!HAS_CHROMIUM)('the pages\' charts in Chromium', () => {
     // Dark: the page's colours change and the line is redrawn in the dark link colour (#8ab4f8).
     await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
     await page.waitForFunction(() => getComputedStyle(document.body).backgroundColor === 'rgb(17, 20, 24)');
+    // The redraw follows the media query's change event, a frame after the new colours: wait for its pixels.
+    for (let i = 0; i < 100 && ((await inked(page, [0x8a, 0xb4, 0xf8], first))[0] ?? 0) <= 100; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await inked(page, [0x8a, 0xb4, 0xf8], first))[0]).toBeGreaterThan(100);
     expect((await inked(page, [0x0b, 0x57, 0xd0], first))[0]).toBe(0);
     await shot(page, 'dashboard-charts-dark');

@@ -124,7 +124,7 @@ describe('chart assets of the pages', () => {
 });
 
 describe('chart data of the pages', () => {
-  it('gives each dashboard card its check\'s hourly medians, expanded or not', async () => {
+  it('gives each dashboard card its check\'s hourly medians where the dashboard shows response times, expanded or not', async () => {
     h = await pagesHarness();
     const [check] = await seedChecks(h, ['PASSING']);
     await expandedDashboard();
@@ -143,12 +143,18 @@ describe('chart data of the pages', () => {
     // The chart box: hidden until the script draws it, described for screen readers.
     expect(html).toMatch(/<div class="chart" data-chart="0" role="img" aria-label="Median response time by the hour over the last 24 hours: \d+ to \d+ ms, \d+ ms in the latest hour with runs" hidden><\/div>/);
 
-    // A dashboard that does not expand its checks shows the same sparkline on each card, without the hourly bar.
+    // A dashboard that does not expand its checks but shows p95 or p99 has the same sparkline on each card, without the hourly bar.
     await h.a.post('/api/v1/dashboards', { header: 'Flat', customUrl: 'flat' });
     const flat = (await anon().get('/d/flat')).text;
     expect(chartData(flat).data.charts).toEqual(data.charts);
     expect(flat).toContain('<div class="chart" data-chart="0"');
     expect(flat).not.toContain('class="bar"');
+    // One that shows no response time at all (no p95, p99 or expanded average) publishes none in a chart either.
+    await h.a.post('/api/v1/dashboards', { header: 'Quiet', customUrl: 'quiet', showP95: false, showP99: false });
+    const quiet = (await anon().get('/d/quiet')).text;
+    expect(quiet).not.toContain('vigil-chart-data');
+    expect(quiet).not.toContain('class="chart"');
+    expect(quiet).not.toMatch(/\d+ ms/);
   });
 
   it('keeps a check name from closing the data element or opening a comment in it', async () => {

@@ -44,15 +44,18 @@ for(var b=0;b<boxes.length;b++){
   var box=boxes[b],c=data.charts&&data.charts[+box.getAttribute('data-chart')];
   // A check without runs in the day keeps its box hidden rather than an empty chart.
   if(!c||(c.kind==='spark'&&!c.p50.some(function(v){return v!=null;})))continue;
-  var o=c.kind==='days'?days(box,c):spark(box,c);
-  box.hidden=false;
-  var fallback=box.getAttribute('data-fallback');
-  if(fallback){var f=document.getElementById(fallback);if(f)f.hidden=true;}
-  o.width=Math.max(box.clientWidth,60);
-  var d=o.data;delete o.data;
-  var u=new uPlot(o,d,box);
-  box.insertBefore(u.root,box.firstChild);
-  charts.push({u:u,box:box,h:o.height});
+  // The plain bar gives way only once its chart is built: a chart that fails leaves the page as it was.
+  try{
+    var o=c.kind==='days'?days(box,c):spark(box,c);
+    box.hidden=false;
+    o.width=Math.max(box.clientWidth,60);
+    var d=o.data;delete o.data;
+    var u=new uPlot(o,d,box);
+    box.insertBefore(u.root,box.firstChild);
+    charts.push({u:u,box:box,h:o.height});
+    var fallback=box.getAttribute('data-fallback');
+    if(fallback){var f=document.getElementById(fallback);if(f)f.hidden=true;}
+  }catch(e){box.hidden=true;}
 }
 // Paths too: a bar keeps the fill it was built with.
 function redraw(){for(var i=0;i<charts.length;i++)charts[i].u.redraw();}

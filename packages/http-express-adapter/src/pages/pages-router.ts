@@ -110,8 +110,9 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       message(res, 401, 'This dashboard is private', 'Open it with one of its access keys.', true);
       return;
     }
-    // The hours feed every card's sparkline, not only the expanded cards' hourly bars.
-    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: true });
+    // A sparkline shows response times: only where the dashboard shows them (expanded cards' average, p95 or p99).
+    const sparkline = dashboard.expandChecks || dashboard.showP95 || dashboard.showP99;
+    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: sparkline });
     const d = view.dashboard;
     const perPage = d.paginate ? (d.checksPerPage ?? 15) : Math.max(view.checks.length, 1);
     const pages = Math.max(1, Math.ceil(view.checks.length / perPage));
@@ -127,7 +128,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     const [logo, favicon] = images(d.logo, d.favicon);
     const nonce = newNonce();
     const shown = view.checks.slice((page - 1) * perPage, page * perPage);
-    const sparks = shown.map(sparkChart);
+    const sparks = sparkline ? shown.map(sparkChart) : [];
     pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: d.isPrivate });
     send(res, 200, dashboardTemplate({
       ...charts(req, sparks),
@@ -140,6 +141,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
       customCss: styleText(d.customCSS),
       widthClass: d.width === '960PX' ? 'w-960' : '',
       expand: d.expandChecks,
+      sparkline,
       runLinks: d.showCheckRunLinks,
       runBase: base === '/' ? '' : base,
       keyQuery,

@@ -90,7 +90,7 @@ export const dashboardTemplate = hbs.compile(
 <span class="state s-{{state}}">{{stateLabel state}}</span>
 {{#if ../d.showGroupNames}}{{#if groupName}}<span class="muted group"> · {{groupName}}</span>{{/if}}{{/if}}
 {{> figures}}
-<div class="chart" data-chart="{{chart}}" role="img" aria-label="{{chartLabel}}" hidden></div>
+{{#if ../sparkline}}<div class="chart" data-chart="{{chart}}" role="img" aria-label="{{chartLabel}}" hidden></div>{{/if}}
 {{#if ../expand}}<p class="muted detail">{{checkType}} · {{runs24h}} runs in 24 h · avg {{ms avg}} · last run {{when lastRunAt}}{{#if lastRunLocation}} in {{lastRunLocation}}{{/if}}</p>
 <div class="bar" role="img" aria-label="Last 24 hours by the hour">{{#each hours}}<span class="{{cls}}" title="{{when start}}: {{runs}} runs, {{failures}} failed"></span>{{/each}}</div>{{/if}}
 {{#unless ../d.hideTags}}{{#if tags.length}}<ul class="tags" aria-label="Tags">{{#each tags}}<li>{{this}}</li>{{/each}}</ul>{{/if}}{{/unless}}
