@@ -188,6 +188,9 @@ describe('forms round trips on a real Vigil', () => {
     expect(page).toMatchObject({ url: 'acme-status', themeColors: { light: { bodyBackgroundColor: '#ffffff' } }, cards: [{ name: 'Core', services: [{ id: service.id }] }] });
     const again = await edit('status-page', page.id as string);
     expect(again).toMatchObject({ cards: [{ name: 'Core', services: [{ id: service.id }] }], themeColors: page.themeColors });
+    // Emptying the only theme colour on the edit form clears it rather than keeping the stored one.
+    const cleared = await edit('status-page', page.id as string, { 'themeColors.light.bodyBackgroundColor': '' });
+    expect((cleared.themeColors as { light?: Record<string, unknown> }).light?.bodyBackgroundColor ?? null).toBeNull();
 
     const incident = await create('status-page-incident', { name: 'Slow API', serviceIds: String(service.id), 'incidentUpdate.description': 'Looking into it' });
     expect(incident).toMatchObject({ name: 'Slow API', status: 'INVESTIGATING', services: [{ id: service.id }] });

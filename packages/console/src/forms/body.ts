@@ -55,6 +55,8 @@ function read(
     if (shape.kind === 'fieldset') {
       const inner = read(shape.entries, name, posted, mode, issues);
       if (Object.keys(inner).length > 0) out[key] = inner;
+      // Every input of the group emptied on an edit form: the group is cleared (null, or its defaults), not left as stored.
+      else if (mode === 'update' && Object.keys(posted).some((k) => k.startsWith(`${name}.`))) out[key] = u.nullable ? null : {};
       continue;
     }
     const raw = posted[name];
