@@ -67,7 +67,7 @@ export { type ClientCertificateLookup, type OpenedCertificate } from './ports/cl
 export {
   type AccountRepository, type AggregateFunction, type AggregateMeasure, type AlertChannelRepository, type AlertStateRepository,
   type AlertSubscriptionRepository, type ApiKeyRepository, type CheckGroupRepository, type CheckRepository,
-  type CheckResultRepository, type CheckSessionRepository, type CheckStatusRepository, type CheckSummary,
+  type CheckResultRepository, type CheckSessionRepository, type CheckStatusDocument, type CheckStatusRepository, type CheckSummary,
   type ClientCertificateRepository, type DashboardRepository, type DeliveryAttempt, type ErrorGroupRepository,
   type HeartbeatPing, type HeartbeatRepository, type IncidentRepository, type JobKind, type ListOptions,
   type MaintenanceWindowRepository, type ManagedResourceRepository, type NewOutboxMessage, type NewRecord,

@@ -155,11 +155,11 @@ function customJson(res: Response): boolean {
 function sendResult(route: RouteDef, res: Response, result: unknown): void {
   if (result instanceof JsonText) {
     if (customJson(res)) {
-      res.status(route.status ?? 200).json(JSON.parse(result.text));
+      res.status(route.status ?? 200).json(JSON.parse(result.text.toString()));
       return;
     }
-    // As res.json sends a body: the same Content-Type (send adds the charset) and ETag.
-    if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+    // As res.json sends a body: the same Content-Type and ETag.
+    if (!res.get('Content-Type')) res.set('Content-Type', 'application/json; charset=utf-8');
     res.status(route.status ?? 200).send(result.text);
     return;
   }

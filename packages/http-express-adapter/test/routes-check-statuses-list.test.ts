@@ -56,6 +56,20 @@ describeOnBackends('GET /v1/check-statuses written once', {}, (h) => {
     const reference = await h.a.get('/same-body').expect(200);
     expect(first.headers.etag).toBe(reference.headers.etag);
   });
+  it('answers, with the Content-Type and ETag res.json gives, a list where every status was stored under its check\'s current name', async () => {
+    for (const name of ['orders-db', 'quote " ✓ \u2028 in'] as const) {
+      const check = await created(h.a.post('/api/v1/checks/tcp?autoAssignAlerts=false', tcpBody({ name })));
+      await h.vigil.storage.checkStatuses.upsert(h.a.accountId, checkStatusFixture(check.id, { name: check.name, updated_at: T0 }));
+    }
+    const res = await h.a.get('/api/v1/check-statuses').expect(200).expect('Content-Type', 'application/json; charset=utf-8');
+    expect(res.text).toBe(JSON.stringify(await h.vigil.checkStatuses.list(h.a.accountId)));
+    h.app.get('/same-list', async (_req, out) => {
+      out.json(await h.vigil.checkStatuses.list(h.a.accountId));
+    });
+    const reference = await h.a.get('/same-list').expect(200);
+    expect(res.headers.etag).toBe(reference.headers.etag);
+    await h.a.get('/api/v1/check-statuses').set('If-None-Match', String(res.headers.etag)).expect(304);
+  });
 });
 
 describe('GET /v1/check-statuses under a host that sets how res.json writes', () => {

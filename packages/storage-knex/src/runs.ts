@@ -13,6 +13,7 @@ import type {
 } from '@vigil/core';
 import { outboxRow } from './queues.js';
 import { docRepository } from './resources.js';
+import { listWithChecks } from './status-list.js';
 import { DocTable, type TableContext } from './table.js';
 
 export function errorGroupRepository(ctx: TableContext): ErrorGroupRepository {
@@ -84,15 +85,8 @@ function statusOf(data: string, accountId: string): CheckStatus {
 export function checkStatusRepository(ctx: TableContext): CheckStatusRepository {
   const table = new DocTable<StatusRow>(ctx, { name: 'check_statuses', numericId: false });
   const strip = ({ id: _id, ...rest }: StatusRow): CheckStatus => rest;
-  // The row id is `${accountId}:${checkId}` (perCheck).
-  const readDocuments = (accountId: string) => table.run(async () =>
-    (await table.readQuery(accountId).select('id', 'data').orderBy('seq', 'asc')) as { id: string; data: string }[]);
   return {
-    async listDocuments(accountId) {
-      if (accountId.includes('\0')) return [];
-      const skip = accountId.length + 1;
-      return (await readDocuments(accountId)).map((r) => ({ checkId: r.id.slice(skip), json: r.data }));
-    },
+    listWithChecks: (accountId) => listWithChecks(ctx, table, accountId),
     async upsert(accountId, status) {
       // The id holds the account, so the row it meets is always this account's.
       return strip((await table.upsert(accountId, { ...status, id: perCheck(accountId, status.checkId) }))!);

@@ -1,5 +1,5 @@
-// The status documents the check-status service writes GET /v1/check-statuses from: each stored
-// status as its JSON text (without its account), with its check's id, in creation order, of the
+// The status documents the check-status service writes GET /v1/check-statuses from: every check of
+// the account in creation order with its stored status as JSON text (without its account), of the
 // account asked for only; and the statuses and checks the repositories read, as they were stored.
 import { checkStatusFixture, tcpCheckFixture } from '@vigil/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -9,26 +9,65 @@ const A = '0a6c1f2e-1111-4a1b-8c1d-00000000000a';
 const B = '0a6c1f2e-1111-4a1b-8c1d-00000000000b';
 
 describe.each(STORES)('check status documents (%s)', (kind) => {
-  it('lists each stored status as the JSON text of the status without its account, in creation order, only the account\'s own', async () => {
+  it('lists every check of the account in creation order with its stored status document, only the account\'s own', async () => {
     const storage = await freshStore(kind, 'vigil_status_docs');
     try {
       const repository = storage.checkStatuses as Required<typeof storage.checkStatuses>;
-      const statuses = ['second "quoted" ✓', 'first', 'third'].map((name, i) => checkStatusFixture(`check-${i}`, { name }));
+      const names = ['second "quoted" ✓ \u2028', 'first', 'bell \u0007 and \n tab \t', 'renamed', 'no runs yet'];
+      const checks = [];
+      for (const name of names) checks.push(await storage.checks.insert(A, tcpCheckFixture({ name }) as never));
+      const gone = await storage.checks.insert(A, tcpCheckFixture({ name: 'deleted' }) as never);
+      const statuses = checks.slice(0, 4).map((c) => checkStatusFixture(c.id, { name: c.name === 'renamed' ? 'the old name' : c.name }));
       for (const s of statuses) await storage.checkStatuses.upsert(A, s);
-      await storage.checkStatuses.upsert(B, checkStatusFixture('check-0', { name: 'theirs' }));
+      const orphan = checkStatusFixture(gone.id, { name: 'deleted' });
+      await storage.checkStatuses.upsert(A, orphan);
+      await storage.checks.delete(A, gone.id);
+      const theirs = await storage.checks.insert(B, tcpCheckFixture({ name: 'theirs' }) as never);
+      await storage.checkStatuses.upsert(B, checkStatusFixture(theirs.id, { name: 'theirs' }));
       // A later write keeps the row's place.
-      await storage.checkStatuses.upsert(A, { ...statuses[0]!, hasFailures: true });
+      statuses[1] = { ...statuses[1]!, hasFailures: true };
+      await storage.checkStatuses.upsert(A, statuses[1]);
 
-      const docs = await repository.listDocuments(A);
-      expect(docs.map((d) => d.checkId)).toEqual(['check-0', 'check-1', 'check-2']);
-      expect(docs.map((d) => d.json)).toEqual([{ ...statuses[0]!, hasFailures: true }, statuses[1], statuses[2]].map((s) => JSON.stringify(s)));
+      const entries = await repository.listWithChecks(A);
+      // An entry is either the stored text (stored under the check's current name) or the check with its document.
+      expect(entries.some((e) => e instanceof Uint8Array)).toBe(false);
+      const documents = entries.map((e) => (typeof e === 'string' || e instanceof Uint8Array ? String(e) : e.json));
+      expect(documents).toEqual([...statuses.map((s) => JSON.stringify(s)), null]);
+      entries.forEach((entry, i) => {
+        if (typeof entry === 'string') expect(JSON.parse(entry).name).toBe(checks[i]!.name);
+        else expect(entry).toEqual({ checkId: checks[i]!.id, name: checks[i]!.name, created_at: checks[i]!.created_at, json: documents[i] });
+      });
+      expect(typeof entries[3]).toBe('object');
+      // SQLite hands a document stored under the current name over as it is.
+      if (kind === 'sqlite') expect(entries.slice(0, 3).map((e) => typeof e)).toEqual(['string', 'string', 'string']);
       const listed = await storage.checkStatuses.list(A);
-      expect(listed).toEqual([{ ...statuses[0]!, hasFailures: true }, statuses[1], statuses[2]].map((s) => ({ ...s, accountId: A })));
+      expect(listed).toEqual([...statuses, orphan].map((s) => ({ ...s, accountId: A })));
       expect(Object.keys(listed[0]!).at(-1)).toBe('accountId');
-      expect((await repository.listDocuments(B)).map((d) => JSON.parse(d.json).name)).toEqual(['theirs']);
-      expect(await repository.listDocuments('no such account')).toEqual([]);
-      expect(await repository.listDocuments('nul \0 account')).toEqual([]);
+      const other = await repository.listWithChecks(B);
+      expect(other.map((e) => JSON.parse(typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json!).name)).toEqual(['theirs']);
+      expect(await repository.listWithChecks('no such account')).toEqual([]);
+      expect(await repository.listWithChecks('nul \0 account')).toEqual([]);
       expect(await storage.checkStatuses.list('nul \0 account')).toEqual([]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('hands the documents over as one run of UTF-8 bytes where every check has a status stored under its current name', async () => {
+    const storage = await freshStore(kind, 'vigil_status_bytes');
+    try {
+      const repository = storage.checkStatuses as Required<typeof storage.checkStatuses>;
+      const statuses = [];
+      for (const name of ['orders-db', 'quote " and \\ ✓ \u2028', 'new\nline']) {
+        const check = await storage.checks.insert(A, tcpCheckFixture({ name }) as never);
+        statuses.push(checkStatusFixture(check.id, { name }));
+      }
+      // Stored in another order than the checks were made: the list keeps the checks' order.
+      for (const s of [...statuses].reverse()) await storage.checkStatuses.upsert(A, s);
+      const entries = await repository.listWithChecks(A);
+      const text = entries.map((e) => (typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json)).join(',');
+      expect(text).toBe(statuses.map((s) => JSON.stringify(s)).join(','));
+      if (kind === 'sqlite') expect(entries.length === 1 && entries[0] instanceof Uint8Array).toBe(true);
     } finally {
       await storage.close();
     }

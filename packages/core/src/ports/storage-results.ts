@@ -23,12 +23,23 @@ export interface CheckStatusRepository {
   get(accountId: string, checkId: string): Promise<CheckStatus | null>;
   list(accountId: string): Promise<CheckStatus[]>;
   /**
-   * Optional: the statuses of `list` as their stored JSON text (holding neither row id nor
-   * account, written by JSON.stringify), each with its check's id, in creation order. The list of
-   * every check's status is then answered without parsing each document and writing it again.
+   * Optional: every check of the account, in creation order, with its stored status as JSON text
+   * (written by JSON.stringify, holding neither row id nor account). The list of every check's
+   * status is then answered without parsing each document and writing it again. An entry is
+   * either JSON text written into the list as it is (as a string or UTF-8 bytes: the document of
+   * one check, stored under the check's current name, or those of several checks in a row,
+   * separated by commas), or a check with its document (null: no runs yet).
    */
-  listDocuments?(accountId: string): Promise<{ checkId: string; json: string }[]>;
+  listWithChecks?(accountId: string): Promise<(string | Uint8Array | CheckStatusDocument)[]>;
   delete(accountId: string, checkId: string): Promise<boolean>;
+}
+
+/** A check and its stored status document (JSON text), as `listWithChecks` answers one. */
+export interface CheckStatusDocument {
+  checkId: string;
+  name: string;
+  created_at: string;
+  json: string | null;
 }
 
 export interface ResultListQuery extends ListOptions {

@@ -34,6 +34,7 @@ export type { ListOptions, NewRecord, Repository, StoredRecord } from './reposit
 export type {
   CheckResultRepository,
   CheckSessionRepository,
+  CheckStatusDocument,
   CheckStatusRepository,
   HeartbeatPing,
   HeartbeatRepository,

@@ -2,6 +2,7 @@ import { CheckResultsQuerySchema, type CheckResult, type CheckResultResponse } f
 import type { CheckStatus, CheckStatusResponse } from '../model/check-status.js';
 import { parse } from '../model/parse.js';
 import type { Page } from '../model/primitives.js';
+import type { CheckStatusDocument } from '../ports/storage-results.js';
 import type { ServiceDeps } from './deps.js';
 import { found, stringId, stripAccount } from './support.js';
 
@@ -34,6 +35,9 @@ export class CheckResultService {
 }
 
 const NAME_KEY = '{"name":';
+const OPEN = Buffer.from('[');
+const SEPARATOR = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 const COMMA = 44;
 
 export class CheckStatusService {
@@ -66,26 +70,32 @@ export class CheckStatusService {
    * `list`.
    */
   async listJson(accountId: string): Promise<string> {
+    return (await this.listJsonBytes(accountId)).toString('utf8');
+  }
+
+  /** `listJson` as UTF-8 bytes, as the API sends it: a store may hand its documents over as bytes. */
+  async listJsonBytes(accountId: string): Promise<Buffer> {
     const repository = this.deps.storage.checkStatuses;
-    if (typeof repository.listDocuments !== 'function') return JSON.stringify(await this.list(accountId));
-    const [checks, documents] = await Promise.all([
-      this.deps.storage.checks.listSummaries(accountId),
-      repository.listDocuments(accountId),
-    ]);
-    const byCheck = new Map<string, string>();
-    for (const d of documents) byCheck.set(d.checkId, d.json);
-    const items = checks.map((c) => {
-      const json = byCheck.get(c.id);
-      if (json === undefined) return JSON.stringify(noRunsYet(c));
-      // The name comes first in a stored status; one stored under another name (the check was
-      // renamed since) is written again with the current one.
-      const name = JSON.stringify(c.name);
-      if (json.startsWith(NAME_KEY) && json.startsWith(name, NAME_KEY.length) && json.charCodeAt(NAME_KEY.length + name.length) === COMMA) return json;
-      const { accountId: _accountId, ...status } = JSON.parse(json) as CheckStatus;
-      status.name = c.name;
-      return JSON.stringify(status);
+    if (typeof repository.listWithChecks !== 'function') return Buffer.from(JSON.stringify(await this.list(accountId)));
+    const entries = await repository.listWithChecks(accountId);
+    const items = new Array<string | Uint8Array>(entries.length);
+    let bytes = false;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      if (typeof entry === 'string') items[i] = entry;
+      else if (entry instanceof Uint8Array) {
+        items[i] = entry;
+        bytes = true;
+      } else items[i] = statusJson(entry);
+    }
+    if (!bytes) return Buffer.from(`[${items.join(',')}]`);
+    const parts: Uint8Array[] = [OPEN];
+    items.forEach((item, i) => {
+      if (i > 0) parts.push(SEPARATOR);
+      parts.push(typeof item === 'string' ? Buffer.from(item) : item);
     });
-    return `[${items.join(',')}]`;
+    parts.push(CLOSE);
+    return Buffer.concat(parts);
   }
 
   async get(accountId: string, rawCheckId: unknown): Promise<CheckStatusResponse> {
@@ -93,6 +103,20 @@ export class CheckStatusService {
     const status = await this.deps.storage.checkStatuses.get(accountId, check.id);
     return status ? { ...stripAccount(status), name: check.name } : noRunsYet(check);
   }
+}
+
+/**
+ * A check's status as JSON text from its stored document: the document as it is when stored under
+ * the check's current name (the name comes first in a stored status), else written again with it.
+ */
+function statusJson(entry: CheckStatusDocument): string {
+  const { json } = entry;
+  if (json === null) return JSON.stringify(noRunsYet({ id: entry.checkId, name: entry.name, created_at: entry.created_at }));
+  const name = JSON.stringify(entry.name);
+  if (json.startsWith(NAME_KEY) && json.startsWith(name, NAME_KEY.length) && json.charCodeAt(NAME_KEY.length + name.length) === COMMA) return json;
+  const { accountId: _accountId, ...status } = JSON.parse(json) as CheckStatus;
+  status.name = entry.name;
+  return JSON.stringify(status);
 }
 
 function noRunsYet(check: { id: string; name: string; created_at: string }): CheckStatusResponse {

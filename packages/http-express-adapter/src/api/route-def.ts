@@ -43,7 +43,8 @@ export class Reply {
  * objects the router would stringify again). It must be exactly what JSON.stringify of the body gives.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /** JSON text as a string or as its UTF-8 bytes. */
+  constructor(readonly text: string | Buffer) {}
 }
 
 export type ResponseKind = 'object' | 'array' | 'page' | 'cursor' | 'empty';

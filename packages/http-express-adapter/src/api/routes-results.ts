@@ -80,7 +80,7 @@ export const resultRoutes: RouteDef[] = [
     method: 'get', path: '/v1/check-statuses', operationId: 'listCheckStatuses', summary: 'The current status of every check', tag: 'Check statuses',
     response: { kind: 'array', schema: named('CheckStatus', CheckStatusResponseSchema) },
     // Every check's status at once (thousands of them): written once by the service.
-    handle: async ({ vigil, accountId }) => new JsonText(await vigil.checkStatuses.listJson(accountId)),
+    handle: async ({ vigil, accountId }) => new JsonText(await vigil.checkStatuses.listJsonBytes(accountId)),
   },
   {
     method: 'get', path: '/v1/check-statuses/:checkId', operationId: 'getCheckStatus', summary: 'The current status of a check', tag: 'Check statuses',

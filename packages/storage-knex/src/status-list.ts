@@ -1,0 +1,70 @@
+import type { CheckStatusDocument } from '@vigil/core';
+import { isPostgres } from './compact/layout.js';
+import type { DocTable, TableContext } from './table.js';
+
+/**
+ * Every check of an account in creation order with its stored status document, for the list of
+ * every check's status (the API's hottest list). The row id of a status is `${accountId}:${checkId}`.
+ *
+ * - SQLite: one query over the checks joined to their statuses. A status stored under its check's
+ *   current name is the document's text, ready to be written as it is; any other entry is `!` and a
+ *   JSON array of the check's id, name, created_at and document. (A stored document starts with
+ *   `{`, so the two cannot be confused; SQLite's JSON quoting of the name is compared with the text
+ *   JSON.stringify wrote, and a name it quotes otherwise only takes the slower way.) When every
+ *   entry is a document, the whole list comes back as one run of UTF-8 bytes, never decoded.
+ * - PostgreSQL: the checks and the status documents read side by side on two connections (a join
+ *   there costs more than both reads, as it sorts the documents along with the checks); the service
+ *   compares the names.
+ */
+export async function listWithChecks(
+  ctx: TableContext,
+  statuses: Pick<DocTable<{ id: string }>, 'table' | 'run'>,
+  accountId: string,
+): Promise<(string | Uint8Array | CheckStatusDocument)[]> {
+  if (accountId.includes('\0')) return [];
+  const checks = `${ctx.prefix}checks`;
+  return statuses.run(async () => {
+    if (isPostgres(ctx.reader)) {
+      const [checkRows, documents] = await Promise.all([
+        ctx.reader(checks).where('account_id', accountId).select('id', 'name', 'created_at').orderBy('seq', 'asc'),
+        // In no order: the checks give it, and sorting the documents would spill to disk.
+        ctx.reader(statuses.table).where('account_id', accountId).select('id', 'data'),
+      ]) as [{ id: string; name: string | null; created_at: string | null }[], { id: string; data: string }[]];
+      const skip = accountId.length + 1;
+      const byCheck = new Map<string, string>();
+      for (const d of documents) byCheck.set(d.id.slice(skip), d.data);
+      return checkRows.map((c) => ({ checkId: String(c.id), name: String(c.name), created_at: String(c.created_at), json: byCheck.get(c.id) ?? null }));
+    }
+    const quoted = 'json_quote(c.name)';
+    // Each check's entry, in creation order (the checks are read along their account index, whose
+    // order is creation order; the ORDER BY says so), joined by line feeds into one text handed over
+    // as bytes: no entry holds a raw line feed (a document with one takes the slower way, where it
+    // is escaped), so each line feed is a boundary.
+    const rows = (await ctx.reader.raw(
+      `SELECT CAST(group_concat(j, char(10)) AS BLOB) AS list FROM (
+         SELECT CASE WHEN substr(s.data, 1, 9 + length(${quoted})) = '{"name":' || ${quoted} || ',' AND instr(s.data, char(10)) = 0
+           THEN s.data ELSE '!' || json_array(c.id, c.name, c.created_at, s.data) END AS j
+         FROM ?? c LEFT JOIN ?? s ON s.id = c.account_id || ':' || c.id AND s.account_id = c.account_id
+         WHERE c.account_id = ? ORDER BY c.seq)`,
+      [checks, statuses.table, accountId],
+    )) as { list: Buffer | null }[];
+    const list = rows[0]?.list;
+    if (!list || list.length === 0) return [];
+    // Every document stored under its check's current name: the bytes are the list's statuses, once
+    // the boundaries are commas.
+    if (list[0] !== BANG && list.indexOf(MARKED) === -1) {
+      for (let i = list.indexOf(LF); i !== -1; i = list.indexOf(LF, i + 1)) list[i] = COMMA;
+      return [list];
+    }
+    return list.toString('utf8').split('\n').map((j) => {
+      if (j.charCodeAt(0) !== BANG) return j;
+      const [id, name, createdAt, json] = JSON.parse(j.slice(1)) as [string, string | null, string | null, string | null];
+      return { checkId: String(id), name: String(name), created_at: String(createdAt), json };
+    });
+  });
+}
+
+const LF = 10;
+const COMMA = 44;
+const BANG = 33;
+const MARKED = Buffer.from('\n!');
