@@ -1,54 +1,21 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import type { ApiHarness } from './support/harness.js';
 import { MIXED, pagesHarness, percentile, seedChecks } from './support/pages.js';
+import { HAS_CHROMIUM, pagesInChromium, shot, type PagesInChromium } from './support/pages-browser.js';
 
-const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM && process.env.VIGIL_REQUIRE_BROWSER) throw new Error(`VIGIL_REQUIRE_BROWSER is set but there is no Chromium at ${CHROMIUM}`);
-
-/** Screenshots of every page tested, for a person to look at after a run (not compared pixel by pixel). */
-const ARTIFACTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test-artifacts/pages');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let browser: Browser;
 let h: ApiHarness;
-let server: Server;
 let base: string;
+let chromium: PagesInChromium;
+const newPage = (viewport?: { width: number; height: number }) => chromium.newPage(viewport);
 
 async function open(options: Parameters<typeof pagesHarness>[0] = {}): Promise<void> {
-  h = await pagesHarness(options);
-  server = h.app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A page that records console errors (a blocked inline script or style shows up there) and every request it made. */
-async function newPage(viewport = { width: 1280, height: 900 }): Promise<{ page: Page; errors: string[]; requests: string[] }> {
-  // A context of its own: no theme choice or other storage carries over from another test.
-  const page = await (await browser.createBrowserContext()).newPage();
-  await page.setViewport(viewport);
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => requests.push(r.url()));
-  return { page, errors, requests };
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  ({ h, base } = await chromium.open(options));
 }
 
 /** axe-core's WCAG 2 A/AA rules on the page as it stands: the ids of what fails. */
@@ -77,20 +44,7 @@ async function visible(page: Page, selectors: string[]): Promise<Record<string, 
 const bodyColor = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
 describe.skipIf(!HAS_CHROMIUM)('pages in Chromium', () => {
-  beforeAll(async () => {
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    server?.close();
-    await h?.close();
-  });
+  chromium = pagesInChromium();
 
   it('a dashboard of 20 checks in mixed states: the right states, p95/p99, pagination that turns, on a desktop and a phone', async () => {
     await open();

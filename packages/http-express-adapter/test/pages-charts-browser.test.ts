@@ -1,59 +1,20 @@
 /// <reference lib="dom" />
-import { existsSync, mkdirSync } from 'node:fs';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkResultFixture } from '@vigil/core/testing';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import type { ApiHarness } from './support/harness.js';
-import { pagesHarness, seedChecks } from './support/pages.js';
+import { seedChecks } from './support/pages.js';
+import { HAS_CHROMIUM, pagesInChromium, shot, type PagesInChromium } from './support/pages-browser.js';
 
-const CHROMIUM = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM && process.env.VIGIL_REQUIRE_BROWSER) throw new Error(`VIGIL_REQUIRE_BROWSER is set but there is no Chromium at ${CHROMIUM}`);
-
-/** Screenshots for a person to look at after a run (not compared pixel by pixel). */
-const ARTIFACTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test-artifacts/pages');
 const HOUR = 3_600_000;
 
-let browser: Browser;
 let h: ApiHarness;
-let server: Server;
 let base: string;
+let chromium: PagesInChromium;
+const newPage = (viewport?: { width: number; height: number }) => chromium.newPage(viewport);
 
 async function open(): Promise<void> {
-  h = await pagesHarness();
-  server = h.app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A page that records console errors, uncaught errors, CSP violations and every request it made. */
-async function newPage(viewport = { width: 1280, height: 900 }) {
-  const page = await (await browser.createBrowserContext()).newPage();
-  await page.setViewport(viewport);
-  const errors: string[] = [];
-  const requests: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (r) => requests.push(r.url()));
-  await page.evaluateOnNewDocument(() => {
-    const w = window as unknown as { __csp: string[] };
-    w.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  const violations = () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
-  return { page, errors, requests, violations };
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  ({ h, base } = await chromium.open());
 }
 
 /** Pixels of each chart canvas (within `scope`) near a colour (opaque enough to be drawn, not antialiased edge). */
@@ -76,20 +37,7 @@ const shown = (page: Page, selector: string) => page.$eval(selector, (e) => {
 });
 
 describe.skipIf(!HAS_CHROMIUM)('the pages\' charts in Chromium', () => {
-  beforeAll(async () => {
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    server?.close();
-    await h?.close();
-  });
+  chromium = pagesInChromium();
 
   it('a dashboard draws a sparkline per check with no CSP violation, in light and dark, on a phone, and shows its figures without scripts', async () => {
     await open();

@@ -14,7 +14,7 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
     try {
       const repository = storage.checkStatuses as Required<typeof storage.checkStatuses>;
       const names = ['second "quoted" ✓ \u2028', 'first', 'bell \u0007 and \n tab \t', 'renamed', 'no runs yet'];
-      const checks = [];
+      const checks: Awaited<ReturnType<typeof storage.checks.insert>>[] = [];
       for (const name of names) checks.push(await storage.checks.insert(A, tcpCheckFixture({ name }) as never));
       const gone = await storage.checks.insert(A, tcpCheckFixture({ name: 'deleted' }) as never);
       const statuses = checks.slice(0, 4).map((c) => checkStatusFixture(c.id, { name: c.name === 'renamed' ? 'the old name' : c.name }));
