@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express } from 'express';
-import knexFactory, { type Knex } from 'knex';
 import request from 'supertest';
 import { createVigil, type Vigil, type VigilOptions } from '@vigil/core';
 import { FakeClock } from '@vigil/core/testing';
@@ -8,12 +7,9 @@ import { knexStorage } from '@vigil/storage-knex';
 import { registerAlertChannels } from '@vigil/alert-channels';
 import { tcpRunner } from '@vigil/runner-tcp';
 import { vigilConsole, type VigilConsoleOptions } from '../../src/index.js';
+import { postgresSchema } from '../../../../test/support/pg-schema.js';
 
-export const PG_URL = process.env.VIGIL_PG_URL;
-if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
-
-/** SQLite always, PostgreSQL when VIGIL_PG_URL is set. */
-export const BACKENDS: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export { BACKENDS, PG_URL } from '../../../../test/support/pg-schema.js';
 
 const SECRET = randomBytes(32).toString('hex');
 
@@ -31,31 +27,11 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
-let pgSchema: string | undefined;
-let pgAdmin: Knex | undefined;
-
-async function postgresStorage() {
-  if (!pgAdmin) {
-    pgAdmin = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 } });
-    pgSchema = `vigil_console_${randomBytes(4).toString('hex')}`;
-    await pgAdmin.raw(`create schema ${pgSchema}`);
-  }
-  const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [pgSchema!], pool: { min: 0, max: 4 } });
-  const storage = knexStorage({ knex, tablePrefix: `c${randomBytes(3).toString('hex')}_` });
-  const close = storage.close;
-  storage.close = async () => {
-    await close();
-    await knex.destroy();
-  };
-  return storage;
-}
+const postgres = postgresSchema('console');
+const postgresStorage = () => postgres.storage();
 
 /** Drops this file's PostgreSQL schema (call in afterAll). */
-export async function dropPostgresSchema(): Promise<void> {
-  if (pgAdmin && pgSchema) await pgAdmin.raw(`drop schema ${pgSchema} cascade`);
-  await pgAdmin?.destroy();
-  pgAdmin = undefined;
-}
+export const dropPostgresSchema = (): Promise<void> => postgres.drop();
 
 /** A real express() host with the console at /console, on SQLite (in memory) or PostgreSQL, with two accounts and a key each, the TCP runner and the alert channels. */
 export async function consoleHarness(

@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Express } from 'express';
-import knexFactory, { type Knex } from 'knex';
 import request from 'supertest';
 import { createVigil, type Vigil, type VigilOptions } from '@vigil/core';
 import { FakeClock } from '@vigil/core/testing';
 import { knexStorage } from '@vigil/storage-knex';
 import { vigilRouter, type VigilRouterOptions } from '../../src/index.js';
+import { postgresSchema } from '../../../../test/support/pg-schema.js';
 
-export const PG_URL = process.env.VIGIL_PG_URL;
-if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
-
-/** The databases the API suite runs on: SQLite always, PostgreSQL when VIGIL_PG_URL is set. */
-export const BACKENDS: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export { BACKENDS, PG_URL } from '../../../../test/support/pg-schema.js';
 
 const SECRET = randomBytes(32).toString('hex');
 
@@ -40,39 +36,11 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-let pgSchema: string | undefined;
-let pgAdmin: Knex | undefined;
-let serial = 0;
-
-async function postgresStorage() {
-  if (!pgAdmin) {
-    pgAdmin = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 } });
-    pgSchema = `vigil_api_${randomBytes(4).toString('hex')}`;
-    await pgAdmin.raw(`create schema ${pgSchema}`);
-  }
-  const knex = knexFactory({ client: 'pg', connection: PG_URL, searchPath: [pgSchema!], pool: { min: 0, max: 4 } });
-  const prefix = `h${++serial}_`;
-  const storage = knexStorage({ knex, tablePrefix: prefix });
-  const close = storage.close;
-  // Each harness drops its own tables, a few at a time: one cascade over every test's tables at
-  // the end would take more locks than the server allows.
-  storage.close = async () => {
-    await close();
-    const { rows } = (await knex.raw('select tablename from pg_tables where schemaname = ? and tablename like ?', [pgSchema!, `${prefix}%`])) as { rows: { tablename: string }[] };
-    for (let i = 0; i < rows.length; i += 10) {
-      await knex.raw(`drop table if exists ${rows.slice(i, i + 10).map((r) => `"${r.tablename}"`).join(', ')} cascade`);
-    }
-    await knex.destroy();
-  };
-  return storage;
-}
+const postgres = postgresSchema('api');
+const postgresStorage = () => postgres.storage();
 
 /** Drops this file's PostgreSQL schema (call in afterAll). */
-export async function dropPostgresSchema(): Promise<void> {
-  if (pgAdmin && pgSchema) await pgAdmin.raw(`drop schema ${pgSchema} cascade`);
-  await pgAdmin?.destroy();
-  pgAdmin = undefined;
-}
+export const dropPostgresSchema = (): Promise<void> => postgres.drop();
 
 function client(app: Express, accountId: string, key: string): ApiClient {
   const withAuth = (t: request.Test) => t.set('Authorization', `Bearer ${key}`).set('x-service-account', accountId);
