@@ -20,21 +20,31 @@ export function cancelWithRequest(knex: Knex): void {
     const signal = requestSignal();
     if (!signal) return query(connection, sql);
     if (signal.aborted) return Promise.reject(abandoned());
-    // A PostgreSQL cancel lands a moment after it is asked for (from a connection of its own): the
-    // query's connection goes back to the pool only once it has, so it never stops another query.
-    let cancelling: Promise<unknown> | undefined;
-    const cancel = () => {
-      if (pg) cancelling = client.cancelQuery?.(connection).catch(() => {});
-      else (connection as { interrupt?(): void }).interrupt?.();
-    };
-    signal.addEventListener('abort', cancel, { once: true });
-    return query(connection, sql).finally(async () => {
-      signal.removeEventListener('abort', cancel);
-      await cancelling;
-    });
+    return cancelOnAbort(knex, pg, connection, signal, query(connection, sql));
   };
 }
 
-function abandoned(): Error {
+/**
+ * Settles as `running` (a query under way on `connection`) does, cancelling it if `signal` aborts
+ * first. A PostgreSQL cancel lands a moment after it is asked for (from a connection of its own):
+ * this settles only once it has, so the connection goes back to the pool only then and the cancel
+ * never stops another query.
+ */
+export function cancelOnAbort<R>(knex: Knex, pg: boolean, connection: unknown, signal: AbortSignal, running: Promise<R>): Promise<R> {
+  const client = knex.client as unknown as QueryingClient;
+  let cancelling: Promise<unknown> | undefined;
+  const cancel = () => {
+    if (pg) cancelling = client.cancelQuery?.(connection).catch(() => {});
+    else (connection as { interrupt?(): void }).interrupt?.();
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  return running.finally(async () => {
+    signal.removeEventListener('abort', cancel);
+    await cancelling;
+  });
+}
+
+/** The error of a query given up because its request's client hung up. */
+export function abandoned(): Error {
   return Object.assign(new Error('The request was abandoned: its client hung up'), { name: 'AbortError', code: 'ABORT_ERR' });
 }

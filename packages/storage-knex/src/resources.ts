@@ -97,24 +97,10 @@ export function checkRepository(ctx: TableContext): CheckRepository {
       created_at: (c) => c.created_at,
     },
   });
-  // The hottest read of the API (GET /v1/checks/{id}): one fixed statement, and the parsed
-  // document becomes the check itself (its id and account added last, as the table's rows have them).
-  const getSql = `select id, account_id, data from "${table.table.replaceAll('"', '""')}" where account_id = ? and id = ? limit 1`;
+  // The hottest read of the API (GET /v1/checks/{id}) is the table's by-id read (docRepository's
+  // get): one statement prepared per connection, the parsed document becoming the check itself.
   return {
     ...docRepository<Check, string>(table),
-    async get(accountId, id) {
-      if (String(id).includes('\0') || accountId.includes('\0')) return null;
-      return table.run(async () => {
-        const result = await table.reader.raw(getSql, [accountId, id]);
-        const rows = (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
-        const row = rows[0];
-        if (!row) return null;
-        const check = JSON.parse(String(row.data)) as Check;
-        check.id = String(row.id);
-        check.accountId = String(row.account_id);
-        return check;
-      });
-    },
     listByGroup: (accountId, groupId) => table.where(accountId, { group_id: groupId }),
     listByIds: (accountId, ids) => (ids.length ? table.where(accountId, { id: ids }) : Promise.resolve([])),
     listAll: (accountId) => table.where(accountId),

@@ -2,6 +2,7 @@ import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { cancelWithRequest } from './cancel.js';
+import { preparedReads } from './prepared.js';
 import { requireDriver } from './driver.js';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -145,7 +146,9 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const prefix = options.tablePrefix ?? 'vigil_';
   // A host's own knex is left as it is; Vigil's connections give up on a request whose client left.
   for (const db of owned ? [knex, readers] : []) if (db) cancelWithRequest(db);
-  const ctx: TableContext = { knex, reader: readers ?? knex, prefix, database: describe(knex) };
+  // Vigil's own connections keep the by-id reads prepared (a host's knex runs them through knex).
+  const reads = owned ? preparedReads(readers ?? knex) : null;
+  const ctx: TableContext = { knex, reader: readers ?? knex, reads, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;
   // A failed migration (database down) is tried again on the next call.

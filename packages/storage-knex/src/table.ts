@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
+import type { PreparedReads } from './prepared.js';
 
 type Row = Record<string, unknown>;
 type Extra<T> = Record<string, (row: T) => string | number | boolean | null>;
@@ -22,6 +23,8 @@ export interface TableContext {
    * `knex` itself (PostgreSQL, an in-memory SQLite database, or a knex the host passed).
    */
   reader: Knex;
+  /** The reader's statements prepared per connection, for fixed reads; null: they go through knex. */
+  reads?: PreparedReads | null;
   prefix: string;
   database: string;
 }
@@ -114,22 +117,35 @@ export class DocTable<T extends { id: string | number }> {
 
   async get(accountId: string | null, id: string | number): Promise<T | null> {
     if (!storable(id) || (accountId !== null && !storable(accountId)) || (this.spec.numericId && !idInRange(id))) return null;
+    // The hottest read of the API, as one fixed statement, prepared once per connection where the
+    // store owns its connections.
+    const scoped = !this.spec.global && accountId !== null;
+    const sql = scoped ? this.getScopedSql : this.getSql;
+    const bindings = scoped ? [accountId, id] : [id];
+    const reads = this.ctx.reads;
     return this.run(async () => {
-      // The hottest read of the API, as one fixed statement: no query building per call.
-      const scoped = !this.spec.global && accountId !== null;
-      const sql = scoped ? this.getScopedSql : this.getSql;
-      const result = await this.reader.raw(sql, scoped ? [accountId, id] : [id]);
-      const rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+      let rows: Row[];
+      if (reads) rows = await reads.rows(sql, bindings);
+      else {
+        const result = await this.reader.raw(sql, bindings);
+        rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+      }
       return rows[0] ? this.fromRow(rows[0]) : null;
     });
   }
 
+  // The columns fromRow reads, named: a column a later migration adds does not change what a
+  // statement prepared before it answers (PostgreSQL refuses a prepared plan whose result changed).
   private get getSql(): string {
-    return `select * from ${this.quoted} where id = ? limit 1`;
+    return `select ${this.columnsRead} from ${this.quoted} where id = ? limit 1`;
   }
 
   private get getScopedSql(): string {
-    return `select * from ${this.quoted} where account_id = ? and id = ? limit 1`;
+    return `select ${this.columnsRead} from ${this.quoted} where account_id = ? and id = ? limit 1`;
+  }
+
+  private get columnsRead(): string {
+    return this.spec.global ? 'id, data' : 'id, account_id, data';
   }
 
   private get quoted(): string {

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { requestSignal } from '@vigil/core';
+import type { Knex } from 'knex';
+import { abandoned, cancelOnAbort } from './cancel.js';
+
+type Row = Record<string, unknown>;
+
+/**
+ * Fixed reads (the by-id document read of every table) run on a pooled connection without knex's
+ * query runner, as a statement prepared once per connection: SQLite keeps the statement with its
+ * connection (finalized before the pool closes the connection), PostgreSQL parses and plans a named
+ * statement once per connection. Each read still takes its connection from knex's pool, so it
+ * queues like every other query, and gives up on a request whose client hung up as other queries do.
+ */
+export interface PreparedReads {
+  /** The rows of `sql` (placeholders `?`) for `bindings`. */
+  rows(sql: string, bindings: readonly unknown[]): Promise<Row[]>;
+}
+
+interface SqliteStatement {
+  all(params: readonly unknown[], cb: (err: Error | null, rows: Row[]) => void): void;
+  finalize(cb: () => void): void;
+}
+
+interface SqliteConnection {
+  prepare(sql: string, cb: (err: Error | null) => void): SqliteStatement;
+}
+
+interface PgConnection {
+  query(config: { name: string; text: string; values: readonly unknown[] }, cb: (err: Error | null, result: { rows: Row[] }) => void): void;
+}
+
+interface PoolClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+  destroyRawConnection(connection: unknown): Promise<unknown>;
+  positionBindings(sql: string): string;
+}
+
+/** Prepared reads on `knex`'s connections, for its SQLite or PostgreSQL client; null for another client. */
+export function preparedReads(knex: Knex): PreparedReads | null {
+  const name = String(knex.client.config.client);
+  if (name === 'sqlite3') return sqliteReads(knex);
+  if (['pg', 'postgres', 'postgresql'].includes(name)) return pgReads(knex);
+  return null;
+}
+
+/** Runs `query` on a connection of the pool, cancelled with the request it is made for. */
+async function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
+  const signal = requestSignal();
+  if (signal?.aborted) throw abandoned();
+  const client = knex.client as unknown as PoolClient;
+  const connection = await client.acquireConnection();
+  try {
+    if (!signal) return await query(connection);
+    // Between the wait for a connection and the query, the client may have gone.
+    if (signal.aborted) throw abandoned();
+    return await cancelOnAbort(knex, pg, connection, signal, query(connection));
+  } finally {
+    void client.releaseConnection(connection);
+  }
+}
+
+function sqliteReads(knex: Knex): PreparedReads {
+  // The statements of each connection, by SQL. A statement that failed is dropped (it is prepared
+  // again on the next read), so a read made before the table existed does not stay broken.
+  const prepared = new WeakMap<object, Map<string, Promise<SqliteStatement>>>();
+  const client = knex.client as unknown as PoolClient;
+  const destroy = client.destroyRawConnection.bind(client);
+  // SQLite refuses to close a connection with statements left: they are finalized first.
+  client.destroyRawConnection = async (connection) => {
+    const statements = prepared.get(connection as object);
+    prepared.delete(connection as object);
+    for (const statement of statements?.values() ?? []) await finalize(statement);
+    return destroy(connection);
+  };
+  const statementFor = (connection: SqliteConnection, sql: string): Promise<SqliteStatement> => {
+    let statements = prepared.get(connection);
+    if (!statements) prepared.set(connection, (statements = new Map()));
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = new Promise((resolve, reject) => {
+        const made = connection.prepare(sql, (err) => (err ? reject(err) : resolve(made)));
+      });
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const drop = (connection: SqliteConnection, sql: string) => {
+    const statement = prepared.get(connection)?.get(sql);
+    prepared.get(connection)?.delete(sql);
+    void statement?.then((s) => finalize(Promise.resolve(s)));
+  };
+  return {
+    rows: (sql, bindings) => onConnection(knex, false, async (raw) => {
+      const connection = raw as SqliteConnection;
+      try {
+        const statement = await statementFor(connection, sql);
+        // `all` steps to the end and so ends the read's implicit transaction: the connection holds
+        // no snapshot between reads, and the next read sees every write committed before it.
+        return await new Promise<Row[]>((resolve, reject) => statement.all(bindings, (err, rows) => (err ? reject(err) : resolve(rows))));
+      } catch (err) {
+        drop(connection, sql);
+        throw err;
+      }
+    }),
+  };
+}
+
+async function finalize(statement: Promise<SqliteStatement>): Promise<void> {
+  const s = await statement.catch(() => null);
+  if (s) await new Promise<void>((resolve) => s.finalize(() => resolve()));
+}
+
+function pgReads(knex: Knex): PreparedReads {
+  const client = knex.client as unknown as PoolClient;
+  // Each SQL text gets one statement name (the driver prepares it on a connection's first use and
+  // names it there); the text is written with PostgreSQL's $n placeholders once.
+  const named = new Map<string, { name: string; text: string }>();
+  const statementFor = (sql: string) => {
+    let statement = named.get(sql);
+    if (!statement) {
+      statement = { name: `vigil_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: client.positionBindings(sql) };
+      named.set(sql, statement);
+    }
+    return statement;
+  };
+  return {
+    rows: (sql, bindings) => onConnection(knex, true, (raw) => new Promise<Row[]>((resolve, reject) => {
+      (raw as PgConnection).query({ ...statementFor(sql), values: bindings }, (err, result) => (err ? reject(err) : resolve(result.rows)));
+    })),
+  };
+}

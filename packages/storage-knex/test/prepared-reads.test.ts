@@ -1,0 +1,119 @@
+// The by-id read of a document runs as a statement prepared once per connection (SQLite keeps it
+// with the connection, PostgreSQL names it per connection): it still sees every committed write,
+// holds no snapshot between reads, lets the store close its connections, survives a column a
+// later migration adds, and stops with the request whose client hung up.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runForRequest } from '@vigil/core';
+import { tcpCheckFixture } from '@vigil/core/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { knexStorage, type KnexStorage } from '../src/index.js';
+// PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
+import { PG_URL } from './support/fresh-store.js';
+
+const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
+const dir = mkdtempSync(join(tmpdir(), 'vigil-prepared-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+async function dropPrefixed(storage: KnexStorage, prefix: string): Promise<void> {
+  const tables = await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
+  for (const { tablename } of tables.rows as { tablename: string }[]) await storage.knex.schema.dropTableIfExists(tablename);
+}
+
+describe('SQLite by-id reads on prepared statements', () => {
+  it('see each committed write, and hold no snapshot between reads (a checkpoint empties the log)', async () => {
+    const file = join(dir, `db-${++n}.sqlite`);
+    const storage = knexStorage({ client: 'sqlite3', connection: file });
+    const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
+    for (let i = 0; i < 30; i++) {
+      await storage.checks.update(ACCOUNT, check.id, { ...check, name: `name ${i}` } as never);
+      // Several reads at once, so more than one read connection keeps the statement.
+      const read = await Promise.all(Array.from({ length: 4 }, () => storage.checks.get(ACCOUNT, check.id)));
+      expect(read.map((c) => c?.name)).toEqual(Array(4).fill(`name ${i}`));
+    }
+    // A read connection left inside a read would keep the log's frames from being checkpointed.
+    const [result] = (await storage.knex.raw('PRAGMA wal_checkpoint(TRUNCATE)')) as { busy: number; log: number }[];
+    expect(result).toMatchObject({ busy: 0, log: 0 });
+    expect(await storage.checks.get(ACCOUNT, 'no-such-check')).toBeNull();
+    await storage.close();
+  });
+
+  it('let the store close every connection: the last one to close removes the write-ahead log', async () => {
+    const file = join(dir, `db-${++n}.sqlite`);
+    const storage = knexStorage({ client: 'sqlite3', connection: file });
+    const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
+    await Promise.all(Array.from({ length: 8 }, () => storage.checks.get(ACCOUNT, check.id)));
+    expect(existsSync(`${file}-wal`)).toBe(true);
+    await storage.close();
+    // A connection SQLite refused to close (a statement left unfinalized) keeps the log.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('are not sent for a request whose client has hung up', async () => {
+    const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `db-${++n}.sqlite`) });
+    const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
+    const abort = new AbortController();
+    abort.abort();
+    await expect(runForRequest(abort.signal, () => storage.checks.get(ACCOUNT, check.id))).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await runForRequest(new AbortController().signal, () => storage.checks.get(ACCOUNT, check.id)))?.id).toBe(check.id);
+    await storage.close();
+  });
+});
+
+describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', () => {
+  it('are prepared once per connection, see each committed write, and outlive a column added later', async () => {
+    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
+    // One connection: the reads and the look at its prepared statements share it.
+    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix });
+    try {
+      const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
+      for (let i = 0; i < 3; i++) {
+        await storage.checks.update(ACCOUNT, check.id, { ...check, name: `name ${i}` } as never);
+        expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe(`name ${i}`);
+      }
+      const prepared = await storage.knex.raw("select statement from pg_prepared_statements where name like 'vigil_%'");
+      expect(prepared.rows).toHaveLength(1);
+      expect(prepared.rows[0].statement).toContain(`"${prefix}checks"`);
+      // A later migration adds a column: the statement prepared before it still answers.
+      await storage.knex.schema.alterTable(`${prefix}checks`, (t) => t.text('added_later'));
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('name 2');
+    } finally {
+      await dropPrefixed(storage, prefix);
+      await storage.close();
+    }
+  });
+
+  it('are cancelled on the server when the client hangs up, and the connection serves the next read', async () => {
+    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
+    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 }, tablePrefix: prefix });
+    try {
+      const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
+      // A transaction holding the table's exclusive lock makes the read wait on the server.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((r) => (locked = r));
+      const lock = storage.knex.transaction(async (trx) => {
+        await trx.raw(`lock table "${prefix}checks" in access exclusive mode`);
+        locked();
+        await held;
+      });
+      await lockTaken;
+      const abort = new AbortController();
+      const started = Date.now();
+      const read = runForRequest(abort.signal, () => storage.checks.get(ACCOUNT, check.id));
+      setTimeout(() => abort.abort(), 300);
+      await expect(read).rejects.toMatchObject({ code: '57014' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      release();
+      await lock;
+      expect((await storage.checks.get(ACCOUNT, check.id))?.id).toBe(check.id);
+    } finally {
+      await dropPrefixed(storage, prefix);
+      await storage.close();
+    }
+  });
+});
