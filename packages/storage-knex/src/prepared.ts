@@ -46,25 +46,37 @@ export function preparedReads(knex: Knex): PreparedReads | null {
 }
 
 /** Runs `query` on a connection of the pool, cancelled with the request it is made for. */
-async function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
+function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
   const signal = requestSignal();
-  if (signal?.aborted) throw abandoned();
+  if (signal?.aborted) return Promise.reject(abandoned());
   const client = knex.client as unknown as PoolClient;
-  const connection = await client.acquireConnection();
-  try {
-    if (!signal) return await query(connection);
+  return client.acquireConnection().then((connection) => {
+    let running: Promise<R>;
     // Between the wait for a connection and the query, the client may have gone.
-    if (signal.aborted) throw abandoned();
-    return await cancelOnAbort(knex, pg, connection, signal, query(connection));
-  } finally {
-    void client.releaseConnection(connection);
-  }
+    if (signal?.aborted) running = Promise.reject(abandoned());
+    else {
+      try {
+        running = query(connection);
+      } catch (err) {
+        running = Promise.reject(err);
+      }
+      if (signal) running = cancelOnAbort(knex, pg, connection, signal, running);
+    }
+    return running.then((result) => {
+      void client.releaseConnection(connection);
+      return result;
+    }, (err: unknown) => {
+      void client.releaseConnection(connection);
+      throw err;
+    });
+  });
 }
 
 function sqliteReads(knex: Knex): PreparedReads {
-  // The statements of each connection, by SQL. A statement that failed is dropped (it is prepared
-  // again on the next read), so a read made before the table existed does not stay broken.
-  const prepared = new WeakMap<object, Map<string, Promise<SqliteStatement>>>();
+  // The statements of each connection, by SQL: one being prepared is a promise, a prepared one the
+  // statement itself. A statement that failed is dropped (it is prepared again on the next read),
+  // so a read made before the table existed does not stay broken.
+  const prepared = new WeakMap<object, Map<string, SqliteStatement | Promise<SqliteStatement>>>();
   const client = knex.client as unknown as PoolClient;
   const destroy = client.destroyRawConnection.bind(client);
   // SQLite refuses to close a connection with statements left: they are finalized first.
@@ -74,41 +86,47 @@ function sqliteReads(knex: Knex): PreparedReads {
     for (const statement of statements?.values() ?? []) await finalize(statement);
     return destroy(connection);
   };
-  const statementFor = (connection: SqliteConnection, sql: string): Promise<SqliteStatement> => {
+  const all = (statement: SqliteStatement, bindings: readonly unknown[]) => new Promise<Row[]>((resolve, reject) => {
+    // `all` steps to the end and so ends the read's implicit transaction: the connection holds no
+    // snapshot between reads, and the next read sees every write committed before it.
+    statement.all(bindings, (err, rows) => (err ? reject(err) : resolve(rows)));
+  });
+  const read = (connection: SqliteConnection, sql: string, bindings: readonly unknown[]): Promise<Row[]> => {
     let statements = prepared.get(connection);
     if (!statements) prepared.set(connection, (statements = new Map()));
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = new Promise((resolve, reject) => {
+    const ready = statements.get(sql);
+    if (ready && !(ready instanceof Promise)) return all(ready, bindings);
+    let making = ready;
+    if (!making) {
+      const own = statements;
+      making = new Promise<SqliteStatement>((resolve, reject) => {
         const made = connection.prepare(sql, (err) => (err ? reject(err) : resolve(made)));
+      }).then((statement) => {
+        if (own.get(sql) === making) own.set(sql, statement);
+        return statement;
       });
-      statements.set(sql, statement);
+      statements.set(sql, making);
     }
-    return statement;
+    return making.then((statement) => all(statement, bindings));
   };
   const drop = (connection: SqliteConnection, sql: string) => {
     const statement = prepared.get(connection)?.get(sql);
     prepared.get(connection)?.delete(sql);
-    void statement?.then((s) => finalize(Promise.resolve(s)));
+    if (statement) void finalize(statement);
   };
   return {
-    rows: (sql, bindings) => onConnection(knex, false, async (raw) => {
+    rows: (sql, bindings) => onConnection(knex, false, (raw) => {
       const connection = raw as SqliteConnection;
-      try {
-        const statement = await statementFor(connection, sql);
-        // `all` steps to the end and so ends the read's implicit transaction: the connection holds
-        // no snapshot between reads, and the next read sees every write committed before it.
-        return await new Promise<Row[]>((resolve, reject) => statement.all(bindings, (err, rows) => (err ? reject(err) : resolve(rows))));
-      } catch (err) {
+      return read(connection, sql, bindings).catch((err: unknown) => {
         drop(connection, sql);
         throw err;
-      }
+      });
     }),
   };
 }
 
-async function finalize(statement: Promise<SqliteStatement>): Promise<void> {
-  const s = await statement.catch(() => null);
+async function finalize(statement: SqliteStatement | Promise<SqliteStatement>): Promise<void> {
+  const s = await Promise.resolve(statement).catch(() => null);
   if (s) await new Promise<void>((resolve) => s.finalize(() => resolve()));
 }
 

@@ -151,8 +151,11 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const ctx: TableContext = { knex, reader: readers ?? knex, reads, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;
+  let done = false;
   // A failed migration (database down) is tried again on the next call.
-  const ensure = () => (migrated ??= migrate(knex, prefix).catch((err) => {
+  const ensure = () => (migrated ??= migrate(knex, prefix).then(() => {
+    done = true;
+  }, (err) => {
     migrated = null;
     throw mapDbError(err, ctx.database);
   }));
@@ -191,7 +194,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     },
   };
   // Every repository call waits for the migrations once, unless the host turned that off.
-  const wrapped = options.migrate === false ? base : withMigrations(base, ensure);
+  const wrapped = options.migrate === false ? base : withMigrations(base, ensure, () => done);
   return Object.assign(wrapped, {
     knex,
     retention: async (before: Date) => {
@@ -206,16 +209,26 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   });
 }
 
-function withMigrations(storage: VigilStorage, ensure: () => Promise<void>): VigilStorage {
+function withMigrations(storage: VigilStorage, ensure: () => Promise<void>, migrated: () => boolean): VigilStorage {
   const out: Record<string, unknown> = { ...storage };
   for (const [key, repo] of Object.entries(storage)) {
     if (typeof repo !== 'object' || repo === null || key === 'capabilities') continue;
     const proxied: Record<string, unknown> = {};
     for (const [method, fn] of Object.entries(repo as Record<string, unknown>)) {
-      proxied[method] = typeof fn === 'function' ? async (...args: unknown[]) => {
-        await ensure();
-        return (fn as (...a: unknown[]) => unknown)(...args);
-      } : fn;
+      if (typeof fn !== 'function') {
+        proxied[method] = fn;
+        continue;
+      }
+      const call = fn as (...a: unknown[]) => unknown;
+      // Once the migrations are done, a call goes straight on (no wait for a settled promise).
+      proxied[method] = (...args: unknown[]) => {
+        if (!migrated()) return ensure().then(() => call(...args));
+        try {
+          return Promise.resolve(call(...args));
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      };
     }
     out[key] = proxied;
   }
