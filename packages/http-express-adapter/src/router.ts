@@ -96,11 +96,35 @@ function abandoned(res: Response): boolean {
 const watchHangUp: RequestHandler = (_req, res, next) => {
   const abort = new AbortController();
   res.locals.vigilAbort = abort;
-  res.once('close', () => {
+  // A response closes once: a plain listener does what `once` does without its wrapper.
+  res.on('close', () => {
     if (!res.writableFinished) abort.abort();
   });
   next();
 };
+
+/**
+ * A route's handlers as one: each runs when the one before calls `next()`, as Express runs a
+ * route's handlers (an error, or a rejected promise, goes on to the router's error handlers), but
+ * without a routing step between them.
+ */
+function chain(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let i = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return next(err);
+      const handler = handlers[i++];
+      if (!handler) return next();
+      try {
+        const returned = handler(req, res, step) as unknown;
+        if (returned instanceof Promise) returned.then(undefined, (e: unknown) => next(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        next(e);
+      }
+    };
+    step();
+  };
+}
 
 /** Authenticates the request and passes on; a failure answers 401 or 403 through the error handler. */
 function authenticate(vigil: Vigil, throttle: AuthThrottle | null): RequestHandler {
@@ -289,7 +313,7 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
     handlers.push(routeHandler(vigil, route));
-    router[route.method](route.path, ...handlers);
+    router[route.method](route.path, chain(handlers));
   }
 
   const notFound: RequestHandler = (req, res) => {
