@@ -275,6 +275,15 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await knex.schema.alterTable(table, (t) => t.index(['outbox_id', 'seq'], indexName(table, ['outbox_id', 'seq'])));
     },
   },
+  {
+    // The dispatcher's claim reads undelivered messages oldest first: this index holds only those,
+    // in claim order, so a claim reads the first rows due instead of sorting the whole queue.
+    name: '015_outbox_claim_order',
+    async up(knex, prefix) {
+      const table = `${prefix}outbox`;
+      await knex.raw('create index ?? on ?? (created_ms, seq) where delivered_ms is null', [indexName(table, ['undelivered', 'created_ms', 'seq']), table]);
+    },
+  },
 ];
 
 /**

@@ -13,6 +13,7 @@ import {
 } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
+import { indexName } from './doc-tables.js';
 import { outboxWrites } from './outbox-writes.js';
 import type { TableContext } from './table.js';
 
@@ -191,7 +192,10 @@ export function outbox(ctx: TableContext): Outbox {
         const until = at + leaseMs;
         return ctx.knex.transaction(async (trx) => {
           // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
-          const heads = trx(`${table} as o`)
+          // SQLite (no statistics) would search by due time and sort the whole queue: it reads the
+          // undelivered messages in claim order (migration 015) and stops at the limit.
+          const from = isPg(ctx.knex) ? `${table} as o` : trx.raw('?? as o indexed by ??', [table, indexName(table, ['undelivered', 'created_ms', 'seq'])]);
+          const heads = trx(from)
             .select('o.id')
             .whereNull('o.delivered_ms')
             .where('o.next_attempt_ms', '<=', at)

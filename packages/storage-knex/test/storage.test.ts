@@ -104,7 +104,30 @@ describe('migrations', () => {
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
     expect(names).toContain('mon_status_page_subscribers');
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 14 }]);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 15 }]);
+    await storage.close();
+  });
+});
+
+describe('outbox claim on SQLite', () => {
+  it('reads the undelivered messages in claim order from their index (no sort of the whole queue)', async () => {
+    const storage = knexStorage({ client: 'sqlite3', connection: ':memory:' });
+    await storage.migrate();
+    const at = new Date('2026-01-01T00:00:00Z');
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      id: `m${String(i).padStart(2, '0')}`, accountId: 'a', checkId: `c${i % 3}`, alertChannelId: 1 + (i % 5), alertType: 'ALERT_FAILURE',
+      payload: {}, created_at: new Date(at.getTime() + i).toISOString(), nextAttemptAt: at.toISOString(),
+    }));
+    await storage.outbox.enqueue(rows);
+    const statements: { sql: string; bindings: unknown[] }[] = [];
+    storage.knex.on('query', (q: { sql: string; bindings: unknown[] }) => statements.push(q));
+    const claimed = await storage.outbox.claim(new Date(at.getTime() + 60_000), 4, 60_000, 'me');
+    // The heads of each check and channel, oldest first.
+    expect(claimed.map((m) => m.id)).toEqual(['m00', 'm01', 'm02', 'm03']);
+    const pick = statements.find((q) => q.sql.startsWith('select'))!;
+    const plan = ((await storage.knex.raw(`explain query plan ${pick.sql}`, pick.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(plan).toContain('vigil_outbox_undelivered_created_ms_seq_index');
+    expect(plan).not.toContain('TEMP B-TREE');
     await storage.close();
   });
 });
