@@ -119,8 +119,8 @@ describe('outbox claim on SQLite', () => {
       payload: {}, created_at: new Date(at.getTime() + i).toISOString(), nextAttemptAt: at.toISOString(),
     }));
     await storage.outbox.enqueue(rows);
-    const statements: { sql: string; bindings: unknown[] }[] = [];
-    storage.knex.on('query', (q: { sql: string; bindings: unknown[] }) => statements.push(q));
+    const statements: { sql: string; bindings: Knex.RawBinding[] }[] = [];
+    storage.knex.on('query', (q: { sql: string; bindings: Knex.RawBinding[] }) => statements.push(q));
     const claimed = await storage.outbox.claim(new Date(at.getTime() + 60_000), 4, 60_000, 'me');
     // The heads of each check and channel, oldest first.
     expect(claimed.map((m) => m.id)).toEqual(['m00', 'm01', 'm02', 'm03']);
