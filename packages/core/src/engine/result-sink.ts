@@ -29,8 +29,11 @@ type SequenceOutcome = 'PASSED' | 'FAILED' | 'DEGRADED' | 'TIMED_OUT';
 
 /** What became of a run's attempts in the sink. */
 export type Written =
-  /** Stored, and the check's status, error group and session written. */
-  | { kind: 'stored'; result: CheckResult; session: CheckSession | null }
+  /**
+   * Stored, and the session written; `status` writes the check's status and error group (neither
+   * is read by the alert step, which runs meanwhile, so an alert waits for neither).
+   */
+  | { kind: 'stored'; result: CheckResult; session: CheckSession | null; status: Promise<void> }
   /** Stored, but its sequence was cancelled: it changes no status and raises no alert. */
   | { kind: 'cancelled' }
   /** Another process (or this one earlier) stored this slot or sequence first: `conflict` is the store's error. */
@@ -77,7 +80,7 @@ export class ResultSink {
 
   /**
    * Stores a run's attempts (the last one FINAL) and counts it; then, unless it was `cancelled`,
-   * ends its session's sequence and writes the check's status and error group.
+   * ends its session's sequence and starts writing the check's status and error group.
    */
   async write(spec: RunSpec, forRun: CheckForRun, made: { startedAt: Date; attempts: Attempt[] }, cancelled: boolean): Promise<Written> {
     const check = forRun.check;
@@ -101,9 +104,13 @@ export class ResultSink {
       ? await this.completeSequence(spec.accountId, spec.session, sequenceOutcome(stored, attempts[attempts.length - 1]!.result.failureKind))
       : null;
     if (spec.session && sequenceOf(session, spec.session.sequenceId)?.status === 'CANCELLED') return { kind: 'cancelled' };
-    await this.updateStatus(spec.accountId, check, stored);
-    if (final.errorMessage && (stored.hasFailures || stored.hasErrors)) await this.recordError(spec, forRun, final.errorMessage, final.stoppedAt, final.details);
-    return { kind: 'stored', result: stored, session };
+    const status = (async () => {
+      await this.updateStatus(spec.accountId, check, stored);
+      if (final.errorMessage && (stored.hasFailures || stored.hasErrors)) await this.recordError(spec, forRun, final.errorMessage, final.stoppedAt, final.details);
+    })();
+    // The caller awaits it; until then its failure is not unhandled.
+    status.catch(() => {});
+    return { kind: 'stored', result: stored, session, status };
   }
 
   /**

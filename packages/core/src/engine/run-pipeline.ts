@@ -115,7 +115,11 @@ export class RunPipeline {
     }
     if (written.kind === 'cancelled') return { kind: 'skipped', reason: 'cancelled', forRun };
 
-    await this.alerts.takeIn(spec, forRun, written.result, written.session, silenced);
+    // The alert step goes on beside the status write; the run is done once both are (a failure of
+    // either fails the run, after the other finished).
+    const [status, alerted] = await Promise.allSettled([written.status, this.alerts.takeIn(spec, forRun, written.result, written.session, silenced)]);
+    if (status.status === 'rejected') throw status.reason;
+    if (alerted.status === 'rejected') throw alerted.reason;
     return { kind: 'ran', result: written.result, forRun };
   }
 
