@@ -112,12 +112,13 @@ function chain(handlers: RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     let i = 0;
     const step = (err?: unknown): void => {
-      if (err !== undefined && err !== null) return next(err);
+      // As Express: any truthy value is an error ('route' and 'router' included), a falsy one is not.
+      if (err) return next(err);
       const handler = handlers[i++];
       if (!handler) return next();
       try {
         const returned = handler(req, res, step) as unknown;
-        if (returned instanceof Promise) returned.then(undefined, (e: unknown) => next(e ?? new Error('Rejected promise')));
+        if (returned instanceof Promise) returned.then(undefined, (e: unknown) => next(e || new Error('Rejected promise')));
       } catch (e) {
         next(e);
       }

@@ -27,7 +27,9 @@ interface SqliteConnection {
 }
 
 interface PgConnection {
-  query(config: { name: string; text: string; values: readonly unknown[] }, cb: (err: Error | null, result: { rows: Row[] }) => void): void;
+  query(config: { name?: string; text: string; values: readonly unknown[] }, cb: (err: Error | null, result: { rows: Row[] }) => void): void;
+  /** The driver's wire connection, with its record of the statements prepared on it, by name. */
+  connection?: { parsedStatements?: Record<string, string>; submittedNamedStatements?: Record<string, string> };
 }
 
 interface PoolClient {
@@ -143,9 +145,30 @@ function pgReads(knex: Knex): PreparedReads {
     }
     return statement;
   };
+  const query = (connection: PgConnection, config: { name?: string; text: string; values: readonly unknown[] }) => new Promise<Row[]>((resolve, reject) => {
+    connection.query(config, (err, result) => (err ? reject(err) : resolve(result.rows)));
+  });
   return {
-    rows: (sql, bindings) => onConnection(knex, true, (raw) => new Promise<Row[]>((resolve, reject) => {
-      (raw as PgConnection).query({ ...statementFor(sql), values: bindings }, (err, result) => (err ? reject(err) : resolve(result.rows)));
-    })),
+    rows: (sql, bindings) => onConnection(knex, true, async (raw) => {
+      const connection = raw as PgConnection;
+      const statement = statementFor(sql);
+      try {
+        return await query(connection, { ...statement, values: bindings });
+      } catch (err) {
+        if (!STALE_STATEMENT.has(String((err as { code?: unknown }).code))) throw err;
+        // The server does not have the statement the driver thinks it prepared (a pooler moved the
+        // session), has it already, or can no longer use it (a column changed type): the driver
+        // forgets it, and this read goes once more unnamed; a later read prepares it again.
+        delete connection.connection?.parsedStatements?.[statement.name];
+        delete connection.connection?.submittedNamedStatements?.[statement.name];
+        await query(connection, { text: 'DEALLOCATE ' + quoteIdent(statement.name), values: [] }).catch(() => {});
+        return query(connection, { text: statement.text, values: bindings });
+      }
+    }),
   };
 }
+
+/** 26000 no such prepared statement, 42P05 it exists already, 0A000 cached plan must not change result type. */
+const STALE_STATEMENT = new Set(['26000', '42P05', '0A000']);
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -42,7 +42,7 @@ export async function listWithChecks(
     // is escaped), so each line feed is a boundary.
     const rows = (await ctx.reader.raw(
       `SELECT CAST(group_concat(j, char(10)) AS BLOB) AS list FROM (
-         SELECT CASE WHEN substr(s.data, 1, 9 + length(${quoted})) = '{"name":' || ${quoted} || ',' AND instr(s.data, char(10)) = 0
+         SELECT CASE WHEN c.name IS NOT NULL AND substr(s.data, 1, 9 + length(${quoted})) = '{"name":' || ${quoted} || ',' AND instr(s.data, char(10)) = 0
            THEN s.data ELSE '!' || json_array(c.id, c.name, c.created_at, s.data) END AS j
          FROM ?? c LEFT JOIN ?? s ON s.id = c.account_id || ':' || c.id AND s.account_id = c.account_id
          WHERE c.account_id = ? ORDER BY c.seq)`,

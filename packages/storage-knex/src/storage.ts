@@ -44,6 +44,14 @@ export interface KnexStorageOptions {
    * PostgreSQL (its pool serves both), for `:memory:` and when `knex` or `pool` is given.
    */
   readers?: number;
+  /**
+   * Reads of a row by its id run as statements prepared once per connection (default true). On
+   * PostgreSQL they are named statements: behind a pooler that hands each transaction to another
+   * server connection and does not keep them (PgBouncer in transaction mode before 1.21, or with
+   * `max_prepared_statements` at 0), set `false`. A named statement that the server no longer has
+   * or can no longer use is forgotten and the read sent once more unnamed, either way.
+   */
+  preparedStatements?: boolean;
 }
 
 export interface KnexStorage extends VigilStorage {
@@ -147,7 +155,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   // A host's own knex is left as it is; Vigil's connections give up on a request whose client left.
   for (const db of owned ? [knex, readers] : []) if (db) cancelWithRequest(db);
   // Vigil's own connections keep the by-id reads prepared (a host's knex runs them through knex).
-  const reads = owned ? preparedReads(readers ?? knex) : null;
+  const reads = owned && options.preparedStatements !== false ? preparedReads(readers ?? knex) : null;
   const ctx: TableContext = { knex, reader: readers ?? knex, reads, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
   let migrated: Promise<void> | null = null;

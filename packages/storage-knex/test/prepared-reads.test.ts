@@ -86,6 +86,40 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
     }
   });
 
+  it('forget a statement the server no longer has (a pooler moved the session) or can no longer use (a column changed type), and answer', async () => {
+    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
+    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix });
+    try {
+      const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture({ name: 'orders-db' }) as never);
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      // The one connection's server session drops every statement, as another session behind a pooler has none.
+      await storage.knex.raw('DEALLOCATE ALL');
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      // A column of the statement's answer changes type: the cached plan can no longer be used.
+      await storage.knex.raw(`alter table "${prefix}checks" alter column id type varchar(300)`);
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+    } finally {
+      await dropPrefixed(storage, prefix);
+      await storage.close();
+    }
+  });
+
+  it('are sent unnamed with preparedStatements: false (for a pooler that keeps no statements)', async () => {
+    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
+    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix, preparedStatements: false });
+    try {
+      const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture({ name: 'orders-db' }) as never);
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      const prepared = await storage.knex.raw("select name from pg_prepared_statements where name like 'vigil_%'");
+      expect(prepared.rows).toEqual([]);
+    } finally {
+      await dropPrefixed(storage, prefix);
+      await storage.close();
+    }
+  });
+
   it('are cancelled on the server when the client hangs up, and the connection serves the next read', async () => {
     const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
     const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 }, tablePrefix: prefix });
