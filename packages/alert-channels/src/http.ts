@@ -85,21 +85,58 @@ export async function send(request: HttpRequest, signal: AbortSignal, timeoutMs 
 
 async function exchange(request: HttpRequest, signal: AbortSignal, timeoutMs: number, dispatcher: Dispatcher | undefined): Promise<HttpAnswer> {
   const limit = AbortSignal.timeout(timeoutMs);
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body ?? undefined;
   let res: Dispatcher.ResponseData;
   try {
+    if (refusedPort(request.url)) throw new Error('bad port');
     res = await undiciRequest(request.url, {
       method: request.method as Dispatcher.HttpMethod,
-      headers: request.headers,
-      body: request.method === 'GET' || request.method === 'HEAD' ? undefined : request.body ?? undefined,
+      headers: withDefaults(request.headers, body !== undefined),
+      body,
       signal: AbortSignal.any([signal, limit]),
       ...(dispatcher ? { dispatcher } : {}),
     });
   } catch (err) {
     throw failure(err, signal, limit, timeoutMs);
   }
-  const body = await readSome(res.body).catch(() => '');
+  const answer = await readSome(res.body).catch(() => '');
   if (res.statusCode < 200 || res.statusCode > 299) throw new DeliveryError(`The receiver answered ${res.statusCode}`, res.statusCode);
-  return { status: res.statusCode, body };
+  return { status: res.statusCode, body: answer };
+}
+
+/**
+ * The headers a request goes with, as fetch would send them: the caller's, and unless it set them
+ * a User-Agent (some receivers and firewalls refuse a request without one), `Accept: *\/*`, and a
+ * text Content-Type for a body.
+ */
+function withDefaults(headers: Record<string, string> | undefined, hasBody: boolean): Record<string, string> {
+  const out: Record<string, string> = { ...headers };
+  const names = new Set(Object.keys(out).map((name) => name.toLowerCase()));
+  if (!names.has('user-agent')) out['user-agent'] = USER_AGENT;
+  if (!names.has('accept')) out.accept = '*/*';
+  if (hasBody && !names.has('content-type')) out['content-type'] = 'text/plain;charset=UTF-8';
+  return out;
+}
+
+const USER_AGENT = 'Vigil';
+
+/** Ports fetch refuses (the Fetch standard's "bad ports": mail, shell, IRC and other non-HTTP services). */
+const BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111,
+  113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548,
+  554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566,
+  6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** Whether the URL names a port that an HTTP request must not be sent to (as fetch refuses it). */
+function refusedPort(url: string): boolean {
+  let port: string;
+  try {
+    port = new URL(url).port;
+  } catch {
+    return false;
+  }
+  return port !== '' && BAD_PORTS.has(Number(port));
 }
 
 /** Why a request got no answer, as a DeliveryError. */

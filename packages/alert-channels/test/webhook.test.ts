@@ -96,6 +96,20 @@ describe('WEBHOOK transport', () => {
     expect(r.requests[0]!.headers['x-vigil-signature']).toBeUndefined();
   });
 
+  it('identifies itself and accepts any answer unless the channel sets those headers, and sends nothing to a port fetch refuses', async () => {
+    const r = await receiver();
+    await webhookTransport().send(sampleAlertMessage(), channelOf('WEBHOOK', { name: 'ops', url: `${r.url}/h` }), signal());
+    expect(r.requests[0]!.headers['user-agent']).toBe('Vigil');
+    expect(r.requests[0]!.headers.accept).toBe('*/*');
+    const own = channelOf('WEBHOOK', { name: 'ops', url: `${r.url}/h`, headers: [{ key: 'User-Agent', value: 'acme-hook' }, { key: 'Accept', value: 'application/json' }] });
+    await webhookTransport().send(sampleAlertMessage(), own, signal());
+    expect(r.requests[1]!.headers['user-agent']).toBe('acme-hook');
+    expect(r.requests[1]!.headers.accept).toBe('application/json');
+    // Port 25 (SMTP) is one of fetch's bad ports: the send fails before any connection.
+    await expect(webhookTransport().send(sampleAlertMessage(), channelOf('WEBHOOK', { name: 'smtp', url: 'http://127.0.0.1:25/h' }), signal()))
+      .rejects.toThrow('Request failed: bad port');
+  });
+
   it('a GET webhook sends no body and carries the fields in its query parameters', async () => {
     const r = await receiver();
     const channel = channelOf('WEBHOOK', { name: 'ops', url: `${r.url}/ping`, method: 'GET', queryParameters: [{ key: 't', value: '{{ALERT_TYPE}}' }] });

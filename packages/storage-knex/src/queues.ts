@@ -166,6 +166,16 @@ const attemptOf = (r: Row): DeliveryAttempt => ({
 
 export function outbox(ctx: TableContext): Outbox {
   const table = `${ctx.prefix}outbox`;
+  const claimIndex = indexName(table, ['undelivered', 'created_ms', 'seq']);
+  // SQLite's claim names its index (below) only where it exists: a store run with `migrate: false`
+  // over an older schema, or another dialect, claims without the hint (slower, never broken).
+  let hinted: Promise<boolean> | undefined;
+  const useClaimIndex = () => (hinted ??= ctx.knex.client.dialect !== 'sqlite3'
+    ? Promise.resolve(false)
+    : ctx.knex('sqlite_master').where({ type: 'index', name: claimIndex }).first('name').then((row) => row !== undefined, () => {
+      hinted = undefined;
+      return false;
+    }));
   const attempts = `${ctx.prefix}delivery_attempts`;
   const run = dbCall(ctx.database);
   const fromRow = (r: Row): OutboxMessage => ({
@@ -190,11 +200,12 @@ export function outbox(ctx: TableContext): Outbox {
       run(async () => {
         const at = now.getTime();
         const until = at + leaseMs;
+        const hint = await useClaimIndex();
         return ctx.knex.transaction(async (trx) => {
           // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
           // SQLite (no statistics) would search by due time and sort the whole queue: it reads the
           // undelivered messages in claim order (migration 015) and stops at the limit.
-          const from = isPg(ctx.knex) ? `${table} as o` : trx.raw('?? as o indexed by ??', [table, indexName(table, ['undelivered', 'created_ms', 'seq'])]);
+          const from = hint ? trx.raw('?? as o indexed by ??', [table, claimIndex]) : `${table} as o`;
           const heads = trx(from)
             .select('o.id')
             .whereNull('o.delivered_ms')

@@ -6,6 +6,7 @@ import { storageSuite, tcpCheckFixture } from '@vigil/core/testing';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexStorage } from '../src/index.js';
+import { migrate } from '../src/migrations.js';
 
 const PG_URL = process.env.VIGIL_PG_URL;
 if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
@@ -124,11 +125,26 @@ describe('outbox claim on SQLite', () => {
     const claimed = await storage.outbox.claim(new Date(at.getTime() + 60_000), 4, 60_000, 'me');
     // The heads of each check and channel, oldest first.
     expect(claimed.map((m) => m.id)).toEqual(['m00', 'm01', 'm02', 'm03']);
-    const pick = statements.find((q) => q.sql.startsWith('select'))!;
+    const pick = statements.find((q) => q.sql.startsWith('select') && q.sql.includes('vigil_outbox'))!;
     const plan = ((await storage.knex.raw(`explain query plan ${pick.sql}`, pick.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan).toContain('vigil_outbox_undelivered_created_ms_seq_index');
     expect(plan).not.toContain('TEMP B-TREE');
     await storage.close();
+  });
+});
+
+describe('outbox claim on an older SQLite schema', () => {
+  it('claims without the claim-order index where a store run with migrate: false has none', async () => {
+    const knex = knexFactory({ client: 'sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    await migrate(knex, 'vigil_', '014_delivery_attempts_outbox');
+    const storage = knexStorage({ knex, migrate: false });
+    const at = new Date('2026-01-01T00:00:00Z');
+    await storage.outbox.enqueue([{
+      id: 'm1', accountId: 'a', checkId: 'c1', alertChannelId: 1, alertType: 'ALERT_FAILURE', payload: {}, created_at: at.toISOString(), nextAttemptAt: at.toISOString(),
+    }]);
+    expect((await storage.outbox.claim(new Date(at.getTime() + 60_000), 4, 60_000, 'me')).map((m) => m.id)).toEqual(['m1']);
+    await storage.close();
+    await knex.destroy();
   });
 });
 
