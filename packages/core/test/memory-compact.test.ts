@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactCopy } from '../src/testing/memory-compact.js';
+import { compactCopy, SharingStats } from '../src/testing/memory-compact.js';
 import { MemoryTable } from '../src/testing/memory-table.js';
 
 describe('the in-memory store keeps rows compactly', () => {
@@ -47,5 +47,32 @@ describe('the in-memory store keeps rows compactly', () => {
     read.settings.tags.push('c');
     expect(table.get('x', 'a')!.settings).toEqual(settings());
     expect(table.get('x', 'b')!.settings).toEqual(settings());
+  });
+
+  it('stops looking up a member that is seldom found shared, and keeps sharing the ones that are', () => {
+    const stats = new SharingStats();
+    const rows = Array.from({ length: 300 }, (_, i) => compactCopy({ id: i, settings: settings(), recent: [`run-${i}`, `run-${i + 1}`] }, stats));
+    expect(stats.shares('recent')).toBe(false);
+    expect(stats.shares('settings')).toBe(true);
+    expect(rows[299]!.settings).toBe(rows[0]!.settings);
+    // Past its trial the member is the row's own plain copy: equal to what was given, neither frozen nor shared.
+    const given = ['run-x'];
+    const a = compactCopy({ recent: given }, stats);
+    const b = compactCopy({ recent: ['run-x'] }, stats);
+    expect(a.recent).toEqual(given);
+    expect(a.recent).not.toBe(given);
+    expect(a.recent).not.toBe(b.recent);
+    expect(Object.isFrozen(a.recent)).toBe(false);
+    // Before it, the same member is still looked up and shared.
+    expect(compactCopy({ recent: ['run-x'] }).recent).toBe(compactCopy({ recent: ['run-x'] }).recent);
+  });
+
+  it('keeps a table\'s rows equal to what was written once a member is no longer looked up', () => {
+    const table = new MemoryTable<{ id: string; accountId: string; recent: string[] }>('t');
+    for (let i = 0; i < 300; i++) table.put(`c${i % 10}`, { id: `c${i % 10}`, accountId: 'x', recent: [`r${i}`] });
+    expect(table.get('x', 'c9')!.recent).toEqual(['r299']);
+    const read = table.get('x', 'c9')!;
+    read.recent.push('changed');
+    expect(table.get('x', 'c9')!.recent).toEqual(['r299']);
   });
 });

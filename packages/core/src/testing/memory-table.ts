@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors.js';
 import type { ListOptions } from '../ports/storage.js';
 import type { Page } from '../model/primitives.js';
-import { compactCopy } from './memory-compact.js';
+import { compactCopy, SharingStats } from './memory-compact.js';
 
 type Row = Record<string, unknown>;
 
@@ -40,6 +40,8 @@ export class MemoryTable<T extends object> {
   private seq = 0;
   /** The keys in sorted order, kept until a key is added or removed. */
   private sorted: string[] | null = null;
+  /** Which members of this table's rows are worth looking up among the shared ones (memory-compact.ts). */
+  private readonly sharing = new SharingStats();
 
   constructor(readonly name: string) {}
 
@@ -47,7 +49,7 @@ export class MemoryTable<T extends object> {
   add(key: string | number, row: T): T {
     const k = String(key);
     if (this.rows.has(k)) throw new ConflictError(`${this.name}: id ${k} already exists`);
-    const stored = compactCopy(row);
+    const stored = compactCopy(row, this.sharing);
     this.rows.set(k, stored);
     this.sorted = null;
     return copy(stored);
@@ -63,7 +65,7 @@ export class MemoryTable<T extends object> {
 
   /** Replaces (or adds) the row under `key` without a conflict check. */
   put(key: string | number, row: T): T {
-    const stored = compactCopy(row);
+    const stored = compactCopy(row, this.sharing);
     const k = String(key);
     if (!this.rows.has(k)) this.sorted = null;
     this.rows.set(k, stored);
