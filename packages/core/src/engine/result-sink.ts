@@ -216,18 +216,18 @@ export class ResultSink {
       const previous = await storage.checkStatuses.get(accountId, check.id);
       // A run that started before the stored one's (it finished later) only widens the extremes.
       const older = previous?.updated_at != null && previous.updated_at > result.stoppedAt;
-      const extremes = {
-        longestRun: previous?.longestRun == null ? rt : Math.max(previous.longestRun, rt),
-        shortestRun: previous?.shortestRun == null ? rt : Math.min(previous.shortestRun, rt),
-      };
-      const { accountId: _a, ...kept } = previous ?? ({} as CheckStatus);
-      const next = older ? { ...kept, ...extremes } as StoredRecord<CheckStatus> : {
+      const longestRun = previous?.longestRun == null ? rt : Math.max(previous.longestRun, rt);
+      const shortestRun = previous?.shortestRun == null ? rt : Math.min(previous.shortestRun, rt);
+      // Written out member by member (no rest copy of the stored status, no spread of the extremes):
+      // this runs once per run, and what a run allocates sets how often young collections pause it.
+      const next = older ? olderStatus(previous!, longestRun, shortestRun) : {
         name: check.name,
         checkId: check.id,
         hasFailures: result.hasFailures,
         hasErrors: result.hasErrors,
         isDegraded: result.isDegraded,
-        ...extremes,
+        longestRun,
+        shortestRun,
         lastRunLocation: result.runLocation,
         lastCheckRunId: result.id,
         sslDaysRemaining: result.sslDaysRemaining,
@@ -277,4 +277,10 @@ function toResult(
       ? (JSON.parse(scrubSecrets(JSON.stringify({ ...(r.details ?? {}), ...(r.assertions ? { assertions: r.assertions } : {}) }), secrets, true)) as Record<string, unknown>)
       : null,
   };
+}
+
+/** The stored status with only its extremes widened (a run that started before the stored one's), without its accountId. */
+function olderStatus(previous: StoredRecord<CheckStatus>, longestRun: number, shortestRun: number): StoredRecord<CheckStatus> {
+  const { accountId: _a, ...kept } = previous as StoredRecord<CheckStatus> & { accountId?: string };
+  return { ...kept, longestRun, shortestRun } as StoredRecord<CheckStatus>;
 }

@@ -134,7 +134,10 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
         row.leaseOwner = owner;
         row.leaseUntil = leaseUntil;
         leased.add(top.key);
-        jobs.push({ ...entryOf(row), leaseOwner: owner, leaseUntil, reclaimed });
+        // Written out member by member: a spread of entryOf's answer made two objects per claim.
+        jobs.push(row.session
+          ? { kind: row.kind, accountId: row.accountId, checkId: row.checkId, location: row.location, session: { ...row.session }, dueAt: row.dueAt, leaseOwner: owner, leaseUntil, reclaimed }
+          : { kind: row.kind, accountId: row.accountId, checkId: row.checkId, location: row.location, dueAt: row.dueAt, leaseOwner: owner, leaseUntil, reclaimed });
       }
       for (const d of elsewhere) due.push(d);
       return jobs;
