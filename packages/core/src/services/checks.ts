@@ -279,8 +279,13 @@ export class CheckService {
     const group = stored.groupId === null ? null : await this.storage.checkGroups.get(accountId, stored.groupId);
     const account = await this.storage.accounts.get(accountId);
     const own = hasOwnVariables(stored) ? stored.environmentVariables : [];
+    // Only the members the settings are made of (a spread of the whole check was a copy a run).
     const effective = effectiveCheckSettings(
-      { ...stored, environmentVariables: own },
+      {
+        activated: stored.activated, muted: stored.muted, tags: stored.tags, locations: stored.locations, privateLocations: stored.privateLocations,
+        runtimeId: stored.runtimeId, environmentVariables: own, alertChannelSubscriptions: stored.alertChannelSubscriptions,
+        useGlobalAlertSettings: stored.useGlobalAlertSettings, alertSettings: stored.alertSettings,
+      },
       group,
       { alertSettings: account?.alertSettings ?? stored.alertSettings },
     );
