@@ -22,6 +22,7 @@ import { RetentionJob } from './retention-job.js';
 import { RunPipeline, type PipelineServices } from './run-pipeline.js';
 import { CANCELLED, STOPPING } from './run-spec.js';
 import { admitSessions, giveBackSessions } from './session-admission.js';
+import { JobControllers } from './job-controllers.js';
 import { SharedTimers } from './shared-timers.js';
 
 export interface EngineServices extends PipelineServices {
@@ -45,6 +46,8 @@ export class Engine implements SessionLauncher {
   private readonly jobs: ClaimedJobs;
   /** Running jobs by a key of their own (in start order). */
   private readonly running = new Map<string, { controller: AbortController; promise: Promise<void>; session?: string; sequence?: string }>();
+  /** Running jobs' abort controllers, shared by the jobs of one lease end (job-controllers.ts). */
+  private readonly controllers = new JobControllers();
   private dispatchTimer: Cancel | null = null;
   private dispatchAt = Infinity;
   private pollTimer: Cancel | null = null;
@@ -319,8 +322,9 @@ export class Engine implements SessionLauncher {
 
   private start1(job: ReadyJob): void {
     const key = `${++this.startedJobs}`;
-    const controller = new AbortController();
     const { claim } = job;
+    const takeover = this.takeoverAt(claim);
+    const { controller, release } = this.controllers.take(takeover - 500, claim.kind === 'session');
     const ended = this.jobs.started(job);
     // A run waiting for its runner's turn (a browser pool) leaves its engine slot to runs of other types.
     let waiting = false;
@@ -334,7 +338,6 @@ export class Engine implements SessionLauncher {
     // Every process claims with its look ahead (claimDue(now + lookaheadMs)), so another one may
     // take the entry over lookaheadMs before leaseUntil: the job ends a second before that (its
     // attempts have time limits, it started with the time for one, and retries stop in time).
-    const takeover = this.takeoverAt(claim);
     const mustEndBy = new Date(takeover - 1_000);
     // One still going half a second before the takeover hangs (a plugin or the store never
     // answered): it is given up while this process still holds its entry, which completes and
@@ -353,6 +356,7 @@ export class Engine implements SessionLauncher {
       .catch((err: unknown) => this.failed(job, err))
       .finally(() => {
         cancelWatch();
+        release();
         onRunnerWait(false);
         this.running.delete(key);
         ended();
