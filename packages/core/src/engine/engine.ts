@@ -324,7 +324,7 @@ export class Engine implements SessionLauncher {
     const key = `${++this.startedJobs}`;
     const { claim } = job;
     const takeover = this.takeoverAt(claim);
-    const { controller, release } = this.controllers.take(takeover - 500, claim.kind === 'session');
+    const { controller, release } = this.controllers.take(takeover - 500, claim.kind === 'session' || claim.session !== undefined);
     const ended = this.jobs.started(job);
     // A run waiting for its runner's turn (a browser pool) leaves its engine slot to runs of other types.
     let waiting = false;
