@@ -108,7 +108,10 @@ describe.each(BACKENDS)('a check\'s actions on %s', (backend) => {
   });
 
   it('runs now: a script gets a progress URL whose state becomes final; a form without script is sent back to the page with the session\'s state', async () => {
-    const runner = new FakeRunner('TCP', [{ responseTime: 77, phases: { total: 77 } }]);
+    // Each run takes 1.5 s of the fake clock, so a page asked for right after "run now" sees it under way.
+    const runner = new FakeRunner('TCP', [() => new Promise((resolve) => {
+      h.clock.setTimer(new Date(h.clock.now().getTime() + 1_500), () => resolve({ responseTime: 77, phases: { total: 77 } }));
+    })]);
     h = await consoleHarness(backend, {}, { runners: [runner] });
     const check = await h.vigil.checks.create(h.a.accountId, 'TCP', tcp('orders-db'));
     const inactive = await h.vigil.checks.create(h.a.accountId, 'TCP', { ...tcp('old-db'), activated: false });
