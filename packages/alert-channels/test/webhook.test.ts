@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sampleAlertMessage, transportSuite } from '@vigil/core/testing';
 import { renderTemplate, webhookTransport, TEMPLATE_VARIABLES } from '@vigil/alert-channels';
+import { send } from '../src/http.js';
 import { channelOf } from './support/channels.js';
 import { Receiver, receiversPerTest } from './support/receiver.js';
 
@@ -105,6 +106,9 @@ describe('WEBHOOK transport', () => {
     await webhookTransport().send(sampleAlertMessage(), own, signal());
     expect(r.requests[1]!.headers['user-agent']).toBe('acme-hook');
     expect(r.requests[1]!.headers.accept).toBe('application/json');
+    // A body sent without a Content-Type goes as text, as fetch sends it.
+    await send({ method: 'POST', url: `${r.url}/raw`, body: 'plain words' }, signal());
+    expect(r.requests[2]!.headers['content-type']).toBe('text/plain;charset=UTF-8');
     // Port 25 (SMTP) is one of fetch's bad ports: the send fails before any connection.
     await expect(webhookTransport().send(sampleAlertMessage(), channelOf('WEBHOOK', { name: 'smtp', url: 'http://127.0.0.1:25/h' }), signal()))
       .rejects.toThrow('Request failed: bad port');

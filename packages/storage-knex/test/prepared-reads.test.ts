@@ -63,12 +63,22 @@ describe('SQLite by-id reads on prepared statements', () => {
   });
 });
 
+/** A PostgreSQL store with tables of its own prefix (dropped after `fn`), closed after `fn`. */
+async function onPgStore(options: Omit<Parameters<typeof knexStorage>[0] & object, 'client' | 'connection' | 'tablePrefix'>, fn: (storage: KnexStorage, prefix: string) => Promise<void>): Promise<void> {
+  const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
+  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix, ...options });
+  try {
+    await fn(storage, prefix);
+  } finally {
+    await dropPrefixed(storage, prefix);
+    await storage.close();
+  }
+}
+
 describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', () => {
   it('are prepared once per connection, see each committed write, and outlive a column added later', async () => {
-    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
     // One connection: the reads and the look at its prepared statements share it.
-    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix });
-    try {
+    await onPgStore({ pool: { min: 0, max: 1 } }, async (storage, prefix) => {
       const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
       for (let i = 0; i < 3; i++) {
         await storage.checks.update(ACCOUNT, check.id, { ...check, name: `name ${i}` } as never);
@@ -80,16 +90,11 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
       // A later migration adds a column: the statement prepared before it still answers.
       await storage.knex.schema.alterTable(`${prefix}checks`, (t) => t.text('added_later'));
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('name 2');
-    } finally {
-      await dropPrefixed(storage, prefix);
-      await storage.close();
-    }
+    });
   });
 
   it('forget a statement the server no longer has (a pooler moved the session) or can no longer use (a column changed type), and answer', async () => {
-    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
-    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix });
-    try {
+    await onPgStore({ pool: { min: 0, max: 1 } }, async (storage, prefix) => {
       const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture({ name: 'orders-db' }) as never);
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
       // The one connection's server session drops every statement, as another session behind a pooler has none.
@@ -100,30 +105,20 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
       await storage.knex.raw(`alter table "${prefix}checks" alter column id type varchar(300)`);
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
-    } finally {
-      await dropPrefixed(storage, prefix);
-      await storage.close();
-    }
+    });
   });
 
   it('are sent unnamed with preparedStatements: false (for a pooler that keeps no statements)', async () => {
-    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
-    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 }, tablePrefix: prefix, preparedStatements: false });
-    try {
+    await onPgStore({ pool: { min: 0, max: 1 }, preparedStatements: false }, async (storage, prefix) => {
       const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture({ name: 'orders-db' }) as never);
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
       const prepared = await storage.knex.raw("select name from pg_prepared_statements where name like 'vigil_%'");
       expect(prepared.rows).toEqual([]);
-    } finally {
-      await dropPrefixed(storage, prefix);
-      await storage.close();
-    }
+    });
   });
 
   it('are cancelled on the server when the client hangs up, and the connection serves the next read', async () => {
-    const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
-    const storage = knexStorage({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 2 }, tablePrefix: prefix });
-    try {
+    await onPgStore({ pool: { min: 0, max: 2 } }, async (storage, prefix) => {
       const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
       // A transaction holding the table's exclusive lock makes the read wait on the server.
       let release!: () => void;
@@ -145,9 +140,6 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
       release();
       await lock;
       expect((await storage.checks.get(ACCOUNT, check.id))?.id).toBe(check.id);
-    } finally {
-      await dropPrefixed(storage, prefix);
-      await storage.close();
-    }
+    });
   });
 });
