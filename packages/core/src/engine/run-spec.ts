@@ -3,11 +3,11 @@
  * (RunOutcome), the abort reasons, and the ids that let a run made twice (its process died and
  * another made it again) be stored and alerted once.
  */
-import crypto, { createHash } from 'node:crypto';
 import type { CheckResult } from '../model/check-result.js';
 import type { RunSource } from '../ports/runner.js';
 import type { CheckForRun } from '../services/checks.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
+import { sha256Hex } from '../sha256.js';
 
 /** The abort reason of a run whose session sequence the user cancelled: its result is kept. */
 export const CANCELLED = 'cancelled';
@@ -84,10 +84,6 @@ function isoString(at: Date): string {
   return `${isoDayText}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(rest - sec * 1000)}Z`;
 }
 
-// crypto.hash (Node 20.12 and later) hashes a short text in a third of createHash's time; a store
-// recomputes slot ids for every scheduled run it writes.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-const sha256Hex = (text: string) => (oneShot ? oneShot('sha256', text, 'hex') : createHash('sha256').update(text).digest('hex'));
 
 /** The due time a version 7 slot id carries, or null for any other id. */
 export function slotIdDueAt(id: string): Date | null {
@@ -107,7 +103,7 @@ export function sequenceResultId(sequenceId: string, attempt: number): string {
 
 /** A UUID (version 5 layout) made from `text`: the same text gives the same id in every process. */
 export function hashedUuid(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
+  const h = sha256Hex(text);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 

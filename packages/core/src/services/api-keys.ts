@@ -1,16 +1,15 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ForbiddenError, UnauthorizedError, ValidationError } from '../errors.js';
 import { ApiKeyCreateSchema, type ApiKey, type ApiKeyResponse } from '../model/account.js';
 import { parse } from '../model/parse.js';
+import { sha256Hex } from '../sha256.js';
 import type { AuthContext, Authenticator, AuthRequest } from '../ports/authenticator.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { found, stringId } from './support.js';
 
 const PREFIX_LENGTH = 12;
 
-function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
+const hashKey = sha256Hex;
 
 function toResponse(key: ApiKey): ApiKeyResponse {
   const { hash: _hash, ...rest } = key;
