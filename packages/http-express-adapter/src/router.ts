@@ -10,6 +10,8 @@ import { openApiDocument, withServer } from './api/openapi.js';
 import { apiDocs } from './api-docs.js';
 import { apiRoutes, JsonText, Reply, type RouteDef } from './api/route-table.js';
 import { vigilFrom } from './vigil-from.js';
+import { HangUp } from './hang-up.js';
+import { sharedGets, type SharedResult } from './shared-gets.js';
 
 export interface RateLimitOptions {
   /** Requests per window per API key. Default 600. */
@@ -86,19 +88,19 @@ export function asyncHandler(fn: (req: Request, res: Response) => Promise<void>)
 
 /** True once the client has hung up before its response was sent: the work for it is dropped. */
 function abandoned(res: Response): boolean {
-  return res.locals.vigilAbort?.signal.aborted === true;
+  return (res.locals.vigilAbort as HangUp | undefined)?.gone === true;
 }
 
 /**
- * The request's AbortController, aborted when the response closes before it finished (the client
- * hung up): a request that waited for a slow store or authentication is dropped rather than served.
+ * The request's hang-up watch, gone when the response closes before it finished (the client hung
+ * up): a request that waited for a slow store or authentication is dropped rather than served.
  */
 const watchHangUp: RequestHandler = (_req, res, next) => {
-  const abort = new AbortController();
-  res.locals.vigilAbort = abort;
+  const hangUp = new HangUp();
+  res.locals.vigilAbort = hangUp;
   // A response closes once: a plain listener does what `once` does without its wrapper.
   res.on('close', () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) hangUp.hungUp();
   });
   next();
 };
@@ -210,7 +212,19 @@ function sendResult(route: RouteDef, res: Response, result: unknown): void {
   }
 }
 
-function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
+/**
+ * A result several requests share, as the JSON text each of them is sent: written once. A page, a
+ * reply and a body already written are sent as they are.
+ */
+function sharedJson(route: RouteDef, answered: SharedResult): unknown {
+  const { result } = answered;
+  if (result instanceof JsonText || result instanceof Reply || route.response.kind === 'page' || route.response.kind === 'empty') return result;
+  if (result === undefined) return result;
+  answered.text ??= Buffer.from(JSON.stringify(result));
+  return new JsonText(answered.text);
+}
+
+function routeHandler(vigil: Vigil, route: RouteDef, share: ReturnType<typeof sharedGets>): RequestHandler {
   return asyncHandler(async (req, res) => {
     const auth = res.locals.vigilAuth as AuthContext;
     if (route.body && req.body === undefined && hasBody(req)) {
@@ -218,25 +232,33 @@ function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
     }
     // A client that hung up while the request waited (behind the cap, for authentication, for the
     // body) gets nothing computed; the handler sees the same signal (a long poll stops early).
-    const abort = res.locals.vigilAbort as AbortController;
-    if (abort.signal.aborted) return;
-    const handle = () => route.handle({
+    const hangUp = res.locals.vigilAbort as HangUp;
+    if (hangUp.gone) return;
+    const handle = (signal: AbortSignal) => route.handle({
       vigil,
       accountId: auth.accountId,
       params: req.params as Record<string, string>,
       query: req.query,
       body: req.body ?? {},
-      signal: abort.signal,
+      signal,
     });
     // A read is given up once its client has gone (the store sends no further query and cancels
-    // the one under way); a write always completes, so it never stops halfway.
+    // the one under way); a write always completes, so it never stops halfway. Identical reads
+    // that arrive together share one run and one JSON text.
     let result: unknown;
     try {
-      result = await (route.method === 'get' ? runForRequest(abort.signal, handle) : handle());
+      if (route.method !== 'get') result = await handle(hangUp.signal);
+      else if (route.longPoll) result = await runForRequest(hangUp.signal, () => handle(hangUp.signal));
+      else {
+        const key = `${route.operationId}\u0000${auth.accountId}\u0000${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+        const answered = await share(key, hangUp, (signal) => runForRequest(signal, () => handle(signal)));
+        result = answered.shared ? sharedJson(route, answered) : answered.result;
+      }
     } catch (err) {
-      if (abort.signal.aborted) return;
+      if (hangUp.gone) return;
       throw err;
     }
+    if (hangUp.gone) return;
     sendResult(route, res, result);
   });
 }
@@ -275,6 +297,7 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   const throttleOptions = options.authThrottle ?? (limits ? {} : false);
   const throttle = throttleOptions === false ? null : authThrottle(throttleOptions, options.trustProxy === true);
   const auth = authenticate(vigil, throttle);
+  const share = sharedGets();
   const rate = options.rateLimit === false ? null : limiter(options.rateLimit ?? {}, (_req, res) => keyOf(res));
   const maxInFlight = options.maxInFlight ?? (limits ? {} : false);
   const cap = maxInFlight === false ? null : inFlightCap(maxInFlight);
@@ -313,7 +336,7 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
     handlers.push(auth);
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
-    handlers.push(routeHandler(vigil, route));
+    handlers.push(routeHandler(vigil, route, share));
     router[route.method](route.path, chain(handlers));
   }
 

@@ -27,6 +27,9 @@ export async function start(options: VigilRouterOptions): Promise<ApiHarness> {
   return current.h;
 }
 
+/** The port of the router the current test started. */
+export const listeningPort = (): number => port;
+
 /** Closes what `start` opened. */
 export async function stop(): Promise<void> {
   const [s, h] = [server, current.h];
