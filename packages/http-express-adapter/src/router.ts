@@ -213,18 +213,20 @@ function sendResult(route: RouteDef, res: Response, result: unknown): void {
 }
 
 /**
- * A result several requests share, as the JSON text each of them is sent: written once. A page, a
- * reply and a body already written are sent as they are.
+ * A result several requests share, as the JSON text each of them is sent: written once. Sent as
+ * res.json would send it, so only where res.json is Express's own and writes it plainly and no
+ * Content-Type is set yet; a page, a reply and a body already written are sent as they are.
  */
-function sharedJson(route: RouteDef, answered: SharedResult): unknown {
+function sharedJson(route: RouteDef, res: Response, answered: SharedResult): unknown {
   const { result } = answered;
-  if (result instanceof JsonText || result instanceof Reply || route.response.kind === 'page' || route.response.kind === 'empty') return result;
-  if (result === undefined) return result;
+  if (result === undefined || result instanceof JsonText || result instanceof Reply || route.response.kind === 'page' || route.response.kind === 'empty') return result;
+  if (res.json !== express.response.json || customJson(res) || res.get('Content-Type')) return result;
   answered.text ??= Buffer.from(JSON.stringify(result));
   return new JsonText(answered.text);
 }
 
-function routeHandler(vigil: Vigil, route: RouteDef, share: ReturnType<typeof sharedGets>): RequestHandler {
+function routeHandler(vigil: Vigil, route: RouteDef): RequestHandler {
+  const share = sharedGets();
   return asyncHandler(async (req, res) => {
     const auth = res.locals.vigilAuth as AuthContext;
     if (route.body && req.body === undefined && hasBody(req)) {
@@ -250,9 +252,9 @@ function routeHandler(vigil: Vigil, route: RouteDef, share: ReturnType<typeof sh
       if (route.method !== 'get') result = await handle(hangUp.signal);
       else if (route.longPoll) result = await runForRequest(hangUp.signal, () => handle(hangUp.signal));
       else {
-        const key = `${route.operationId}\u0000${auth.accountId}\u0000${JSON.stringify(req.params)}\u0000${JSON.stringify(req.query)}`;
+        const key = JSON.stringify([auth.accountId, req.params, req.query]);
         const answered = await share(key, hangUp, (signal) => runForRequest(signal, () => handle(signal)));
-        result = answered.shared ? sharedJson(route, answered) : answered.result;
+        result = answered.shared ? sharedJson(route, res, answered) : answered.result;
       }
     } catch (err) {
       if (hangUp.gone) return;
@@ -297,7 +299,6 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
   const throttleOptions = options.authThrottle ?? (limits ? {} : false);
   const throttle = throttleOptions === false ? null : authThrottle(throttleOptions, options.trustProxy === true);
   const auth = authenticate(vigil, throttle);
-  const share = sharedGets();
   const rate = options.rateLimit === false ? null : limiter(options.rateLimit ?? {}, (_req, res) => keyOf(res));
   const maxInFlight = options.maxInFlight ?? (limits ? {} : false);
   const cap = maxInFlight === false ? null : inFlightCap(maxInFlight);
@@ -336,7 +337,7 @@ export function vigilRouter(source: Vigil | DependencyContainer, options: VigilR
     handlers.push(auth);
     if (rate) handlers.push(rate);
     if (route.body) handlers.push(json);
-    handlers.push(routeHandler(vigil, route, share));
+    handlers.push(routeHandler(vigil, route));
     router[route.method](route.path, chain(handlers));
   }
 

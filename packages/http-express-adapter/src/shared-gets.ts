@@ -1,8 +1,18 @@
-import { outsideRequest } from '@vigil/core';
+import { AsyncResource } from 'node:async_hooks';
 import type { HangUp } from './hang-up.js';
+
+/** The async context of the code that made it; `runInAsyncScope` runs a function in it. */
+type InContext = AsyncResource;
+
+/** The current async context (an AsyncResource holds it at a fraction of AsyncLocalStorage.snapshot's cost). */
+const here = (): InContext => new AsyncResource('VigilSharedRead', { requireManualDestroy: true });
+
+type Run = (signal: AbortSignal) => Promise<unknown>;
 
 interface Waiter {
   hangUp: HangUp;
+  /** The context of the request (its tracing, its logger's request id). */
+  context: InContext;
   resolve(result: SharedResult): void;
   reject(err: unknown): void;
 }
@@ -15,52 +25,69 @@ export interface SharedResult {
   text?: Buffer;
 }
 
+/** What a request whose client has gone gets: nothing to send. */
+const NOTHING: SharedResult = Object.freeze({ result: undefined, shared: false });
+
 // Taken when the module loads: a clock faked later does not hold reads back.
 const nextTurn = setImmediate;
 
 /**
- * Identical reads asked for in one turn of the event loop (the same GET route, account, path
- * parameters and query) are answered by one run of the route's handler. Ten clients polling the
- * same check at once cost one read and one JSON text instead of ten.
+ * Identical reads of one route asked for in one turn of the event loop (the same `key`: account,
+ * path parameters and query) are answered by one run of the route's handler. Ten clients polling
+ * the same check at once cost one read and one JSON text instead of ten.
  *
  * It is not a cache: the run starts after every request it answers arrived, so each sees every
- * write completed before it was sent. The run's signal aborts only once every request it answers
- * has gone; a request whose client hung up stops waiting for it.
+ * write completed before it was sent. A run for one request runs in that request's context with
+ * its signal. A shared run runs in the context the router was made in, and its signal aborts once
+ * every request it answers has gone; a request whose client hangs up stops waiting for it.
  */
-export function sharedGets(): (key: string, hangUp: HangUp, run: (signal: AbortSignal) => Promise<unknown>) => Promise<SharedResult> {
-  let turn: Map<string, { run: (signal: AbortSignal) => Promise<unknown>; waiters: Waiter[] }> | null = null;
+export function sharedGets(): (key: string, hangUp: HangUp, run: Run) => Promise<SharedResult> {
+  const neutral = here();
+  let turn: Map<string, { run: Run; waiters: Waiter[] }> | null = null;
   const flush = () => {
-    const asked = turn ?? new Map<string, { run: (signal: AbortSignal) => Promise<unknown>; waiters: Waiter[] }>();
+    const asked = turn ?? new Map<string, { run: Run; waiters: Waiter[] }>();
     turn = null;
     for (const { run, waiters } of asked.values()) {
       // A request whose client has gone is not run for: it ends with nothing to send.
-      const live = waiters.filter((w) => !w.hangUp.gone || void w.resolve({ result: undefined, shared: false }));
+      const live = waiters.filter((w) => !w.hangUp.gone || void w.resolve(NOTHING));
       const [only] = live;
-      if (live.length === 1 && only) run(only.hangUp.signal).then((result) => only.resolve({ result, shared: false }), only.reject);
-      else if (live.length > 1) answer(run, live);
+      if (live.length === 1 && only) {
+        only.context.runInAsyncScope(() => started(() => run(only.hangUp.signal))).then((result) => only.resolve({ result, shared: false }), only.reject);
+      } else if (live.length > 1) neutral.runInAsyncScope(() => answer(run, live));
     }
   };
-  return (key, hangUp, run) => new Promise<SharedResult>((resolve, reject) => {
-    if (!turn) {
-      turn = new Map();
-      // The runs happen outside the request that happened to ask first.
-      outsideRequest(() => nextTurn(flush));
-    }
-    let same = turn.get(key);
-    if (!same) turn.set(key, (same = { run, waiters: [] }));
-    same.waiters.push({ hangUp, resolve, reject });
-  });
+  return (key, hangUp, run) => {
+    const context = here();
+    return new Promise<SharedResult>((resolve, reject) => {
+      if (!turn) {
+        turn = new Map();
+        neutral.runInAsyncScope(() => nextTurn(flush));
+      }
+      let same = turn.get(key);
+      if (!same) turn.set(key, (same = { run, waiters: [] }));
+      same.waiters.push({ hangUp, context, resolve, reject });
+    });
+  };
 }
 
-/** Runs once for `waiters`: aborted when the last of them has gone, each answered unless it went first. */
-function answer(run: (signal: AbortSignal) => Promise<unknown>, waiters: Waiter[]): void {
+/** `start()`, with a synchronous throw as a rejection. */
+function started<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** Runs once for `waiters`: aborted when the last of them has gone; each that goes first ends at once. */
+function answer(run: Run, waiters: Waiter[]): void {
   const all = new AbortController();
   let left = waiters.length;
-  const gone = () => {
+  const stops = waiters.map((w) => w.hangUp.onGone(() => {
+    w.resolve(NOTHING);
     if (--left === 0) all.abort();
-  };
-  const stops = waiters.map((w) => w.hangUp.onGone(gone));
-  run(all.signal).then((result) => {
+  }));
+  started(() => run(all.signal)).then((result) => {
     const answered: SharedResult = { result, shared: true };
     for (const stop of stops) stop();
     for (const w of waiters) w.resolve(answered);

@@ -1,10 +1,13 @@
 // Identical reads that arrive in one turn of the event loop share one run of their route: the
 // sharing itself (runs, signals, clients that hang up), then over real HTTP on 127.0.0.1, with
 // requests pipelined on one connection so that they arrive together.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import net from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import express from 'express';
 import { HangUp } from '../src/hang-up.js';
+import { vigilRouter } from '../src/index.js';
 import { sharedGets } from '../src/shared-gets.js';
 import { call, closeAfterEach, listeningPort, start } from './support/guard-calls.js';
 
@@ -55,8 +58,8 @@ describe('sharedGets', () => {
     second.hungUp();
     expect(signal.aborted).toBe(true);
     finish('late');
-    // Each still settles (its route then sends nothing, its client having gone).
-    expect((await Promise.all(answers)).map((a) => a.result)).toEqual(['late', 'late']);
+    // Each ended when its client went, with nothing to send.
+    expect((await Promise.all(answers)).map((a) => a.result)).toEqual([undefined, undefined]);
   });
 
   it('does not run for a request whose client hung up before the turn ended', async () => {
@@ -69,6 +72,42 @@ describe('sharedGets', () => {
     expect(runs).toBe(0);
   });
 
+  it('ends a request whose client goes during a shared run at once, the others when it ends', async () => {
+    const share = sharedGets();
+    const [leaving, staying] = [new HangUp(), new HangUp()];
+    let finish!: (value: string) => void;
+    const answers = [leaving, staying].map((h) => share('w', h, () => new Promise((resolve) => (finish = resolve))));
+    await nextTurn();
+    leaving.hungUp();
+    expect(await answers[0]).toEqual({ result: undefined, shared: false });
+    finish('done');
+    expect(await answers[1]).toEqual({ result: 'done', shared: true });
+  });
+
+  it('runs a lone read in the context of its request, and a shared one in none of theirs', async () => {
+    const requestId = new AsyncLocalStorage<string>();
+    const share = sharedGets();
+    const seen: (string | undefined)[] = [];
+    const run = async () => {
+      seen.push(requestId.getStore());
+      return 'ok';
+    };
+    await requestId.run('req-1', () => share('lone', new HangUp(), run));
+    await Promise.all(['req-2', 'req-3'].map((id) => requestId.run(id, () => share('pair', new HangUp(), run))));
+    expect(seen).toEqual(['req-1', undefined]);
+  });
+
+  it('turns a run that throws at once into a failed answer, and still runs the others of its turn', async () => {
+    const share = sharedGets();
+    const failure = new Error('no such route state');
+    const throwing = share('t', new HangUp(), () => {
+      throw failure;
+    });
+    const fine = share('u', new HangUp(), async () => 'fine');
+    await expect(throwing).rejects.toBe(failure);
+    expect((await fine).result).toBe('fine');
+  });
+
   it('hands a failed run to every request that shared it', async () => {
     const share = sharedGets();
     const failure = new Error('store down');
@@ -79,11 +118,19 @@ describe('sharedGets', () => {
   });
 });
 
-/** Sends `paths` as GETs pipelined on one connection (one write) and reads the answers, in order. */
-async function pipelined(port: number, paths: string[], creds: { key: string; accountId: string }) {
+type Creds = { key: string; accountId: string };
+
+/**
+ * Sends `paths` as GETs pipelined on one connection (one write), each with `creds` or with the
+ * credentials paired with it, and reads the answers, in order.
+ */
+async function pipelined(port: number, paths: (string | [string, Creds])[], creds?: Creds) {
   const socket = net.connect(port, '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(paths.map((path) => `GET /api${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${creds.key}\r\nx-service-account: ${creds.accountId}\r\n\r\n`).join(''));
+  socket.write(paths.map((entry) => {
+    const [path, who] = typeof entry === 'string' ? [entry, creds!] : entry;
+    return `GET /api${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${who.key}\r\nx-service-account: ${who.accountId}\r\n\r\n`;
+  }).join(''));
   let text = '';
   socket.setEncoding('utf8');
   const answers: { status: number; etag: string; body: string }[] = [];
@@ -140,8 +187,34 @@ describe('identical GETs arriving together', () => {
     const after = await pipelined(port, paths.slice(0, 2), h.a);
     expect(after.map((a) => JSON.parse(a.body).name)).toEqual(['orders-db-primary', 'orders-db-primary']);
 
-    // Another account's read of the same path is its own.
-    const theirs = await pipelined(port, [paths[0]!], h.b);
-    expect(theirs[0]!.status).toBe(404);
+    // Another account's read of the same path, arriving with them, is its own.
+    expect((await call('/v1/checks', h.b)).status).toBe(200);
+    reads.length = 0;
+    const mixed = await pipelined(port, [[paths[0]!, h.a], [paths[0]!, h.b], [paths[0]!, h.a]]);
+    expect(mixed.map((a) => a.status)).toEqual([200, 404, 200]);
+    expect(reads).toEqual([check.id, check.id]);
+  });
+
+  it('are sent through res.json where the host changed it', async () => {
+    const h = await start({});
+    const check = await h.vigil.checks.create(h.a.accountId, 'TCP', { name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 } });
+    const app = express();
+    app.use((_req, res, next) => {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json({ data: body });
+      next();
+    });
+    app.use('/api', vigilRouter(h.vigil, {}));
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      await pipelined(port, ['/v1/checks'], h.a);
+      const answers = await pipelined(port, [`/v1/checks/${check.id}`, `/v1/checks/${check.id}`], h.a);
+      expect(answers.map((a) => JSON.parse(a.body).data?.name)).toEqual(['orders-db', 'orders-db']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

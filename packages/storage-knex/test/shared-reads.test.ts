@@ -20,6 +20,8 @@ interface Table {
   sql: string;
   /** Connections taken from the pool so far. */
   taken(): number;
+  /** Reads of the table sent to the database so far. */
+  sent(): number;
   close(): Promise<void>;
 }
 
@@ -37,13 +39,34 @@ async function table(kind: 'sqlite' | 'postgres'): Promise<Table> {
   const client = knex.client as { acquireConnection(): Promise<unknown> };
   const acquire = client.acquireConnection.bind(client);
   let taken = 0;
-  client.acquireConnection = () => {
+  let sent = 0;
+  const watched = new WeakSet<object>();
+  // Counts the reads each connection sends: SQLite's prepared statements' runs, PostgreSQL's queries.
+  const watch = (connection: Record<string, (...args: unknown[]) => unknown>) => {
+    if (watched.has(connection)) return;
+    watched.add(connection);
+    const counted = (fn: (...args: unknown[]) => unknown, target: object) => (...args: unknown[]) => {
+      if (JSON.stringify(args[0] ?? '').includes(name) || target !== connection) sent++;
+      return fn.apply(target, args);
+    };
+    if (kind === 'sqlite') {
+      const prepare = connection.prepare!;
+      connection.prepare = (...args: unknown[]) => {
+        const statement = prepare.apply(connection, args) as Record<string, (...a: unknown[]) => unknown>;
+        if (String(args[0]).includes(name)) statement.all = counted(statement.all!, statement);
+        return statement;
+      };
+    } else connection.query = counted(connection.query!, connection);
+  };
+  client.acquireConnection = async () => {
     taken++;
-    return acquire();
+    const connection = await acquire();
+    watch(connection as Record<string, (...args: unknown[]) => unknown>);
+    return connection;
   };
   const reads = preparedReads(knex)!;
   return {
-    knex, reads, sql: `select id, data from "${name}" where id = ?`, taken: () => taken,
+    knex, reads, sql: `select id, data from "${name}" where id = ?`, taken: () => taken, sent: () => sent,
     close: async () => {
       await knex.schema.dropTable(name);
       await knex.destroy();
@@ -115,6 +138,35 @@ describe.each(STORES)('reads shared in one turn (%s)', (kind) => {
       expect(await staying).toEqual(['first']);
       // One connection taken by the shared read ('a'), none for 'b'.
       expect(t.taken() - before).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('are not sent once the client of every reader has hung up', async () => {
+    const t = await table(kind);
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let taken!: () => void;
+      const busy = new Promise<void>((r) => (taken = r));
+      const holding = t.knex.transaction(async (trx) => {
+        await trx.raw('select 1');
+        taken();
+        await held;
+      });
+      await busy;
+      const before = t.sent();
+      const readers = [new AbortController(), new AbortController()];
+      const reads = readers.map((r) => runForRequest(r.signal, () => t.reads.rows(t.sql, ['a'])).then(() => 'read', (err: Error) => err.name));
+      await nextTurn();
+      for (const r of readers) r.abort();
+      expect(await Promise.all(reads)).toEqual(['AbortError', 'AbortError']);
+      release();
+      await holding;
+      // The connection came free after both had gone: the read was never sent.
+      await t.reads.rows(t.sql, ['b']);
+      expect(t.sent() - before).toBe(1);
     } finally {
       await t.close();
     }
