@@ -5,7 +5,9 @@
 // through the storage port as the engine's result sink writes them (results with insertMany in
 // batches, each check's first status with checkStatuses.replace from none): the statuses route
 // then answers 10,000 real statuses, not "no runs yet" entries, and the bare route answers the same
-// JSON (checked before the load).
+// JSON (checked before the load). The read of one check is measured twice: every request for the
+// same check (as the goal's row), then a different check on each request (1,000 in turn, beside a
+// bare route answering each from memory), where no two requests at once share a read.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,8 @@ import autocannon from 'autocannon';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 10_000);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+/** How many checks the row that reads a different check per request goes round. */
+const SPREAD = Math.min(CHECKS, 1000);
 
 async function serve() {
   const express = (await import('express')).default;
@@ -45,13 +49,17 @@ async function serve() {
   await storeRuns(storage, account.id, checks);
   const runSeconds = (performance.now() - ranAt) / 1000;
   const checkJson = await vigil.checks.get(account.id, first.id);
+  // The checks read one each in turn (the bare route answers them from memory).
+  const spread = new Map();
+  for (const check of checks.slice(0, SPREAD)) spread.set(check.id, await vigil.checks.get(account.id, check.id));
   const statusesJson = await vigil.checkStatuses.list(account.id);
   const app = express();
   app.get('/bare/check', (_req, res) => res.json(checkJson));
+  app.get('/bare/checks/:id', (req, res) => res.json(spread.get(req.params.id)));
   app.get('/bare/statuses', (_req, res) => res.json(statusesJson));
   app.use('/api', vigilRouter(vigil, { rateLimit: false }));
   const server = app.listen(0, '127.0.0.1', () => {
-    process.send({ port: server.address().port, key, accountId: account.id, checkId: first.id, seedSeconds, runSeconds });
+    process.send({ port: server.address().port, key, accountId: account.id, checkId: first.id, spreadIds: [...spread.keys()], seedSeconds, runSeconds });
   });
   process.on('disconnect', async () => {
     server.close();
@@ -116,9 +124,12 @@ async function sameStatuses(vigilUrl, bareUrl, headers) {
   return api.filter((s) => s.hasFailures).length;
 }
 
-function load(url, headers, connections) {
+/** `paths`: each request takes the next of them in turn (default: the url's own path every time). */
+function load(url, headers, connections, paths) {
+  let next = 0;
+  const requests = paths ? [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] : undefined;
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections, duration: DURATION }, (err, r) => {
+    autocannon({ url, headers, connections, duration: DURATION, ...(requests ? { requests } : {}) }, (err, r) => {
       if (err) return reject(err);
       if (r.non2xx > 0 || r.errors > 0) return reject(new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors (statuses ${JSON.stringify(r.statusCodeStats)})`));
       resolve({ rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50 });
@@ -138,11 +149,11 @@ async function measure(db) {
   const failing = await sameStatuses(`${base}/api/v1/check-statuses`, `${base}/bare/statuses`, headers);
   console.log(`${db}: seeded ${CHECKS} TCP checks through the API service in ${info.seedSeconds.toFixed(1)} s; ${DURATION} s per load`);
   console.log(`${db}: a stored run and status for each check (${failing} failing) in ${info.runSeconds.toFixed(1)} s; both statuses routes answer the same JSON`);
-  const pair = async (label, vigilUrl, bareUrl, connections) => {
+  const pair = async (label, vigilUrl, bareUrl, connections, paths = {}) => {
     // Warm both routes before measuring.
-    await load(vigilUrl, headers, connections).catch((e) => { throw e; });
-    const bare = await load(bareUrl, headers, connections);
-    const api = await load(vigilUrl, headers, connections);
+    await load(vigilUrl, headers, connections, paths.vigil);
+    const bare = await load(bareUrl, headers, connections, paths.bare);
+    const api = await load(vigilUrl, headers, connections, paths.vigil);
     rows.push({
       db, measure: label, connections,
       'vigil req/s': Math.round(api.rps), 'vigil p50 ms': api.p50, 'vigil p99 ms': api.p99,
@@ -151,6 +162,10 @@ async function measure(db) {
     console.log(`${db}: ${JSON.stringify(rows.at(-1))}`);
   };
   await pair('GET /api/v1/checks/{id}', `${base}/api/v1/checks/${info.checkId}`, `${base}/bare/check`, 10);
+  // The same route when no two requests at once ask for the same check: nothing is shared.
+  await pair(`GET /api/v1/checks/{id} (${SPREAD} checks in turn)`, `${base}/api/v1/checks/${info.checkId}`, `${base}/bare/check`, 10, {
+    vigil: info.spreadIds.map((id) => `/api/v1/checks/${id}`), bare: info.spreadIds.map((id) => `/bare/checks/${id}`),
+  });
   await pair(`GET /api/v1/check-statuses (${CHECKS} checks)`, `${base}/api/v1/check-statuses`, `${base}/bare/statuses`, 1);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.disconnect();
@@ -176,6 +191,8 @@ function finish() {
 function goals(measured) {
   const lines = [];
   for (const row of measured) {
+    // The row of a different check per request has no goal of its own: it shows what sharing gives.
+    if (row.measure.includes('in turn')) continue;
     const checks = row.measure.startsWith('GET /api/v1/checks/');
     const wanted = checks
       ? [['ratio (req/s) >= 0.7', row['ratio (req/s)'], row['ratio (req/s)'] >= 0.7]]
