@@ -76,6 +76,26 @@ async function table(kind: 'sqlite' | 'postgres'): Promise<Table> {
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Holds the knex's one connection in a transaction until `release()`. */
+async function holdConnection(knex: Knex): Promise<{ release(): Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let taken!: () => void;
+  const busy = new Promise<void>((r) => (taken = r));
+  const holding = knex.transaction(async (trx) => {
+    await trx.raw('select 1');
+    taken();
+    await held;
+  });
+  await busy;
+  return {
+    release: async () => {
+      release();
+      await holding;
+    },
+  };
+}
+
 describe.each(STORES)('reads shared in one turn (%s)', (kind) => {
   it('run one query for identical reads, and one for each other read', async () => {
     const t = await table(kind);
@@ -109,16 +129,7 @@ describe.each(STORES)('reads shared in one turn (%s)', (kind) => {
     const t = await table(kind);
     try {
       // The one connection is busy, so the shared read waits for it.
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let taken!: () => void;
-      const busy = new Promise<void>((r) => (taken = r));
-      const holding = t.knex.transaction(async (trx) => {
-        await trx.raw('select 1');
-        taken();
-        await held;
-      });
-      await busy;
+      const busy = await holdConnection(t.knex);
       const settled = (p: Promise<Record<string, unknown>[]>) => p.then((rows) => rows.map((row) => row.data), (err: Error) => err.name);
       const before = t.taken();
       const gone = new AbortController();
@@ -133,8 +144,7 @@ describe.each(STORES)('reads shared in one turn (%s)', (kind) => {
       gone.abort();
       expect(await leaving).toBe('AbortError');
       expect(await neverRead).toBe('AbortError');
-      release();
-      await holding;
+      await busy.release();
       expect(await staying).toEqual(['first']);
       // One connection taken by the shared read ('a'), none for 'b'.
       expect(t.taken() - before).toBe(1);
@@ -146,24 +156,14 @@ describe.each(STORES)('reads shared in one turn (%s)', (kind) => {
   it('are not sent once the client of every reader has hung up', async () => {
     const t = await table(kind);
     try {
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let taken!: () => void;
-      const busy = new Promise<void>((r) => (taken = r));
-      const holding = t.knex.transaction(async (trx) => {
-        await trx.raw('select 1');
-        taken();
-        await held;
-      });
-      await busy;
+      const busy = await holdConnection(t.knex);
       const before = t.sent();
       const readers = [new AbortController(), new AbortController()];
       const reads = readers.map((r) => runForRequest(r.signal, () => t.reads.rows(t.sql, ['a'])).then(() => 'read', (err: Error) => err.name));
       await nextTurn();
       for (const r of readers) r.abort();
       expect(await Promise.all(reads)).toEqual(['AbortError', 'AbortError']);
-      release();
-      await holding;
+      await busy.release();
       // The connection came free after both had gone: the read was never sent.
       await t.reads.rows(t.sql, ['b']);
       expect(t.sent() - before).toBe(1);
