@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { requestSignal } from '@vigil/core';
 import type { Knex } from 'knex';
 import { abandoned, cancelOnAbort } from './cancel.js';
-import { sharedPerTurn } from './shared-reads.js';
 
 type Row = Record<string, unknown>;
 
@@ -13,10 +13,7 @@ type Row = Record<string, unknown>;
  * queues like every other query, and gives up on a request whose client hung up as other queries do.
  */
 export interface PreparedReads {
-  /**
-   * The rows of `sql` (placeholders `?`) for `bindings`. Identical reads asked for in one turn
-   * share one query and its rows: a caller must not change them.
-   */
+  /** The rows of `sql` (placeholders `?`) for `bindings`. */
   rows(sql: string, bindings: readonly unknown[]): Promise<Row[]>;
 }
 
@@ -50,8 +47,9 @@ export function preparedReads(knex: Knex): PreparedReads | null {
   return null;
 }
 
-/** Runs `query` on a connection of the pool, cancelled if `signal` (its request's) aborts. */
-function onConnection<R>(knex: Knex, pg: boolean, signal: AbortSignal | undefined, query: (connection: unknown) => Promise<R>): Promise<R> {
+/** Runs `query` on a connection of the pool, cancelled with the request it is made for. */
+function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
+  const signal = requestSignal();
   if (signal?.aborted) return Promise.reject(abandoned());
   const client = knex.client as unknown as PoolClient;
   return client.acquireConnection().then((connection) => {
@@ -119,13 +117,13 @@ function sqliteReads(knex: Knex): PreparedReads {
     if (statement) void finalize(statement);
   };
   return {
-    rows: sharedPerTurn((sql, bindings, signal) => onConnection(knex, false, signal, (raw) => {
+    rows: (sql, bindings) => onConnection(knex, false, (raw) => {
       const connection = raw as SqliteConnection;
       return read(connection, sql, bindings).catch((err: unknown) => {
         drop(connection, sql);
         throw err;
       });
-    })),
+    }),
   };
 }
 
@@ -151,7 +149,7 @@ function pgReads(knex: Knex): PreparedReads {
     connection.query(config, (err, result) => (err ? reject(err) : resolve(result.rows)));
   });
   return {
-    rows: sharedPerTurn((sql, bindings, signal) => onConnection(knex, true, signal, async (raw) => {
+    rows: (sql, bindings) => onConnection(knex, true, async (raw) => {
       const connection = raw as PgConnection;
       const statement = statementFor(sql);
       try {
@@ -166,7 +164,7 @@ function pgReads(knex: Knex): PreparedReads {
         await query(connection, { text: 'DEALLOCATE ' + quoteIdent(statement.name), values: [] }).catch(() => {});
         return query(connection, { text: statement.text, values: bindings });
       }
-    })),
+    }),
   };
 }
 
