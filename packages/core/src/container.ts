@@ -264,7 +264,7 @@ function buildVigil(c: DependencyContainer, options: VigilOptions): Vigil {
   const clientCertificates = new ClientCertificateService(deps);
   const snippets = new SnippetService(deps);
   const engine = new Engine(
-    { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, clientCertificates, snippets, serves, onAlertsQueued: () => alerts.wake() },
+    { deps, checks, maintenanceWindows, errorGroups, statusPageIncidents, clientCertificates, snippets, serves, alertDispatcher: alerts },
     options.engine,
   );
   const dispatching = () => options.alerts?.enabled ?? (deps.transports.size > 0 || statusPageSubscribers.enabled);

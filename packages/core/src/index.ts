@@ -71,7 +71,7 @@ export {
   type ClientCertificateRepository, type DashboardRepository, type DeliveryAttempt, type ErrorGroupRepository,
   type HeartbeatPing, type HeartbeatRepository, type IncidentRepository, type JobKind, type ListOptions,
   type MaintenanceWindowRepository, type ManagedResourceRepository, type NewOutboxMessage, type NewRecord,
-  type Outbox, type OutboxMessage, type PruneOutcome, type Repository, type ResultAggregateQuery, type ResultAggregateRow,
+  type Outbox, type OutboxLease, type OutboxMessage, type PruneOutcome, type Repository, type ResultAggregateQuery, type ResultAggregateRow,
   type ResultListQuery, type ResultStatusFilter, type ScheduledJob, type ScheduleEntry, type ScheduleStore,
   type ServedLocations, type ServiceRepository, type SnippetRepository, type StatusPageIncidentRepository,
   type StatusPageRepository, type StatusPageSubscriberRepository, STORAGE, type StorageCapabilities, type StoredRecord,

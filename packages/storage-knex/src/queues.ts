@@ -5,6 +5,7 @@ import {
   type JobKind,
   type NewOutboxMessage,
   type Outbox,
+  type OutboxLease,
   type OutboxMessage,
   type ScheduledJob,
   type ScheduleEntry,
@@ -164,29 +165,80 @@ const attemptOf = (r: Row): DeliveryAttempt => ({
   outboxId: String(r.outbox_id), accountId: String(r.account_id), alertChannelId: Number(r.alert_channel_id), at: String(r.at), ok: Boolean(r.ok), detail: (r.detail as string | null) ?? null,
 });
 
+const outboxMessageOf = (r: Row): OutboxMessage => ({
+  ...(JSON.parse(String(r.data)) as Omit<OutboxMessage, 'attempts' | 'nextAttemptAt' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>),
+  attempts: Number(r.attempts),
+  nextAttemptAt: iso(r.next_attempt_ms)!,
+  deliveredAt: iso(r.delivered_ms),
+  leaseOwner: (r.lease_owner as string | null) ?? null,
+  leaseUntil: iso(r.lease_until_ms),
+  lastError: (r.last_error as string | null) ?? null,
+});
+
+/** The name of the index the outbox's claim reads (migration 015). */
+const outboxClaimIndex = (ctx: TableContext) => indexName(`${ctx.prefix}outbox`, ['undelivered', 'created_ms', 'seq']);
+
+const claimHints = new WeakMap<TableContext, Promise<boolean>>();
+
+/**
+ * Whether SQLite's claim names its index: only where it exists. A store run with `migrate: false`
+ * over an older schema, or another dialect, claims without the hint (slower, never broken).
+ */
+export function claimIndexHint(ctx: TableContext): Promise<boolean> {
+  let hinted = claimHints.get(ctx);
+  if (!hinted) {
+    hinted = ctx.knex.client.dialect !== 'sqlite3'
+      ? Promise.resolve(false)
+      : ctx.knex('sqlite_master').where({ type: 'index', name: outboxClaimIndex(ctx) }).first('name').then((row) => row !== undefined, () => {
+        claimHints.delete(ctx);
+        return false;
+      });
+    claimHints.set(ctx, hinted);
+  }
+  return hinted;
+}
+
+/**
+ * Leases what the outbox hands out (see Outbox.claim), oldest first, inside `trx`; with `only`,
+ * just those of these ids (an alert state's transitionAndLease). `hint` names the claim's index.
+ */
+export async function leaseHeads(
+  ctx: TableContext, trx: Knex.Transaction, lease: OutboxLease, hint: boolean, only?: readonly string[],
+): Promise<OutboxMessage[]> {
+  const table = `${ctx.prefix}outbox`;
+  const at = lease.now.getTime();
+  // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
+  // SQLite (no statistics) would search by due time and sort the whole queue: it reads the
+  // undelivered messages in claim order (migration 015) and stops at the limit.
+  const from = hint ? trx.raw('?? as o indexed by ??', [table, outboxClaimIndex(ctx)]) : `${table} as o`;
+  const heads = trx(from)
+    .select('o.id')
+    .whereNull('o.delivered_ms')
+    .where('o.next_attempt_ms', '<=', at)
+    .where((b) => b.whereNull('o.lease_until_ms').orWhere('o.lease_until_ms', '<=', at))
+    .where((b) =>
+      b.whereNull('o.check_id').orWhereNotExists(
+        trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id and p.alert_channel_id = o.alert_channel_id').whereNull('p.delivered_ms')
+          .where((c) => c.where('p.created_ms', '<', trx.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', trx.ref('o.created_ms')).where('p.seq', '<', trx.ref('o.seq')))),
+      ),
+    )
+    .orderBy([{ column: 'o.created_ms' }, { column: 'o.seq' }])
+    .limit(Math.max(0, lease.limit));
+  if (only) heads.whereIn('o.id', [...only]);
+  if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
+  const ids = ((await heads) as { id: string }[]).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const rows = (await trx(table).whereIn('id', ids).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
+  // Oldest first, as the heads were picked.
+  const order = new Map(ids.map((id, i) => [id, i]));
+  return rows.sort((a, b) => order.get(String(a.id))! - order.get(String(b.id))!).map(outboxMessageOf);
+}
+
 export function outbox(ctx: TableContext): Outbox {
   const table = `${ctx.prefix}outbox`;
-  const claimIndex = indexName(table, ['undelivered', 'created_ms', 'seq']);
-  // SQLite's claim names its index (below) only where it exists: a store run with `migrate: false`
-  // over an older schema, or another dialect, claims without the hint (slower, never broken).
-  let hinted: Promise<boolean> | undefined;
-  const useClaimIndex = () => (hinted ??= ctx.knex.client.dialect !== 'sqlite3'
-    ? Promise.resolve(false)
-    : ctx.knex('sqlite_master').where({ type: 'index', name: claimIndex }).first('name').then((row) => row !== undefined, () => {
-      hinted = undefined;
-      return false;
-    }));
   const attempts = `${ctx.prefix}delivery_attempts`;
   const run = dbCall(ctx.database);
-  const fromRow = (r: Row): OutboxMessage => ({
-    ...(JSON.parse(String(r.data)) as Omit<OutboxMessage, 'attempts' | 'nextAttemptAt' | 'deliveredAt' | 'leaseOwner' | 'leaseUntil' | 'lastError'>),
-    attempts: Number(r.attempts),
-    nextAttemptAt: iso(r.next_attempt_ms)!,
-    deliveredAt: iso(r.delivered_ms),
-    leaseOwner: (r.lease_owner as string | null) ?? null,
-    leaseUntil: iso(r.lease_until_ms),
-    lastError: (r.last_error as string | null) ?? null,
-  });
+  const fromRow = outboxMessageOf;
   const undelivered = (q: Knex.QueryBuilder) => q.whereNull('delivered_ms').orderBy([{ column: 'created_ms' }, { column: 'seq' }]);
   return {
     enqueue: (batch) =>
@@ -198,35 +250,8 @@ export function outbox(ctx: TableContext): Outbox {
       }),
     claim: (now, limit, leaseMs, owner) =>
       run(async () => {
-        const at = now.getTime();
-        const until = at + leaseMs;
-        const hint = await useClaimIndex();
-        return ctx.knex.transaction(async (trx) => {
-          // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
-          // SQLite (no statistics) would search by due time and sort the whole queue: it reads the
-          // undelivered messages in claim order (migration 015) and stops at the limit.
-          const from = hint ? trx.raw('?? as o indexed by ??', [table, claimIndex]) : `${table} as o`;
-          const heads = trx(from)
-            .select('o.id')
-            .whereNull('o.delivered_ms')
-            .where('o.next_attempt_ms', '<=', at)
-            .where((b) => b.whereNull('o.lease_until_ms').orWhere('o.lease_until_ms', '<=', at))
-            .where((b) =>
-              b.whereNull('o.check_id').orWhereNotExists(
-                trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id and p.alert_channel_id = o.alert_channel_id').whereNull('p.delivered_ms')
-                  .where((c) => c.where('p.created_ms', '<', trx.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', trx.ref('o.created_ms')).where('p.seq', '<', trx.ref('o.seq')))),
-              ),
-            )
-            .orderBy([{ column: 'o.created_ms' }, { column: 'o.seq' }])
-            .limit(Math.max(0, limit));
-          if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
-          const ids = ((await heads) as { id: string }[]).map((r) => r.id);
-          if (ids.length === 0) return [];
-          const rows = (await trx(table).whereIn('id', ids).update({ lease_owner: owner, lease_until_ms: until }).returning('*')) as Row[];
-          // Oldest first, as the heads were picked.
-          const order = new Map(ids.map((id, i) => [id, i]));
-          return rows.sort((a, b) => order.get(String(a.id))! - order.get(String(b.id))!).map(fromRow);
-        });
+        const hint = await claimIndexHint(ctx);
+        return ctx.knex.transaction((trx) => leaseHeads(ctx, trx, { owner, now, leaseMs, limit }, hint));
       }),
     // Delivery outcomes are written together, one transaction for the sends that finish at once.
     ...outboxWrites(ctx, table, attempts),

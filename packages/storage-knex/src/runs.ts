@@ -8,10 +8,13 @@ import type {
   ErrorGroup,
   ErrorGroupRepository,
   HeartbeatRepository,
+  NewOutboxMessage,
+  OutboxLease,
+  OutboxMessage,
   TestSessionErrorGroup,
   TestSessionErrorGroupRepository,
 } from '@vigil/core';
-import { outboxRow } from './queues.js';
+import { claimIndexHint, leaseHeads, outboxRow } from './queues.js';
 import { docRepository } from './resources.js';
 import { listWithChecks } from './status-list.js';
 import { DocTable, type TableContext } from './table.js';
@@ -118,22 +121,30 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const table = new DocTable<StateRow>(ctx, { name: 'alert_states', numericId: false });
   const outbox = `${ctx.prefix}outbox`;
   const row = (accountId: string, checkId: string, state: AlertState): StateRow => ({ id: perCheck(accountId, checkId), accountId, checkId, state });
+  /** The step, and with `lease` the lease of what it queued that may go now, in one transaction. */
+  const transition = async (
+    accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[], lease?: OutboxLease,
+  ): Promise<OutboxMessage[] | null> => {
+    const hint = lease && messages.length > 0 ? await claimIndexHint(ctx) : false;
+    return table.run(() =>
+      ctx.knex.transaction(async (trx) => {
+        const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
+        if (!wrote) return null;
+        // 100 rows a statement stays under SQLite's limit of bound variables.
+        for (let i = 0; i < messages.length; i += 100) {
+          await trx(outbox).insert(messages.slice(i, i + 100).map(outboxRow)).onConflict('id').ignore();
+        }
+        if (!lease || messages.length === 0) return [];
+        return leaseHeads(ctx, trx, lease, hint, messages.slice(0, 100).map((m) => m.id));
+      }));
+  };
   return {
     get: async (accountId, checkId) => (await table.get(accountId, perCheck(accountId, checkId)))?.state ?? null,
     async put(accountId, checkId, state) {
       await table.upsert(accountId, row(accountId, checkId, state));
     },
-    transition: (accountId, checkId, expected, next, messages) =>
-      table.run(() =>
-        ctx.knex.transaction(async (trx) => {
-          const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
-          if (!wrote) return false;
-          // 100 rows a statement stays under SQLite's limit of bound variables.
-          for (let i = 0; i < messages.length; i += 100) {
-            await trx(outbox).insert(messages.slice(i, i + 100).map(outboxRow)).onConflict('id').ignore();
-          }
-          return true;
-        })),
+    transition: async (accountId, checkId, expected, next, messages) => (await transition(accountId, checkId, expected, next, messages)) !== null,
+    transitionAndLease: transition,
     async delete(accountId, checkId) {
       await table.remove(accountId, { id: perCheck(accountId, checkId) });
     },

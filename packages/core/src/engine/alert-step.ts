@@ -7,7 +7,7 @@
 import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
-import type { NewOutboxMessage } from '../ports/storage.js';
+import type { NewOutboxMessage, OutboxMessage } from '../ports/storage.js';
 import { alertPayload } from '../rules/alert-payload.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep as AlertStepOutcome } from '../rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
@@ -17,6 +17,7 @@ import type { CheckForRun } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
 import type { StatusPageIncidentService } from '../services/status-page-incidents.js';
+import type { AlertDispatcher } from './dispatcher.js';
 import type { EngineInstruments } from './instruments.js';
 import { storedSlotResult } from './result-sink.js';
 import { hashedUuid, maintenanceEffect, STATE_TRIES, type RunSpec } from './run-spec.js';
@@ -35,9 +36,16 @@ export interface AlertStepCollaborators {
   /** Opens and resolves the incidents of checks with triggerIncident. */
   incidents: Pick<StatusPageIncidentService, 'create' | 'addUpdate'>;
   meter: EngineInstruments;
-  /** Told when alerts were queued, so this process's dispatcher sends them without waiting for its next poll. */
-  onAlertsQueued?: (() => void) | undefined;
+  /** This process's dispatcher, which sends the alerts queued here without waiting for its next poll. */
+  dispatcher?: AlertHandOver | undefined;
 }
+
+/**
+ * What the alert step asks of this process's dispatcher: the terms on which it takes the alerts a
+ * step queues straight from the step's write (null: not now), and then those alerts, with the ones
+ * the write leased to it.
+ */
+export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'queued'>;
 
 /** A plan for one step of a check's alert state: the next state and the alerts it queues (null: nothing to do). */
 export type AlertPlan = (stored: AlertState | null) => Promise<{ next: AlertState; messages: NewOutboxMessage[] } | null>;
@@ -179,12 +187,20 @@ export class AlertStep {
    */
   private async stepAlertState(accountId: string, checkId: string, plan: AlertPlan): Promise<void> {
     const { storage } = this.deps;
+    const states = storage.alertStates;
     for (let tries = 0; tries < STATE_TRIES; tries++) {
-      const stored = await storage.alertStates.get(accountId, checkId);
+      const stored = await states.get(accountId, checkId);
       const planned = await plan(stored);
       if (!planned) return;
-      if (await storage.alertStates.transition(accountId, checkId, stored, planned.next, planned.messages)) {
-        this.queued(accountId, checkId, planned.messages);
+      const { next, messages } = planned;
+      // Where the store can, what may go now is leased to this process's dispatcher in the same
+      // write and handed to it: no claim (another write) stands between the step and the send.
+      const terms = messages.length > 0 && states.transitionAndLease ? this.c.dispatcher?.leaseTerms() ?? null : null;
+      const leased = terms
+        ? await states.transitionAndLease!(accountId, checkId, stored, next, messages, terms)
+        : (await states.transition(accountId, checkId, stored, next, messages)) ? [] : null;
+      if (leased) {
+        this.queued(accountId, checkId, messages, leased);
         return;
       }
     }
@@ -256,15 +272,15 @@ export class AlertStep {
     await this.deps.storage.schedule.upsert(alertTickEntry(accountId, checkId, now));
   }
 
-  /** Counts and logs alerts just queued, and wakes this process's dispatcher. */
-  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[]): void {
+  /** Counts and logs alerts just queued, and hands them to this process's dispatcher (or wakes it for those it must claim). */
+  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[]): void {
     if (messages.length === 0) return;
     for (const m of messages) this.c.meter.alertsQueued.inc({ alert_type: m.alertType });
     this.deps.logger.info('alerts: queued', {
       accountId, checkId, runId: (messages[0]!.payload as { checkResultId?: string | null }).checkResultId ?? null,
       alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
     });
-    this.c.onAlertsQueued?.();
+    this.c.dispatcher?.queued(messages, leased);
   }
 
   /** Runs fn after the previous alert step of the same check in this process has finished. */

@@ -1,15 +1,16 @@
 import { hostname } from 'node:os';
 import * as v from 'valibot';
 import { hasCode } from '../errors.js';
-import type { AlertMessage, AlertTransport, DeliveryContext } from '../ports/alert-transport.js';
+import type { AlertTransport, DeliveryContext } from '../ports/alert-transport.js';
 import type { Cancel } from '../ports/clock.js';
-import type { OutboxMessage } from '../ports/storage.js';
+import type { NewOutboxMessage, OutboxLease, OutboxMessage } from '../ports/storage.js';
 import type { AlertChannel } from '../model/alert-channel.js';
-import { isSubscriberMail, OutboxPayloadSchema, type AnyAlertPayload, type SubscriberMailPayload } from '../model/outbox-payload.js';
+import { isSubscriberMail, OutboxPayloadSchema, type SubscriberMailPayload } from '../model/outbox-payload.js';
 import type { AlertChannelService } from '../services/alert-channels.js';
 import { channelSecrets } from '../services/sealing.js';
 import type { ServiceDeps } from '../services/deps.js';
 import { SUBSCRIBER_MAIL, type StatusPageSubscriberService } from '../services/status-page-subscribers.js';
+import { toAlertMessage } from './alert-message.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { scrubSecrets } from '../runner-kit/scrub.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
@@ -41,63 +42,8 @@ export interface DispatcherServices {
   statusPageSubscribers?: StatusPageSubscriberService;
 }
 
-/** A claimed alert, its payload parsed. */
-export type AlertOutboxMessage = Omit<OutboxMessage, 'payload'> & { payload: AnyAlertPayload };
-
-/** A one-line title a person reads first. */
-export function alertTitle(alertType: string, p: AnyAlertPayload): string {
-  const name = `"${p.checkName ?? 'check'}"`;
-  const where = p.runLocation ? ` in ${p.runLocation}` : '';
-  switch (alertType) {
-    case 'ALERT_FAILURE': return `${name} is failing${where}`;
-    case 'ALERT_RECOVERY': return `${name} has recovered`;
-    case 'ALERT_DEGRADED': return `${name} is degraded${where}`;
-    case 'ALERT_DEGRADED_RECOVERY': return `${name} is no longer degraded`;
-    case 'ALERT_FAILURE_REMAIN': return `${name} is still failing${where} (reminder ${p.reminderSequence ?? 1})`;
-    case 'ALERT_DEGRADED_FAILURE': return `${name} went from degraded to failing${where}`;
-    case 'ALERT_FAILURE_DEGRADED': return `${name} went from failing to degraded${where}`;
-    case 'ALERT_SSL': return `The certificate of ${p.sslCheckDomain ?? 'the domain'} for ${name} expires in ${p.sslDaysRemaining ?? '?'} days`;
-    default: return `${name}: ${alertType}`;
-  }
-}
-
-/**
- * The message transports receive. A field an earlier version's row lacks reads as empty (the
- * check's id and the run's start fall back to the row's check and time).
- */
-export function toAlertMessage(m: AlertOutboxMessage): AlertMessage {
-  const p = m.payload;
-  const domain = p.sslCheckDomain ?? null;
-  const days = p.sslDaysRemaining ?? null;
-  return {
-    id: m.id,
-    accountId: m.accountId,
-    alertType: m.alertType,
-    title: alertTitle(m.alertType, p),
-    check: {
-      id: p.checkId ?? m.checkId ?? '',
-      name: p.checkName ?? '',
-      checkType: p.checkType ?? '',
-      tags: p.tags ?? [],
-      groupName: p.groupName ?? null,
-    },
-    result: p.checkResultId
-      ? {
-          id: p.checkResultId,
-          errorMessage: p.errorMessage ?? null,
-          runLocation: p.runLocation ?? '',
-          responseTime: p.responseTime ?? 0,
-          startedAt: p.startedAt ?? m.created_at,
-        }
-      : null,
-    failingSince: p.failingSince ?? null,
-    isReminder: p.isReminder === true,
-    reminderSequence: p.reminderSequence ?? 0,
-    ssl: domain && days !== null ? { domain, daysRemaining: days } : null,
-    variables: p.variables ?? {},
-    created_at: m.created_at,
-  };
-}
+/** The check and channel of a message: the outbox sends a check's alerts to a channel one after the other. */
+const heldKey = (m: Pick<OutboxMessage, 'checkId' | 'alertChannelId'>) => `${m.checkId}\u0000${m.alertChannelId}`;
 
 /** Where a payload failed its schema: the field, and what it lacks (never the value: it may be an account's words). */
 function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
@@ -120,6 +66,8 @@ export class AlertDispatcher {
   private busy = false;
   private wakeAgain = false;
   private inFlight = new Set<Promise<void>>();
+  /** The checks and channels of alerts this process queued and could not lease, behind one of its own. */
+  private readonly waiting = new Set<string>();
   private readonly meter: EngineInstruments;
 
   constructor(
@@ -191,12 +139,55 @@ export class AlertDispatcher {
   }
 
   /**
-   * After a send: claim again once half the room is free (under load, one claim serves many
-   * finished sends), or at once when the dispatcher is nearly idle, so the next alert of a
-   * sequence the outbox held back goes out without waiting for the poll.
+   * The terms on which this process takes alerts it has just queued straight from the write that
+   * queued them, without a claim (see AlertStateRepository.transitionAndLease); null while it is
+   * stopped or has no room.
    */
-  private refill(): void {
-    if (this.inFlight.size <= this.o.batch / 2) this.wake();
+  leaseTerms(): OutboxLease | null {
+    const room = this.o.batch - this.inFlight.size;
+    if (!this.running || room <= 0) return null;
+    return { owner: this.owner, now: this.deps.clock.now(), leaseMs: this.o.leaseMs, limit: room };
+  }
+
+  /**
+   * Alerts this process has just queued, and those of them leased to it on its leaseTerms, which it
+   * sends at once, as if it had claimed them. The others are claimed: now, or once the alert of
+   * their check and channel ahead of them here is sent. Once stopped it sends none: their lease
+   * runs out and they are claimed again.
+   */
+  queued(messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[]): void {
+    if (!this.running) return;
+    this.sendAll(leased, false);
+    if (leased.length === messages.length) return;
+    const taken = new Set(leased.map((m) => m.id));
+    for (const m of messages) if (!taken.has(m.id) && m.checkId !== null) this.waiting.add(heldKey(m));
+    this.wake();
+  }
+
+  /** Starts the sends of messages leased to this process without waiting for them. */
+  private sendAll(messages: readonly OutboxMessage[], claimed: boolean): void {
+    if (messages.length === 0) return;
+    const channelOf = this.channelsOf();
+    for (const m of messages) {
+      void this.track(this.deliver(m, channelOf).catch((err: unknown) => {
+        // The database went away mid-send: the lease runs out and the alert is claimed again.
+        this.deps.logger.warn('alerts: recording a delivery failed', {
+          accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, outboxId: m.id, error: err instanceof Error ? err.message : String(err),
+        });
+      })).then(() => this.refill(m, claimed));
+    }
+  }
+
+  /**
+   * After a send: claim again when an alert may wait behind the one sent (it was claimed from the
+   * shared outbox, or this process queued one of its check and channel after it), once half the
+   * room is free (under load, one claim serves many finished sends) or at once when the dispatcher
+   * is nearly idle, so the next alert of a sequence goes out without waiting for the poll. An alert
+   * handed over from its step with nothing behind it needs no claim.
+   */
+  private refill(m: OutboxMessage, claimed: boolean): void {
+    const behind = m.checkId !== null && this.waiting.delete(heldKey(m));
+    if ((claimed || behind) && this.inFlight.size <= this.o.batch / 2) this.wake();
   }
 
   /**
@@ -212,16 +203,11 @@ export class AlertDispatcher {
         const room = this.o.batch - this.inFlight.size;
         if (room <= 0) break;
         try {
+          const idle = this.inFlight.size === 0;
           const claimed = await this.deps.storage.outbox.claim(this.deps.clock.now(), room, this.o.leaseMs, this.owner);
-          const channelOf = this.channelsOf();
-          for (const m of claimed) {
-            void this.track(this.deliver(m, channelOf).catch((err: unknown) => {
-              // The database went away mid-send: the lease runs out and the alert is claimed again.
-              this.deps.logger.warn('alerts: recording a delivery failed', {
-                accountId: m.accountId, checkId: m.checkId, alertChannelId: m.alertChannelId, outboxId: m.id, error: err instanceof Error ? err.message : String(err),
-              });
-            })).then(() => this.refill());
-          }
+          // With nothing of this process in flight, no send of it holds back what is still waiting.
+          if (claimed.length === 0 && idle) this.waiting.clear();
+          this.sendAll(claimed, true);
           more = claimed.length >= room;
         } catch (err) {
           // The database is away: try again at the next poll.

@@ -14,7 +14,7 @@ import type { ErrorGroupService } from '../services/error-groups.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
 import type { SnippetService } from '../services/snippets.js';
 import type { StatusPageIncidentService } from '../services/status-page-incidents.js';
-import { AlertStep } from './alert-step.js';
+import { AlertStep, type AlertHandOver } from './alert-step.js';
 import { CertificateLook } from './certificate-look.js';
 import { engineInstruments, type EngineInstruments } from './instruments.js';
 import { ENDED_BY_ENGINE, ResultSink, sequenceOf, storedSlotResult } from './result-sink.js';
@@ -32,8 +32,8 @@ export interface PipelineServices {
   clientCertificates: Pick<ClientCertificateService, 'lookupFor'>;
   /** The accounts' snippets, which each run's job offers its runner. */
   snippets: Pick<SnippetService, 'lookupFor'>;
-  /** Told when alerts were queued, so this process's dispatcher sends them without waiting for its next poll. */
-  onAlertsQueued?: () => void;
+  /** This process's dispatcher, which sends the alerts a run queues without waiting for its next poll. */
+  alertDispatcher?: AlertHandOver;
   /** The locations this process runs: a retry in another region goes only to one of them. Default: all. */
   serves?: ServedLocations;
 }
@@ -65,7 +65,7 @@ export class RunPipeline {
     });
     this.sink = new ResultSink(deps, services.errorGroups, this.meter);
     this.alerts = new AlertStep({
-      deps, maintenanceWindows: services.maintenanceWindows, incidents: services.statusPageIncidents, meter: this.meter, onAlertsQueued: services.onAlertsQueued,
+      deps, maintenanceWindows: services.maintenanceWindows, incidents: services.statusPageIncidents, meter: this.meter, dispatcher: services.alertDispatcher,
     });
     this.certificates = new CertificateLook(deps, services.maintenanceWindows, this.alerts, options.runTimeoutMs);
   }

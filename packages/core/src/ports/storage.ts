@@ -231,7 +231,27 @@ export interface AlertStateRepository {
    * skipped, not an error), and answers true; otherwise changes nothing and answers false.
    */
   transition(accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[]): Promise<boolean>;
+  /**
+   * `transition`, and in the same write leases to `lease.owner` those of `messages` that the
+   * outbox's `claim` would hand out at `lease.now` (due, unleased, each the oldest undelivered of its
+   * check and channel), at most `lease.limit`: the process that queued them sends them without
+   * claiming them. Answers the leased messages, oldest first (none is an empty list), or null where
+   * the stored state was not `expected` (nothing written). A store without it is used through
+   * `transition`, and its messages are claimed.
+   */
+  transitionAndLease?(
+    accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[], lease: OutboxLease,
+  ): Promise<OutboxMessage[] | null>;
   delete(accountId: string, checkId: string): Promise<void>;
+}
+
+/** The terms of a lease taken with a write (see AlertStateRepository.transitionAndLease). */
+export interface OutboxLease {
+  owner: string;
+  now: Date;
+  leaseMs: number;
+  /** The most messages to lease. */
+  limit: number;
 }
 
 export interface OutboxMessage {

@@ -4,6 +4,7 @@ import { LOCATED_JOB_KINDS } from '../model/schedule-entry.js';
 import {
   type DeliveryAttempt,
   type Outbox,
+  type OutboxLease,
   type OutboxMessage,
   type ScheduledJob,
   type ScheduleEntry,
@@ -186,19 +187,50 @@ export function scheduleStore(table: MemoryTable<ScheduleRow>): ScheduleStore {
   };
 }
 
+/** The undelivered messages, oldest first. */
+const undeliveredOf = (messages: MemoryTable<OutboxMessage>) =>
+  messages
+    .all()
+    .map((row, index) => ({ row, index }))
+    .filter(({ row }) => row.deliveredAt === null)
+    .sort((a, b) => time(a.row.created_at) - time(b.row.created_at) || a.index - b.index)
+    .map(({ row }) => row);
+
+/**
+ * Leases what the outbox hands out (see Outbox.claim), oldest first; with `only`, just those of
+ * these ids (an alert state's transitionAndLease).
+ */
+export function leaseHeads(messages: MemoryTable<OutboxMessage>, lease: OutboxLease, only?: ReadonlySet<string>): OutboxMessage[] {
+  const at = lease.now.getTime();
+  const leaseUntil = new Date(at + lease.leaseMs).toISOString();
+  // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
+  const seen = new Set<string>();
+  const heads: OutboxMessage[] = [];
+  for (const row of undeliveredOf(messages)) {
+    if (row.checkId !== null) {
+      const key = `${row.checkId}|${row.alertChannelId}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    heads.push(row);
+  }
+  const claimed = heads
+    .filter((row) => (!only || only.has(row.id)) && time(row.nextAttemptAt) <= at && leaseFree(row, at))
+    .slice(0, Math.max(0, lease.limit));
+  for (const row of claimed) {
+    row.leaseOwner = lease.owner;
+    row.leaseUntil = leaseUntil;
+  }
+  return claimed.map(copy);
+}
+
 export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTable<DeliveryAttempt>): Outbox {
   let attemptSeq = 0;
   const held = (id: string, owner: string) => {
     const row = messages.peek(id);
     return row && row.deliveredAt === null && row.leaseOwner === owner ? row : undefined;
   };
-  const undelivered = () =>
-    messages
-      .all()
-      .map((row, index) => ({ row, index }))
-      .filter(({ row }) => row.deliveredAt === null)
-      .sort((a, b) => time(a.row.created_at) - time(b.row.created_at) || a.index - b.index)
-      .map(({ row }) => row);
+  const undelivered = () => undeliveredOf(messages);
   return {
     async enqueue(batch) {
       // Check the whole batch first, so that a conflict enqueues none of it.
@@ -211,29 +243,7 @@ export function outbox(messages: MemoryTable<OutboxMessage>, attempts: MemoryTab
         messages.add(m.id, { ...m, attempts: 0, lastError: null, deliveredAt: null, leaseOwner: null, leaseUntil: null });
       }
     },
-    async claim(now, limit, leaseMs, owner) {
-      const at = now.getTime();
-      const leaseUntil = new Date(at + leaseMs).toISOString();
-      // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
-      const seen = new Set<string>();
-      const heads: OutboxMessage[] = [];
-      for (const row of undelivered()) {
-        if (row.checkId !== null) {
-          const key = `${row.checkId}|${row.alertChannelId}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-        }
-        heads.push(row);
-      }
-      const claimed = heads
-        .filter((row) => time(row.nextAttemptAt) <= at && leaseFree(row, at))
-        .slice(0, Math.max(0, limit));
-      for (const row of claimed) {
-        row.leaseOwner = owner;
-        row.leaseUntil = leaseUntil;
-      }
-      return claimed.map(copy);
-    },
+    claim: async (now, limit, leaseMs, owner) => leaseHeads(messages, { owner, now, leaseMs, limit }),
     async markDelivered(id, owner, at) {
       const row = held(id, owner);
       if (!row) return false;

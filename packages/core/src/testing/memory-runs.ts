@@ -14,6 +14,7 @@ import type {
 } from '../ports/storage.js';
 import type { AlertState } from '../rules/alerting.js';
 import { sameValue } from '../services/apply-diff.js';
+import { leaseHeads } from './memory-queues.js';
 import { repository } from './memory-resources.js';
 import type { MemoryTable } from './memory-table.js';
 
@@ -112,6 +113,13 @@ export function alertStateRepository(table: MemoryTable<AlertStateRow>, outbox: 
       outbox.add(m.id, { ...m, attempts: 0, lastError: null, deliveredAt: null, leaseOwner: null, leaseUntil: null });
     }
   };
+  const transition = (accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[]) => {
+    const key = perCheck(accountId, checkId);
+    if (!still(table.owned(accountId, key)?.state, expected)) return false;
+    table.put(key, { accountId, checkId, state: next });
+    queue(messages);
+    return true;
+  };
   return {
     async get(accountId, checkId) {
       return table.get(accountId, perCheck(accountId, checkId))?.state ?? null;
@@ -119,12 +127,10 @@ export function alertStateRepository(table: MemoryTable<AlertStateRow>, outbox: 
     async put(accountId, checkId, state) {
       table.put(perCheck(accountId, checkId), { accountId, checkId, state });
     },
-    async transition(accountId, checkId, expected, next, messages) {
-      const key = perCheck(accountId, checkId);
-      if (!still(table.owned(accountId, key)?.state, expected)) return false;
-      table.put(key, { accountId, checkId, state: next });
-      queue(messages);
-      return true;
+    transition: async (accountId, checkId, expected, next, messages) => transition(accountId, checkId, expected, next, messages),
+    async transitionAndLease(accountId, checkId, expected, next, messages, lease) {
+      if (!transition(accountId, checkId, expected, next, messages)) return null;
+      return messages.length === 0 ? [] : leaseHeads(outbox, lease, new Set(messages.map((m) => m.id)));
     },
     async delete(accountId, checkId) {
       table.remove(perCheck(accountId, checkId));

@@ -274,6 +274,36 @@ function stateRowCases(c: StorageCase) {
     check((await rawMatching(f.raw, 'outbox', 'repeat-not-stored')).length === 0, 'the message queued first stays as it was');
   });
 
+  c('alert states: transitionAndLease leases, in the same write, what the outbox would hand out of what it queued', async (f) => {
+    const states = f.storage.alertStates;
+    // A store without it is used through transition (its messages are claimed).
+    if (!states.transitionAndLease) return;
+    const outbox = f.storage.outbox;
+    const now = new Date(Date.parse(T0) + 60_000);
+    const terms = (owner: string, limit = 10) => ({ owner, now, leaseMs: 30_000, limit });
+    const to = (n: number, alertChannelId: number, extra: Partial<ReturnType<typeof message>> = {}) => ({ ...message(n), alertChannelId, ...extra });
+    const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 1, failingSince: T0, lastRunId: 'lease-v1' });
+    check((await states.transitionAndLease(ACCOUNT_A, 'check-1', alertStateFixture(), failing, [to(1, 1)], terms('me'))) === null, 'a state it does not expect: null');
+    await checkRawCount(f.raw, 'outbox', 0, 'the refused step queued nothing');
+    // Channel 1 gets two (the second waits for the first), channel 2 one not yet due, channel 3 one.
+    const later = new Date(now.getTime() + 10_000).toISOString();
+    const queued = [to(1, 1), to(2, 1), to(3, 2, { nextAttemptAt: later }), to(4, 3)];
+    const leased = await states.transitionAndLease(ACCOUNT_A, 'check-1', null, failing, queued, terms('me'));
+    checkSame(leased?.map((m) => m.id), [numberedId(1), numberedId(4)], 'the head of each check and channel that is due, oldest first');
+    checkSame(leased?.map((m) => [m.leaseOwner, m.leaseUntil, m.payload]), [1, 4].map((n) => ['me', new Date(now.getTime() + 30_000).toISOString(), message(n).payload]), 'answered as claimed');
+    checkSame(await states.get(ACCOUNT_A, 'check-1'), failing, 'the state is stored');
+    checkSame((await outbox.pending(ACCOUNT_A)).map((m) => m.id), queued.map((m) => m.id), 'all four are queued');
+    checkSame(await outbox.claim(now, 10, 30_000, 'other'), [], 'another process claims none: the leased heads hold theirs back');
+    check(await outbox.markDelivered(numberedId(1), 'me', now), 'the lease is this owner\'s');
+    checkSame((await outbox.claim(new Date(now.getTime() + 20_000), 10, 30_000, 'other')).map((m) => m.id), [numberedId(2), numberedId(3)], 'then the next of channel 1, and channel 2 once due');
+    // The limit, and a repeated message that another process holds.
+    const next = { ...failing, lastRunId: 'lease-v2' };
+    const more = [to(5, 4), to(6, 5), to(2, 1)];
+    checkSame((await states.transitionAndLease(ACCOUNT_A, 'check-1', failing, next, more, terms('me', 1)))?.map((m) => m.id), [numberedId(5)], 'no more than the limit');
+    checkSame((await outbox.claim(new Date(now.getTime() + 20_000), 10, 30_000, 'other')).map((m) => m.id), [numberedId(6)], 'what it did not lease is claimed');
+    check((await rawMatching(f.raw, 'alert_states', 'lease-v2')).length === 1, 'the raw table holds the last state');
+  });
+
   c('alert states: ten writers racing transitions each get their step in, and only winners queue messages', async (f) => {
     const states = f.storage.alertStates;
     const shared = { ...message(100_000), payload: { every: 'step' } };

@@ -1,0 +1,89 @@
+// The alerts a run's alert step queues go to this process's dispatcher from the step's own write
+// (leased there), without a claim; the outbox's order per check and channel still holds.
+import { describe, expect, it } from 'vitest';
+import { runFor } from './fake-time.js';
+import { type AlertChannel, type AlertMessage, type DeliveryReceipt } from '../src/index.js';
+import { failResult, FakeRunner, FakeTransport, memoryStorage, passResult } from '../src/testing/index.js';
+import { setup, start } from './engine-support.js';
+
+const check = {
+  name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 1, frequencyOffset: 10, useGlobalAlertSettings: false, retryStrategy: null,
+  doubleCheck: false,
+  alertSettings: {
+    escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 0, interval: 5 },
+    parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+  },
+};
+
+/** A transport whose sends wait until the test lets each go. */
+class HeldTransport extends FakeTransport {
+  private readonly held: (() => void)[] = [];
+  override async send(alert: AlertMessage, channel: AlertChannel, signal: AbortSignal): Promise<DeliveryReceipt> {
+    await new Promise<void>((resolve) => this.held.push(resolve));
+    return super.send(alert, channel, signal);
+  }
+  get waiting(): number {
+    return this.held.length;
+  }
+  letOneGo(): void {
+    this.held.shift()?.();
+  }
+}
+
+/** A Vigil whose dispatcher polls once an hour, so only a claim a send asks for reads the outbox between. */
+async function hourlyPolls(transport: FakeTransport, runner: FakeRunner) {
+  const storage = memoryStorage();
+  const claims: Date[] = [];
+  const claim = storage.outbox.claim.bind(storage.outbox);
+  storage.outbox.claim = (now, ...rest) => {
+    claims.push(now);
+    return claim(now, ...rest);
+  };
+  const s = await setup({ storage, transports: [transport], alerts: { pollMs: 3_600_000 } }, runner);
+  const channel = await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+  const made = await s.vigil.checks.create(s.accountId, 'TCP', { ...check, alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }] });
+  return { ...s, storage, claims, channel, checkId: made.id };
+}
+
+describe('alerts handed from the alert step to the dispatcher', () => {
+  it('a failed run\'s alert is sent from the write that queued it, with no claim of the outbox', async () => {
+    const transport = new FakeTransport('EMAIL');
+    const s = await hourlyPolls(transport, new FakeRunner('TCP', [failResult('Connection refused')]));
+    await start(s);
+    const atStart = s.claims.length;
+    while (s.runner.jobs.length < 1) await runFor(s.clock, 500, 500);
+    await runFor(s.clock, 500, 100);
+    expect(transport.sent.map((d) => [d.alert.alertType, d.alert.check.id])).toEqual([['ALERT_FAILURE', s.checkId]]);
+    expect(s.claims.length).toBe(atStart);
+    expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
+    const [log] = await s.vigil.alertChannels.deliveries(s.accountId, s.channel.id, {});
+    expect([log?.ok, log?.detail]).toEqual([true, 'delivered (fake-1)']);
+  });
+
+  it('an alert queued while the one before it (same check and channel) is still being sent goes right after it, in order', async () => {
+    const transport = new HeldTransport('EMAIL');
+    const runner = new FakeRunner('TCP', [failResult('Connection refused')]);
+    const s = await hourlyPolls(transport, runner);
+    await start(s);
+    while (transport.waiting < 1) await runFor(s.clock, 500, 500);
+    // While the failure alert is being sent (well within its time limit), a run passes and queues
+    // the recovery behind it.
+    runner.willReturn(passResult());
+    await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [s.checkId] } });
+    await runFor(s.clock, 1_000, 100);
+    expect(runner.jobs).toHaveLength(2);
+    expect((await s.storage.outbox.pending(s.accountId)).map((m) => [m.alertType, m.leaseOwner !== null])).toEqual([
+      ['ALERT_FAILURE', true],
+      ['ALERT_RECOVERY', false],
+    ]);
+    expect(transport.waiting).toBe(1);
+    // Once the failure alert is delivered, the recovery is claimed at once, not at the next poll.
+    transport.letOneGo();
+    await runFor(s.clock, 200, 100);
+    expect(transport.waiting).toBe(1);
+    transport.letOneGo();
+    await runFor(s.clock, 200, 100);
+    expect(transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
+  });
+});
