@@ -31,7 +31,7 @@ class HeldTransport extends FakeTransport {
 }
 
 /** A Vigil whose dispatcher polls once an hour, so only a claim a send asks for reads the outbox between. */
-async function hourlyPolls(transport: FakeTransport, runner: FakeRunner) {
+async function hourlyPolls(transport: FakeTransport, runner: FakeRunner, batch = 50, channels = 1) {
   const storage = memoryStorage();
   const claims: Date[] = [];
   const claim = storage.outbox.claim.bind(storage.outbox);
@@ -39,10 +39,12 @@ async function hourlyPolls(transport: FakeTransport, runner: FakeRunner) {
     claims.push(now);
     return claim(now, ...rest);
   };
-  const s = await setup({ storage, transports: [transport], alerts: { pollMs: 3_600_000 } }, runner);
-  const channel = await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
-  const made = await s.vigil.checks.create(s.accountId, 'TCP', { ...check, alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }] });
-  return { ...s, storage, claims, channel, checkId: made.id };
+  const s = await setup({ storage, transports: [transport], alerts: { pollMs: 3_600_000, batch } }, runner);
+  const made = [];
+  for (let i = 0; i < channels; i++) made.push(await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: `ops${i}@example.com` } }));
+  const subscriptions = made.map((c) => ({ alertChannelId: c.id, activated: true }));
+  const { id: checkId } = await s.vigil.checks.create(s.accountId, 'TCP', { ...check, alertChannelSubscriptions: subscriptions });
+  return { ...s, storage, claims, channel: made[0]!, checkId };
 }
 
 describe('alerts handed from the alert step to the dispatcher', () => {
@@ -84,6 +86,25 @@ describe('alerts handed from the alert step to the dispatcher', () => {
     transport.letOneGo();
     await runFor(s.clock, 200, 100);
     expect(transport.sent.map((d) => d.alert.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
+  });
+
+  it('with no room for all of a step\'s alerts (batch 1), the rest go as soon as a send makes room, not at the next poll', async () => {
+    const transport = new HeldTransport('EMAIL');
+    const s = await hourlyPolls(transport, new FakeRunner('TCP', [failResult('Connection refused')]), 1, 3);
+    await start(s);
+    while (transport.waiting < 1) await runFor(s.clock, 500, 500);
+    await runFor(s.clock, 500, 100);
+    // One send at a time: the other two wait in the outbox, unleased.
+    expect(transport.waiting).toBe(1);
+    expect((await s.storage.outbox.pending(s.accountId)).map((m) => m.leaseOwner !== null)).toEqual([true, false, false]);
+    for (let sent = 1; sent <= 3; sent++) {
+      transport.letOneGo();
+      await runFor(s.clock, 200, 100);
+      expect(transport.sent).toHaveLength(sent);
+      expect(transport.waiting).toBe(sent < 3 ? 1 : 0);
+    }
+    expect(new Set(transport.sent.map((d) => d.channel.id)).size).toBe(3);
     expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ import type {
   TestSessionErrorGroup,
   TestSessionErrorGroupRepository,
 } from '@vigil/core';
-import { claimIndexHint, leaseHeads, outboxRow } from './queues.js';
+import { leaseHeads, outboxRow } from './queues.js';
 import { docRepository } from './resources.js';
 import { listWithChecks } from './status-list.js';
 import { DocTable, type TableContext } from './table.js';
@@ -125,7 +125,6 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const transition = async (
     accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[], lease?: OutboxLease,
   ): Promise<OutboxMessage[] | null> => {
-    const hint = lease && messages.length > 0 ? await claimIndexHint(ctx) : false;
     return table.run(() =>
       ctx.knex.transaction(async (trx) => {
         const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
@@ -135,7 +134,8 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
           await trx(outbox).insert(messages.slice(i, i + 100).map(outboxRow)).onConflict('id').ignore();
         }
         if (!lease || messages.length === 0) return [];
-        return leaseHeads(ctx, trx, lease, hint, messages.slice(0, 100).map((m) => m.id));
+        // Searched by id, not in the claim's order (the new rows sort last in its index).
+        return leaseHeads(ctx, trx, lease, false, messages.slice(0, 100).map((m) => m.id));
       }));
   };
   return {

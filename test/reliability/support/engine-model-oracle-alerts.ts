@@ -8,7 +8,9 @@ import { SLACK_MS, DEFAULT_LOCATION, iso, roundId, canonical, latestPerLocation,
 export async function checkAlertStates(o: Oracle, finalRoundsOf: Map<string, CheckResult[][]>, cancelled: (sessionId: string, sequenceId: string) => boolean) {
   const { world, v, stats, storage, accountId, stored, resultById } = o;
   const transitions: Transition[] = world.traffic.calls
-    .filter((call) => call.repo === 'alertStates' && call.method === 'transition' && call.result === true)
+    // A step that wrote: transition answered true, or transitionAndLease the messages it leased.
+    .filter((call) => call.repo === 'alertStates'
+      && ((call.method === 'transition' && call.result === true) || (call.method === 'transitionAndLease' && Array.isArray(call.result))))
     .map((call) => ({
       checkId: call.args[1] as string, expected: call.args[2] as AlertState | null, next: call.args[3] as AlertState,
       messages: call.args[4] as NewOutboxMessage[], at: call.at, process: call.process,

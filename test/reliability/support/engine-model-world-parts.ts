@@ -133,7 +133,7 @@ export function watchStarts(world: ModelWorld, process: string, vigil: Vigil): v
 }
 
 /** Store calls the oracle reads: alert-state steps, confirmed deliveries, claims and moved schedule entries. */
-export const WATCHED = new Set(['alertStates.transition', 'outbox.markDelivered', 'schedule.complete', 'schedule.claimDue']);
+export const WATCHED = new Set(['alertStates.transition', 'alertStates.transitionAndLease', 'outbox.markDelivered', 'schedule.complete', 'schedule.claimDue']);
 
 /** Lets the processes work until none has a store call under way and nothing new starts. */
 export async function settle(traffic: StoreTraffic): Promise<void> {

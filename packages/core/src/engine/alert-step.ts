@@ -7,7 +7,7 @@
 import type { AlertType } from '../model/alert-channel.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
-import type { NewOutboxMessage, OutboxMessage } from '../ports/storage.js';
+import type { NewOutboxMessage, OutboxLease, OutboxMessage } from '../ports/storage.js';
 import { alertPayload } from '../rules/alert-payload.js';
 import { channelWantsAlert, evaluateRun, evaluateSsl, evaluateTick, INITIAL_ALERT_STATE, type AlertState, type AlertStep as AlertStepOutcome } from '../rules/alerting.js';
 import { incidentOpeningText, incidentResolvedText, incidentTriggerAction } from '../rules/incident-trigger.js';
@@ -45,7 +45,7 @@ export interface AlertStepCollaborators {
  * step queues straight from the step's write (null: not now), and then those alerts, with the ones
  * the write leased to it.
  */
-export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'queued'>;
+export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'queued' | 'release'>;
 
 /** A plan for one step of a check's alert state: the next state and the alerts it queues (null: nothing to do). */
 export type AlertPlan = (stored: AlertState | null) => Promise<{ next: AlertState; messages: NewOutboxMessage[] } | null>;
@@ -195,14 +195,22 @@ export class AlertStep {
       const { next, messages } = planned;
       // Where the store can, what may go now is leased to this process's dispatcher in the same
       // write and handed to it: no claim (another write) stands between the step and the send.
-      const terms = messages.length > 0 && states.transitionAndLease ? this.c.dispatcher?.leaseTerms() ?? null : null;
-      const leased = terms
-        ? await states.transitionAndLease!(accountId, checkId, stored, next, messages, terms)
-        : (await states.transition(accountId, checkId, stored, next, messages)) ? [] : null;
+      const dispatcher = this.c.dispatcher;
+      const terms = messages.length > 0 && states.transitionAndLease ? dispatcher?.leaseTerms(messages.length) ?? null : null;
+      let leased: OutboxMessage[] | null;
+      try {
+        leased = terms
+          ? await states.transitionAndLease!(accountId, checkId, stored, next, messages, terms)
+          : (await states.transition(accountId, checkId, stored, next, messages)) ? [] : null;
+      } catch (err) {
+        if (terms) dispatcher!.release(terms);
+        throw err;
+      }
       if (leased) {
-        this.queued(accountId, checkId, messages, leased);
+        this.queued(accountId, checkId, messages, leased, terms);
         return;
       }
+      if (terms) dispatcher!.release(terms);
     }
     throw new Error(`the alert state of check ${checkId} kept changing under this run (${STATE_TRIES} tries)`);
   }
@@ -273,14 +281,14 @@ export class AlertStep {
   }
 
   /** Counts and logs alerts just queued, and hands them to this process's dispatcher (or wakes it for those it must claim). */
-  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[]): void {
+  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[], terms: OutboxLease | null): void {
     if (messages.length === 0) return;
     for (const m of messages) this.c.meter.alertsQueued.inc({ alert_type: m.alertType });
     this.deps.logger.info('alerts: queued', {
       accountId, checkId, runId: (messages[0]!.payload as { checkResultId?: string | null }).checkResultId ?? null,
       alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
     });
-    this.c.dispatcher?.queued(messages, leased);
+    this.c.dispatcher?.queued(messages, leased, terms);
   }
 
   /** Runs fn after the previous alert step of the same check in this process has finished. */

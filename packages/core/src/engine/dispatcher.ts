@@ -68,6 +68,11 @@ export class AlertDispatcher {
   private inFlight = new Set<Promise<void>>();
   /** The checks and channels of alerts this process queued and could not lease, behind one of its own. */
   private readonly waiting = new Set<string>();
+  /** Room held by writes leasing alerts for this process (leaseTerms), until they answer. */
+  private reserved = 0;
+  private unreserved: (() => void) | null = null;
+  /** A poll left due alerts for lack of room: the next send to finish claims again. */
+  private claimOwed = false;
   private readonly meter: EngineInstruments;
 
   constructor(
@@ -101,12 +106,14 @@ export class AlertDispatcher {
     this.tick();
   }
 
-  /** Claims nothing more and waits for the sends under way. */
+  /** Claims nothing more and waits for the sends under way (and those of writes leasing for it now). */
   async stop(): Promise<void> {
     this.running = false;
     this.timer?.();
     this.timer = null;
     await this.polling;
+    if (this.reserved > 0) await new Promise<void>((resolve) => (this.unreserved = resolve));
+    this.unreserved = null;
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -143,22 +150,31 @@ export class AlertDispatcher {
    * queued them, without a claim (see AlertStateRepository.transitionAndLease); null while it is
    * stopped or has no room.
    */
-  leaseTerms(): OutboxLease | null {
-    const room = this.o.batch - this.inFlight.size;
-    if (!this.running || room <= 0) return null;
-    return { owner: this.owner, now: this.deps.clock.now(), leaseMs: this.o.leaseMs, limit: room };
+  leaseTerms(wanted: number): OutboxLease | null {
+    const room = this.o.batch - this.inFlight.size - this.reserved;
+    if (!this.running || room <= 0 || wanted <= 0) return null;
+    // The room is held for the write until it answers (queued or release), so `batch` stays a limit.
+    const limit = Math.min(room, wanted);
+    this.reserved += limit;
+    return { owner: this.owner, now: this.deps.clock.now(), leaseMs: this.o.leaseMs, limit };
+  }
+
+  /** Gives back the room of terms whose write did not go through. */
+  release(terms: OutboxLease): void {
+    this.reserved -= terms.limit;
+    if (this.reserved === 0) this.unreserved?.();
   }
 
   /**
    * Alerts this process has just queued, and those of them leased to it on its leaseTerms, which it
    * sends at once, as if it had claimed them. The others are claimed: now, or once the alert of
-   * their check and channel ahead of them here is sent. Once stopped it sends none: their lease
-   * runs out and they are claimed again.
+   * their check and channel ahead of them here is sent (or room is free).
    */
-  queued(messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[]): void {
-    if (!this.running) return;
+  queued(messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[], terms: OutboxLease | null): void {
+    // A stop under way waits for these sends too.
+    if (terms) this.release(terms);
     this.sendAll(leased, false);
-    if (leased.length === messages.length) return;
+    if (!this.running || leased.length === messages.length) return;
     const taken = new Set(leased.map((m) => m.id));
     for (const m of messages) if (!taken.has(m.id) && m.checkId !== null) this.waiting.add(heldKey(m));
     this.wake();
@@ -186,8 +202,15 @@ export class AlertDispatcher {
    * handed over from its step with nothing behind it needs no claim.
    */
   private refill(m: OutboxMessage, claimed: boolean): void {
-    const behind = m.checkId !== null && this.waiting.delete(heldKey(m));
-    if ((claimed || behind) && this.inFlight.size <= this.o.batch / 2) this.wake();
+    const key = m.checkId === null ? null : heldKey(m);
+    const behind = key !== null && this.waiting.has(key);
+    if (!claimed && !behind && !this.claimOwed) return;
+    if (this.inFlight.size > this.o.batch / 2) {
+      this.claimOwed = true;
+      return;
+    }
+    if (behind) this.waiting.delete(key);
+    this.wake();
   }
 
   /**
@@ -200,15 +223,19 @@ export class AlertDispatcher {
     this.polling = (async () => {
       let more = true;
       while (more && this.running) {
-        const room = this.o.batch - this.inFlight.size;
-        if (room <= 0) break;
+        const room = this.o.batch - this.inFlight.size - this.reserved;
+        if (room <= 0) {
+          // What is due waits for room: the next send to finish claims it.
+          this.claimOwed = true;
+          break;
+        }
         try {
-          const idle = this.inFlight.size === 0;
           const claimed = await this.deps.storage.outbox.claim(this.deps.clock.now(), room, this.o.leaseMs, this.owner);
           // With nothing of this process in flight, no send of it holds back what is still waiting.
-          if (claimed.length === 0 && idle) this.waiting.clear();
+          if (claimed.length === 0 && this.inFlight.size === 0) this.waiting.clear();
           this.sendAll(claimed, true);
           more = claimed.length >= room;
+          if (!more) this.claimOwed = false;
         } catch (err) {
           // The database is away: try again at the next poll.
           this.deps.logger.warn('alerts: reading the outbox failed', { error: err instanceof Error ? err.message : String(err) });

@@ -285,6 +285,9 @@ function stateRowCases(c: StorageCase) {
     const failing = alertStateFixture({ status: 'FAILING', consecutiveFailures: 1, failingSince: T0, lastRunId: 'lease-v1' });
     check((await states.transitionAndLease(ACCOUNT_A, 'check-1', alertStateFixture(), failing, [to(1, 1)], terms('me'))) === null, 'a state it does not expect: null');
     await checkRawCount(f.raw, 'outbox', 0, 'the refused step queued nothing');
+    // Another check's message, due and free, is queued already: it is the claim's, not this step's.
+    const elsewhere = { ...message(9), checkId: 'check-2' };
+    await outbox.enqueue([elsewhere]);
     // Channel 1 gets two (the second waits for the first), channel 2 one not yet due, channel 3 one.
     const later = new Date(now.getTime() + 10_000).toISOString();
     const queued = [to(1, 1), to(2, 1), to(3, 2, { nextAttemptAt: later }), to(4, 3)];
@@ -292,8 +295,8 @@ function stateRowCases(c: StorageCase) {
     checkSame(leased?.map((m) => m.id), [numberedId(1), numberedId(4)], 'the head of each check and channel that is due, oldest first');
     checkSame(leased?.map((m) => [m.leaseOwner, m.leaseUntil, m.payload]), [1, 4].map((n) => ['me', new Date(now.getTime() + 30_000).toISOString(), message(n).payload]), 'answered as claimed');
     checkSame(await states.get(ACCOUNT_A, 'check-1'), failing, 'the state is stored');
-    checkSame((await outbox.pending(ACCOUNT_A)).map((m) => m.id), queued.map((m) => m.id), 'all four are queued');
-    checkSame(await outbox.claim(now, 10, 30_000, 'other'), [], 'another process claims none: the leased heads hold theirs back');
+    checkSame((await outbox.pending(ACCOUNT_A)).map((m) => m.id).sort(), [...queued, elsewhere].map((m) => m.id).sort(), 'all four are queued');
+    checkSame((await outbox.claim(now, 10, 30_000, 'other')).map((m) => m.id), [elsewhere.id], 'another process claims only the other check\'s: the leased heads hold theirs back');
     check(await outbox.markDelivered(numberedId(1), 'me', now), 'the lease is this owner\'s');
     checkSame((await outbox.claim(new Date(now.getTime() + 20_000), 10, 30_000, 'other')).map((m) => m.id), [numberedId(2), numberedId(3)], 'then the next of channel 1, and channel 2 once due');
     // The limit, and a repeated message that another process holds.
