@@ -48,7 +48,7 @@ describe('engine: alerts, errors and sessions', () => {
 
   it('runs a triggered session at once and completes it', async () => {
     const s = await setup();
-    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: null }));
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: 300 }));
     await start(s);
     const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
     await settle();
@@ -75,8 +75,9 @@ describe('engine: alerts, errors and sessions', () => {
     const vigil = createVigil({ storage: memoryStorage(), secretKey: SECRET, clock, runners: [runner] });
     const account = await vigil.accounts.ensure('acct');
     const group = await vigil.checkGroups.create(account.id, { name: 'flow', concurrency: 2 });
+    // Hourly at half past (frequencyOffset 300 x 6 s): no scheduled run falls in the test's seconds.
     for (const [name, groupOrder] of [['e', 5], ['c', 3], ['a', 1], ['d', 4], ['b', 2]] as const) {
-      await vigil.checks.create(account.id, 'TCP', tcp({ name, groupId: group.id, groupOrder, frequency: 60, frequencyOffset: null }));
+      await vigil.checks.create(account.id, 'TCP', tcp({ name, groupId: group.id, groupOrder, frequency: 60, frequencyOffset: 300 }));
     }
     await vigil.start();
     track(vigil, clock);
@@ -84,6 +85,7 @@ describe('engine: alerts, errors and sessions', () => {
     expect(sessions).toHaveLength(5);
     await runFor(clock, 5_000);
     expect(order).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(runner.jobs.map((j) => j.runSource)).not.toContain('SCHEDULER');
     expect(most).toBe(2);
     for (const session of sessions) expect((await vigil.checkSessions.get(account.id, session.checkSessionId)).status).toBe('PASSED');
   });
@@ -92,7 +94,7 @@ describe('engine: alerts, errors and sessions', () => {
     const runner = new FakeRunner('TCP', [failResult('Timeout after 5000 ms')]);
     const s = await setup({}, runner);
     const group = await s.vigil.checkGroups.create(s.accountId, { name: 'checkout flow' });
-    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'payments', frequency: 60, frequencyOffset: null, groupId: group.id }));
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'payments', frequency: 60, frequencyOffset: 300, groupId: group.id }));
     await start(s);
     await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] }, projectId: 'web-shop', environment: 'staging' });
     await settle();
@@ -139,7 +141,7 @@ describe('engine: alerts, errors and sessions', () => {
     const runner = new FakeRunner('TCP', [() => new Promise(() => {})]);
     const s = await setup({ engine: { runTimeoutMs: 600_000 } }, runner);
     await s.vigil.alertChannels.create(s.accountId, { type: 'EMAIL', config: { address: 'ops@example.com' } });
-    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: null }));
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ frequency: 60, frequencyOffset: 300 }));
     await start(s);
     const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] } });
     await settle();
