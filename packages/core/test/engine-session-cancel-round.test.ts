@@ -23,7 +23,7 @@ describe('a runParallel session with one sequence cancelled', () => {
     const account = await vigil.accounts.ensure('acct');
     const channel = await vigil.alertChannels.create(account.id, { type: 'EMAIL', config: { address: 'ops@example.com' } });
     const check = await vigil.checks.create(account.id, 'TCP', {
-      name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: null,
+      name: 'orders-db', request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: 300,
       locations: ['us-east-1', 'eu-west-1'], runParallel: true, doubleCheck: false,
       alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
     });
