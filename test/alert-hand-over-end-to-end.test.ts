@@ -22,7 +22,7 @@ describe.each(STORES)('an alert handed over from the run that raised it (%s)', (
   let receiver: http.Server;
   let closedPort: number;
   let accountId: string;
-  let channelIds: string[];
+  let channelIds: number[];
   const arrivals: Arrival[] = [];
   const waiters: (() => void)[] = [];
   let claims = 0;
