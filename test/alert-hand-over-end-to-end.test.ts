@@ -76,6 +76,14 @@ describe.each(STORES)('an alert handed over from the run that raised it (%s)', (
     return arrivals.length;
   }
 
+  /** Each send is marked delivered once the receiver has answered it. */
+  async function delivered() {
+    for (const deadline = Date.now() + 10_000; (await storage.outbox.pending(accountId)).length > 0 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await storage.outbox.pending(accountId)).toEqual([]);
+  }
+
   it('reaches every subscribed channel with no claim, and a recovery follows it in order', async () => {
     const check = await vigil.checks.create(accountId, 'TCP', {
       name: 'orders-db', request: { hostname: '127.0.0.1', port: closedPort }, frequency: 1440, frequencyOffset: 12,
@@ -93,6 +101,9 @@ describe.each(STORES)('an alert handed over from the run that raised it (%s)', (
       ['/a', 'ALERT_FAILURE', 'orders-db'], ['/b', 'ALERT_FAILURE', 'orders-db'], ['/c', 'ALERT_FAILURE', 'orders-db'],
     ]);
     expect(claims).toBe(claimsBefore);
+    // The recovery is leased only once the failure is marked delivered on each channel (a check's
+    // alerts go to a channel one at a time, in order).
+    await delivered();
 
     // The port opens: the next run passes and its recovery is handed over the same way.
     const open = net.createServer((s) => s.end()).listen(closedPort, '127.0.0.1');
@@ -106,11 +117,7 @@ describe.each(STORES)('an alert handed over from the run that raised it (%s)', (
     for (const path of ['/a', '/b', '/c']) {
       expect(arrivals.filter((a) => a.path === path).map((a) => a.body.ALERT_TYPE)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
     }
-    // Each send is marked delivered once the receiver has answered it.
-    for (const deadline = Date.now() + 10_000; (await storage.outbox.pending(accountId)).length > 0 && Date.now() < deadline;) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(await storage.outbox.pending(accountId)).toEqual([]);
+    await delivered();
     expect(claims).toBe(claimsBefore);
   }, 30_000);
 });

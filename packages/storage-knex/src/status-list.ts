@@ -30,7 +30,7 @@ export async function listWithChecks(
       const [checkRows, documents] = (await Promise.all([
         ctx.reader.raw('select id, name, created_at from ?? where account_id = ? order by seq', [checks, accountId]).options({ rowMode: 'array' }),
         // In no order: the checks give it, and sorting the documents would spill to disk.
-        ctx.reader.raw('select substr(id, ?), data from ?? where account_id = ?', [accountId.length + 2, statuses.table, accountId]).options({ rowMode: 'array' }),
+        ctx.reader.raw('select substr(id, char_length(account_id) + 2), data from ?? where account_id = ?', [statuses.table, accountId]).options({ rowMode: 'array' }),
       ])).map((r) => (r as { rows: unknown[] }).rows) as [[string, string | null, string | null][], [string, string][]];
       const byCheck = new Map<string, string>();
       for (const [checkId, data] of documents) byCheck.set(checkId, data);

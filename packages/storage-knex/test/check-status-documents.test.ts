@@ -45,6 +45,13 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
       expect(Object.keys(listed[0]!).at(-1)).toBe('accountId');
       const other = await repository.listWithChecks(B);
       expect(other.map((e) => JSON.parse(typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json!).name)).toEqual(['theirs']);
+      // An account id of characters outside the Basic Multilingual Plane: the check id is cut from
+      // the status's row id by characters, not UTF-16 code units.
+      const wide = 'acct 🚀 é 𝄞';
+      const mine = await storage.checks.insert(wide, tcpCheckFixture({ name: 'wide' }) as never);
+      await storage.checkStatuses.upsert(wide, checkStatusFixture(mine.id, { name: 'wide' }));
+      const wideEntries = await repository.listWithChecks(wide);
+      expect(wideEntries.map((e) => JSON.parse(typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json!).checkId)).toEqual([mine.id]);
       expect(await repository.listWithChecks('no such account')).toEqual([]);
       expect(await repository.listWithChecks('nul \0 account')).toEqual([]);
       expect(await storage.checkStatuses.list('nul \0 account')).toEqual([]);
