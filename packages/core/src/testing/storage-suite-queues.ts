@@ -219,6 +219,18 @@ export function outboxCases(c: StorageCase) {
     await checkRawCount(f.raw, 'outbox', 5, 'nothing was removed');
   });
 
+  c('outbox: two concurrent claims hand out disjoint messages that cover all 40 due ones', async (f) => {
+    const o = f.storage.outbox;
+    const ids = Array.from({ length: 40 }, (_, i) => `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`);
+    await o.enqueue(ids.map((id, i) => ({ ...msg('1', `check-${i}`, i), id })));
+    const [a, b] = await Promise.all([o.claim(at(0), 40, LEASE, 'owner-a'), o.claim(at(0), 40, LEASE, 'owner-b')]);
+    const ka = new Set(a.map((m) => m.id));
+    check(b.every((m) => !ka.has(m.id)), 'no message was leased to both owners');
+    checkSame([...a, ...b].map((m) => m.id).sort(), ids, 'together they hold all 40');
+    check(a.every((m) => m.leaseOwner === 'owner-a') && b.every((m) => m.leaseOwner === 'owner-b'), 'each message names its owner');
+    check((await o.claim(at(0), 40, LEASE, 'owner-c')).length === 0, 'nothing is left to claim');
+  });
+
   c('outbox: the order holds per check and channel; a stuck channel does not hold back another', async (f) => {
     const o = f.storage.outbox;
     await o.enqueue([msg('1', 'check-1', 0, ACCOUNT_A, 1), msg('2', 'check-1', 1, ACCOUNT_A, 1), msg('3', 'check-1', 2, ACCOUNT_A, 2), msg('4', 'check-1', 3, ACCOUNT_A, 2)]);
