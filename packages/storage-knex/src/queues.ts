@@ -224,22 +224,11 @@ export async function leaseHeads(
     )
     .orderBy([{ column: 'o.created_ms' }, { column: 'o.seq' }])
     .limit(Math.max(0, lease.limit));
-  const leased = { lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs };
-  if (only) {
-    // Mostly rows this transaction has just written: the pick is the update's own condition, one
-    // statement. A row of these ids written before (a step taken again) may be another claim's:
-    // the update checks again that it is undelivered, due and unleased (PostgreSQL, after waiting
-    // for the other claim's lock, on the row as that claim left it). Oldest first, as claimed.
-    heads.whereIn('o.id', [...only]);
-    const rows = (await trx(table).whereIn('id', heads).whereNull('delivered_ms').where('next_attempt_ms', '<=', at)
-      .where((b) => b.whereNull('lease_until_ms').orWhere('lease_until_ms', '<=', at))
-      .update(leased).returning('*')) as Row[];
-    return rows.sort((a, b) => Number(a.created_ms) - Number(b.created_ms) || Number(a.seq) - Number(b.seq)).map(outboxMessageOf);
-  }
+  if (only) heads.whereIn('o.id', [...only]);
   if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
   const ids = ((await heads) as { id: string }[]).map((r) => r.id);
   if (ids.length === 0) return [];
-  const rows = (await trx(table).whereIn('id', ids).update(leased).returning('*')) as Row[];
+  const rows = (await trx(table).whereIn('id', ids).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
   // Oldest first, as the heads were picked.
   const order = new Map(ids.map((id, i) => [id, i]));
   return rows.sort((a, b) => order.get(String(a.id))! - order.get(String(b.id))!).map(outboxMessageOf);

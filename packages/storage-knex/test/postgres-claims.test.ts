@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createVigil } from '@vigil/core';
-import { alertStateFixture, outboxMessageFixture } from '@vigil/core/testing';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexStorage, type KnexStorage } from '../src/index.js';
@@ -60,27 +59,6 @@ describe.runIf(PG_URL)('PostgreSQL shared by several processes', () => {
     expect(reclaimed).toHaveLength(1000);
     expect(reclaimed.every((j) => j.reclaimed)).toBe(true);
     expect(new Set(reclaimed.map((j) => j.checkId)).size).toBe(1000);
-  });
-
-  it('a step queuing again a message another claim is leasing leaves it to that claim once its lock is gone', async () => {
-    const s = open('hand_');
-    await s.migrate();
-    const now = new Date('2026-05-01T12:00:00Z');
-    const at = now.toISOString();
-    const held = outboxMessageFixture('acc', { checkId: 'c-1', alertChannelId: 1, created_at: at, nextAttemptAt: at });
-    const fresh = outboxMessageFixture('acc', { checkId: 'c-1', alertChannelId: 2, created_at: at, nextAttemptAt: at });
-    await s.outbox.enqueue([held]);
-    // Another process's claim has leased `held` and not committed yet: its row is locked.
-    const other = await s.knex.transaction();
-    await other('hand_outbox').where('id', held.id).update({ lease_owner: 'other', lease_until_ms: now.getTime() + 60_000 });
-    const step = s.alertStates.transitionAndLease!('acc', 'c-1', null, alertStateFixture({ status: 'FAILING' }), [held, fresh], { owner: 'me', now, leaseMs: 30_000, limit: 10 });
-    // The step's lease waits for that lock; the claim then commits.
-    for (let waiting = 0; waiting === 0;) {
-      waiting = Number((await admin.raw(`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%"hand_outbox"%'`)).rows[0].n);
-    }
-    await other.commit();
-    expect((await step)?.map((m) => m.id)).toEqual([fresh.id]);
-    expect((await s.knex('hand_outbox').where('id', held.id).first()).lease_owner).toBe('other');
   });
 
   it('a lost connection is a clear 503 naming the database, never its password', async () => {
