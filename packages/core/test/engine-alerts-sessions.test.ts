@@ -111,6 +111,27 @@ describe('engine: alerts, errors and sessions', () => {
     expect(runner.jobs.at(-1)!.environment.CI).toBeUndefined();
   });
 
+  it('has a failed test session run\'s error groups written by the time its session reads as ended', async () => {
+    const storage = memoryStorage();
+    // The project's group write is slow: it waits for a few turns of the event loop.
+    const insert = storage.testSessionErrorGroups.insert.bind(storage.testSessionErrorGroups);
+    storage.testSessionErrorGroups.insert = async (...args) => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      return insert(...args);
+    };
+    const s = await setup({ storage }, new FakeRunner('TCP', [failResult('Connection refused')]));
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp({ name: 'payments', frequency: 60, frequencyOffset: 300 }));
+    await start(s);
+    const { sessions } = await s.vigil.checkSessions.trigger(s.accountId, { target: { checkId: [check.id] }, projectId: 'web-shop' });
+    let ended = false;
+    for (let i = 0; i < 200 && !ended; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      ended = (await s.vigil.checkSessions.get(s.accountId, sessions[0]!.checkSessionId)).status === 'FAILED';
+      if (ended) expect((await s.vigil.errorGroups.listByProject(s.accountId, 'web-shop')).map((g) => g.rawErrorMessage)).toEqual(['Connection refused']);
+    }
+    expect(ended).toBe(true);
+  });
+
   it('records each failed test of a Playwright suite in a test session as its own error, with the test\'s metadata', async () => {
     const tests = [
       { title: 'shows the cart', file: 'tests/cart.spec.ts', suitePath: ['Cart'], project: 'chromium', status: 'failed', error: 'Expected 2, received 1' },

@@ -1,7 +1,8 @@
 /*
  * Stage 2 of the run pipeline, the result sink: stores a run's attempts as results (secrets
  * scrubbed; a run stored already conflicts, so it is stored once), then writes what they change:
- * the session's progress, the check status (compare-and-set), the error group.
+ * a test session's error groups, the session's progress, the check status (compare-and-set), the
+ * check's error group.
  */
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckSession } from '../model/check-session.js';
@@ -80,7 +81,8 @@ export class ResultSink {
 
   /**
    * Stores a run's attempts (the last one FINAL) and counts it; then, unless it was `cancelled`,
-   * ends its session's sequence and starts writing the check's status and error group.
+   * records a failed test session run's errors in its project's groups, ends its session's
+   * sequence and starts writing the check's status and error group.
    */
   async write(spec: RunSpec, forRun: CheckForRun, made: { startedAt: Date; attempts: Attempt[] }, cancelled: boolean): Promise<Written> {
     const check = forRun.check;
@@ -98,6 +100,10 @@ export class ResultSink {
     this.recordRun(spec, check, final, made.startedAt, attempts.length, cancelled);
     // A cancelled run is kept as a result but changes no status and raises no alert.
     if (cancelled) return { kind: 'cancelled' };
+    // A test session's failed run fills its project's error groups before its sequence ends: whoever
+    // waits for the session to end finds them there.
+    const failed = final.errorMessage && (stored.hasFailures || stored.hasErrors) ? final.errorMessage : null;
+    if (failed && spec.session?.projectId) await this.recordTestSessionErrors(spec, forRun, failed, final.stoppedAt, final.details);
     // A session's sequence ends first: one cancelled while its run went on elsewhere keeps the
     // result but changes no status and raises no alert.
     const session = spec.session
@@ -106,7 +112,7 @@ export class ResultSink {
     if (spec.session && sequenceOf(session, spec.session.sequenceId)?.status === 'CANCELLED') return { kind: 'cancelled' };
     const status = (async () => {
       await this.updateStatus(spec.accountId, check, stored);
-      if (final.errorMessage && (stored.hasFailures || stored.hasErrors)) await this.recordError(spec, forRun, final.errorMessage, final.stoppedAt, final.details);
+      if (failed) await this.errorGroups.recordOccurrence(spec.accountId, check.id, failed, final.stoppedAt);
     })();
     // The caller awaits it; until then its failure is not unhandled.
     status.catch(() => {});
@@ -166,10 +172,9 @@ export class ResultSink {
     return changeSession(this.deps.storage, accountId, ref.checkSessionId, (session) => completeSequence(session, ref.sequenceId, outcome, now));
   }
 
-  /** The failed run's error group, and for a test session's run, the project's test-session group too. */
-  private async recordError(spec: RunSpec, forRun: CheckForRun, errorMessage: string, at: string, details: unknown): Promise<void> {
+  /** A test session's failed run in its project's test-session error groups. */
+  private async recordTestSessionErrors(spec: RunSpec, forRun: CheckForRun, errorMessage: string, at: string, details: unknown): Promise<void> {
     const check = forRun.check;
-    await this.errorGroups.recordOccurrence(spec.accountId, check.id, errorMessage, at);
     if (!spec.session?.projectId) return;
     // A Playwright suite's failed tests are each an occurrence of their own, with the test's metadata.
     const failed = check.checkType === 'PLAYWRIGHT' ? failedSuiteTests(details) : [];
