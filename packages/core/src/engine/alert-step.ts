@@ -107,6 +107,9 @@ export class AlertStep {
     const { storage, clock } = this.deps;
     const check = forRun.check;
     const now = clock.now();
+    // A deactivated check (or one in a deactivated group) has no ticks: one a run under way when it
+    // was deactivated put back ends here. Reactivated while failing, it gets its tick back.
+    if (!forRun.activated) return null;
     let keepTicking = false;
     await this.step(accountId, check.id, async (state) => {
       keepTicking = state !== null && state.status !== 'PASSING';
