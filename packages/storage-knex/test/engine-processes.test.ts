@@ -47,32 +47,53 @@ describe.runIf(PG_URL)('two engine processes on one PostgreSQL database', () => 
       }, { autoAssignAlerts: false });
       ids.push(check.id);
     }
+    let killedAt = Infinity;
     const firstDue = new Map<string, number>();
     for (const id of ids) firstDue.set(id, Date.parse((await storage.schedule.list(account.id, id))[0]!.dueAt));
 
     // Read back through the store: a scheduled run is a narrow row whose id is recomputed.
     async function readBack(cutoff: number) {
-      const stored = new Set<string>();
+      const stored = new Map<string, string>();
       let storedCount = 0;
       for (const id of ids) {
         const page = await storage.checkResults.listByCheck(account.id, id, { limit: 1000, offset: 0 });
         storedCount += page.total;
-        for (const r of page.items) if (r.resultType === 'FINAL') stored.add(r.id);
+        for (const r of page.items) if (r.resultType === 'FINAL') stored.set(r.id, r.startedAt);
       }
       let expected = 0;
       const missing: string[] = [];
+      // How late each slot started after the kill (start minus due), to tell a late survivor from a lost slot.
+      const lateAfterKill: number[] = [];
       for (const id of ids) {
         for (let due = firstDue.get(id)!; due <= cutoff; due += PERIOD_MS) {
           expected++;
-          if (!stored.has(slotResultId(id, 'us-east-1', new Date(due), 1))) missing.push(`${id}@${new Date(due).toISOString()}`);
+          const startedAt = stored.get(slotResultId(id, 'us-east-1', new Date(due), 1));
+          if (startedAt === undefined) missing.push(`${id}@${new Date(due).toISOString()}`);
+          else if (due >= killedAt) lateAfterKill.push(Date.parse(startedAt) - due);
         }
       }
-      return { storedCount, expected, missing };
+      return { storedCount, expected, missing, lateAfterKill };
+    }
+
+    /** What a failure says of the first missing slots: their check's schedule rows and the runs it has stored. */
+    async function whyMissing(missing: string[], lateAfterKill: number[]): Promise<string> {
+      const iso = (ms: unknown) => (ms === null ? null : new Date(Number(ms)).toISOString());
+      const sorted = [...lateAfterKill].sort((x, y) => x - y);
+      const lines = [`killed engine-a at ${iso(killedAt)}; ${missing.length} slots missing; lateness after the kill p99 ${sorted[Math.floor(sorted.length * 0.99)] ?? '-'} ms, max ${sorted.at(-1) ?? '-'} ms`];
+      for (const slot of missing.slice(0, 5)) {
+        const checkId = slot.slice(0, slot.indexOf('@'));
+        const rows = await storage.knex(`${prefix}schedule`).where({ check_id: checkId }).select('kind', 'due_ms', 'lease_owner', 'lease_until_ms');
+        const page = await storage.checkResults.listByCheck(account.id, checkId, { limit: 1000, offset: 0 });
+        const starts = page.items.filter((r) => r.resultType === 'FINAL').map((r) => r.startedAt).sort();
+        lines.push(`${slot}: schedule ${JSON.stringify(rows.map((r) => ({ kind: r.kind, due: iso(r.due_ms), owner: r.lease_owner, leaseUntil: iso(r.lease_until_ms) })))}; runs started ${starts.join(' ')}`);
+      }
+      return lines.join('\n');
     }
 
     const [a, b] = await Promise.all([engine('engine-a'), engine('engine-b')]);
     await new Promise((r) => setTimeout(r, 30_000));
     a!.kill('SIGKILL');
+    killedAt = Date.now();
     await new Promise((r) => setTimeout(r, 30_000));
     // Every slot from a check's first up to a period and a lease before now must run: its result is
     // stored once. The survivor is given up to a minute to catch up before it is stopped, since on a
@@ -87,8 +108,8 @@ describe.runIf(PG_URL)('two engine processes on one PostgreSQL database', () => 
     b!.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    const { storedCount, expected, missing } = await readBack(cutoff);
-    expect(missing.slice(0, 5)).toEqual([]);
+    const { storedCount, expected, missing, lateAfterKill } = await readBack(cutoff);
+    expect(missing.slice(0, 5), missing.length > 0 ? await whyMissing(missing, lateAfterKill) : undefined).toEqual([]);
     expect(expected).toBeGreaterThan(CHECKS * 4);
     expect(storedCount).toBeGreaterThanOrEqual(expected);
   }, 240_000);
