@@ -14,6 +14,7 @@ import {
 } from '@vigil/core';
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
+import { asUrgent } from './writer-lanes.js';
 import { indexName } from './doc-tables.js';
 import { outboxWrites } from './outbox-writes.js';
 import type { TableContext } from './table.js';
@@ -76,8 +77,12 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
   return {
     upsert: (entry) =>
       run(async () => {
-        // A moved entry keeps its lease, so a run in progress is not claimed a second time.
-        await ctx.knex(table).insert(toRow(entry)).onConflict(KEY).merge(['account_id', 'due_ms']);
+        // A moved entry keeps its lease, so a run in progress is not claimed a second time. A
+        // failing check's alert tick is written on its way to the alert's step: urgent as well.
+        const write = async () => {
+          await ctx.knex(table).insert(toRow(entry)).onConflict(KEY).merge(['account_id', 'due_ms']);
+        };
+        await (entry.kind === 'alert-tick' ? asUrgent(write) : write());
       }),
     ensure: (entries) =>
       run(async () => {

@@ -18,6 +18,7 @@ import { leaseHeads, outboxRow } from './queues.js';
 import { docRepository } from './resources.js';
 import { listWithChecks } from './status-list.js';
 import { DocTable, type TableContext } from './table.js';
+import { asUrgent } from './writer-lanes.js';
 
 export function errorGroupRepository(ctx: TableContext): ErrorGroupRepository {
   const table = new DocTable<ErrorGroup>(ctx, {
@@ -125,7 +126,9 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const transition = async (
     accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[], lease?: OutboxLease,
   ): Promise<OutboxMessage[] | null> => {
-    return table.run(() =>
+    // A step that queues alerts goes ahead of the runs' bookkeeping on SQLite's writer.
+    const lane = messages.length > 0 ? asUrgent : <T>(fn: () => Promise<T>) => fn();
+    return table.run(() => lane(() =>
       ctx.knex.transaction(async (trx) => {
         const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
         if (!wrote) return null;
@@ -136,7 +139,7 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
         if (!lease || messages.length === 0) return [];
         // Searched by id, not in the claim's order (the new rows sort last in its index).
         return leaseHeads(ctx, trx, lease, false, messages.slice(0, 100).map((m) => m.id));
-      }));
+      })));
   };
   return {
     get: async (accountId, checkId) => (await table.get(accountId, perCheck(accountId, checkId)))?.state ?? null,

@@ -24,6 +24,7 @@ import {
 import { checkResultRepository } from './results.js';
 import { alertStateRepository, checkSessionRepository, checkStatusRepository, errorGroupRepository, heartbeatRepository, testSessionErrorGroupRepository } from './runs.js';
 import type { TableContext } from './table.js';
+import { prioritizeWriter } from './writer-lanes.js';
 
 export interface KnexStorageOptions {
   /** `sqlite3` (default) or `pg`. Ignored when `knex` is given. */
@@ -151,6 +152,8 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const filename = (knex.client.config.connection as { filename?: string } | undefined)?.filename;
   if (owned && client === 'sqlite3') restrictSqliteFile(filename);
   const readers = owned && client === 'sqlite3' && !options.pool ? sqliteReaders(filename, options.readers ?? 4) : null;
+  // SQLite's one writer serves an alert's step ahead of the runs' bookkeeping.
+  if (owned && client === 'sqlite3' && !options.pool) prioritizeWriter(knex);
   const prefix = options.tablePrefix ?? 'vigil_';
   // A host's own knex is left as it is; Vigil's connections give up on a request whose client left.
   for (const db of owned ? [knex, readers] : []) if (db) cancelWithRequest(db);
