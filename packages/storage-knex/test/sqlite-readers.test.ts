@@ -5,27 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tcpCheckFixture } from '@vigil/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { knexStorage, type KnexStorage } from '../src/index.js';
+import { knexStorage } from '../src/index.js';
+import { holdWrite } from './support/hold-write.js';
 
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-sqlite-readers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
-
-/** Holds a write transaction open on the writer until the returned function is called. */
-async function holdWrite(storage: KnexStorage): Promise<{ release: () => Promise<void> }> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let started!: () => void;
-  const begun = new Promise<void>((r) => (started = r));
-  const done = storage.knex.transaction(async (trx) => {
-    await trx('vigil_checks').where('id', 'none').update({ name: 'x' });
-    started();
-    await released;
-  });
-  await begun;
-  return { release: async () => { release(); await done; } };
-}
 
 const settledWithin = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(r, ms, false))]);

@@ -8,31 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AlertState, ScheduleEntry } from '@vigil/core';
 import { outboxMessageFixture } from '@vigil/core/testing';
 import knexFactory from 'knex';
-import { knexStorage, type KnexStorage } from '../src/index.js';
+import { knexStorage } from '../src/index.js';
+import { holdWrite } from './support/hold-write.js';
 import { prioritizeWriter } from '../src/writer-lanes.js';
 
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-writer-lanes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
-
-/** Holds a write transaction open on the writer until the returned function is called. */
-async function holdWrite(storage: KnexStorage): Promise<() => Promise<void>> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let started!: () => void;
-  const begun = new Promise<void>((r) => (started = r));
-  const done = storage.knex.transaction(async (trx) => {
-    await trx('vigil_checks').where('id', 'none').update({ name: 'x' });
-    started();
-    await released;
-  });
-  await begun;
-  return async () => {
-    release();
-    await done;
-  };
-}
 
 const entry = (kind: ScheduleEntry['kind'], checkId: string): ScheduleEntry => ({
   kind, accountId: ACCOUNT, checkId, location: kind === 'run' ? 'us-east-1' : '', dueAt: '2026-05-01T12:00:00.000Z',
@@ -43,7 +26,7 @@ describe('SQLite\'s writer', () => {
   it('writes an alert\'s step and tick before the bookkeeping queued ahead of them, and the bookkeeping in its order', async () => {
     const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `db-${++n}.sqlite`) });
     await storage.migrate();
-    const release = await holdWrite(storage);
+    const { release } = await holdWrite(storage);
     const order: string[] = [];
     const done = (name: string) => () => void order.push(name);
     const writes = [
@@ -69,7 +52,7 @@ describe('SQLite\'s writer', () => {
   it('gives the bookkeeping the writer once after eight alerts in a row', async () => {
     const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `db-${++n}.sqlite`) });
     await storage.migrate();
-    const release = await holdWrite(storage);
+    const { release } = await holdWrite(storage);
     const order: string[] = [];
     const writes = [
       ...[1, 2].map((i) => storage.schedule.upsert(entry('run', `check-${i}`)).then(() => void order.push(`run ${i}`))),
@@ -88,7 +71,7 @@ describe('SQLite\'s writer', () => {
     }) });
     prioritizeWriter(storage.knex);
     await storage.migrate();
-    const release = await holdWrite(storage);
+    const { release } = await holdWrite(storage);
     // A store error says the database cannot be reached (503), not a hang.
     await expect(storage.schedule.upsert(entry('run', 'check-1'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     await release();
@@ -100,7 +83,7 @@ describe('SQLite\'s writer', () => {
   it('fails the writes still waiting when the store is closed, at once', async () => {
     const storage = knexStorage({ client: 'sqlite3', connection: join(dir, `db-${++n}.sqlite`) });
     await storage.migrate();
-    const release = await holdWrite(storage);
+    const { release } = await holdWrite(storage);
     const waiting = [storage.schedule.upsert(entry('run', 'check-1')), storage.schedule.upsert(entry('alert-tick', 'check-2'))];
     for (const w of waiting) w.catch(() => {});
     const started = Date.now();

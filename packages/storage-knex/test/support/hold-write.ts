@@ -1,0 +1,16 @@
+import type { KnexStorage } from '../../src/index.js';
+
+/** Holds a write transaction open on the store's writer until `release` is called. */
+export async function holdWrite(storage: KnexStorage): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const begun = new Promise<void>((r) => (started = r));
+  const done = storage.knex.transaction(async (trx) => {
+    await trx('vigil_checks').where('id', 'none').update({ name: 'x' });
+    started();
+    await released;
+  });
+  await begun;
+  return { release: async () => { release(); await done; } };
+}
