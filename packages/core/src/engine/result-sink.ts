@@ -103,7 +103,7 @@ export class ResultSink {
     // A test session's failed run fills its project's error groups before its sequence ends: whoever
     // waits for the session to end finds them there.
     const failed = final.errorMessage && (stored.hasFailures || stored.hasErrors) ? final.errorMessage : null;
-    if (failed && spec.session?.projectId) await this.recordTestSessionErrors(spec, forRun, failed, final.stoppedAt, final.details);
+    if (failed) await this.recordTestSessionErrors(spec, forRun, failed, final.stoppedAt, final.details);
     // A session's sequence ends first: one cancelled while its run went on elsewhere keeps the
     // result but changes no status and raises no alert.
     const session = spec.session
@@ -172,7 +172,7 @@ export class ResultSink {
     return changeSession(this.deps.storage, accountId, ref.checkSessionId, (session) => completeSequence(session, ref.sequenceId, outcome, now));
   }
 
-  /** A test session's failed run in its project's test-session error groups. */
+  /** A test session's failed run in its project's test-session error groups (none for any other run). */
   private async recordTestSessionErrors(spec: RunSpec, forRun: CheckForRun, errorMessage: string, at: string, details: unknown): Promise<void> {
     const check = forRun.check;
     if (!spec.session?.projectId) return;
