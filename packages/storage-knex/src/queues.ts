@@ -231,12 +231,15 @@ export async function leaseHeads(
     .limit(Math.max(0, lease.limit));
   if (only) heads.whereIn('o.id', [...only]);
   if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
-  const ids = ((await heads) as { id: string }[]).map((r) => r.id);
-  if (ids.length === 0) return [];
-  const rows = (await trx(table).whereIn('id', ids).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
+  // Picked and leased in one statement: a claim is one round trip to the store, not two.
+  const rows = (await trx(table).whereIn('id', heads).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
   // Oldest first, as the heads were picked.
-  const order = new Map(ids.map((id, i) => [id, i]));
-  return rows.sort((a, b) => order.get(String(a.id))! - order.get(String(b.id))!).map(outboxMessageOf);
+  return rows.sort(claimOrder).map(outboxMessageOf);
+}
+
+/** The claim's order: by creation time, then by insertion. */
+function claimOrder(a: Row, b: Row): number {
+  return Number(a.created_ms) - Number(b.created_ms) || Number(a.seq) - Number(b.seq);
 }
 
 export function outbox(ctx: TableContext): Outbox {
