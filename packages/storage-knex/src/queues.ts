@@ -204,27 +204,28 @@ export function claimIndexHint(ctx: TableContext): Promise<boolean> {
 }
 
 /**
- * Leases what the outbox hands out (see Outbox.claim), oldest first, inside `trx`; with `only`,
- * just those of these ids (an alert state's transitionAndLease). `hint` names the claim's index.
+ * Leases what the outbox hands out (see Outbox.claim), oldest first, in one statement on `db` (the
+ * store's connection, or an alert state's transaction); with `only`, just those of these ids (an
+ * alert state's transitionAndLease). `hint` names the claim's index.
  */
 export async function leaseHeads(
-  ctx: TableContext, trx: Knex.Transaction, lease: OutboxLease, hint: boolean, only?: readonly string[],
+  ctx: TableContext, db: Knex | Knex.Transaction, lease: OutboxLease, hint: boolean, only?: readonly string[],
 ): Promise<OutboxMessage[]> {
   const table = `${ctx.prefix}outbox`;
   const at = lease.now.getTime();
   // Only the oldest undelivered message of a check to a channel may go, so they arrive in order.
   // SQLite (no statistics) would search by due time and sort the whole queue: it reads the
   // undelivered messages in claim order (migration 015) and stops at the limit.
-  const from = hint ? trx.raw('?? as o indexed by ??', [table, outboxClaimIndex(ctx)]) : `${table} as o`;
-  const heads = trx(from)
+  const from = hint ? db.raw('?? as o indexed by ??', [table, outboxClaimIndex(ctx)]) : `${table} as o`;
+  const heads = db(from)
     .select('o.id')
     .whereNull('o.delivered_ms')
     .where('o.next_attempt_ms', '<=', at)
     .where((b) => b.whereNull('o.lease_until_ms').orWhere('o.lease_until_ms', '<=', at))
     .where((b) =>
       b.whereNull('o.check_id').orWhereNotExists(
-        trx(`${table} as p`).select(trx.raw('1')).whereRaw('p.check_id = o.check_id and p.alert_channel_id = o.alert_channel_id').whereNull('p.delivered_ms')
-          .where((c) => c.where('p.created_ms', '<', trx.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', trx.ref('o.created_ms')).where('p.seq', '<', trx.ref('o.seq')))),
+        db(`${table} as p`).select(db.raw('1')).whereRaw('p.check_id = o.check_id and p.alert_channel_id = o.alert_channel_id').whereNull('p.delivered_ms')
+          .where((c) => c.where('p.created_ms', '<', db.ref('o.created_ms')).orWhere((d) => d.where('p.created_ms', db.ref('o.created_ms')).where('p.seq', '<', db.ref('o.seq')))),
       ),
     )
     .orderBy([{ column: 'o.created_ms' }, { column: 'o.seq' }])
@@ -232,7 +233,7 @@ export async function leaseHeads(
   if (only) heads.whereIn('o.id', [...only]);
   if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
   // Picked and leased in one statement: a claim is one round trip to the store, not two.
-  const rows = (await trx(table).whereIn('id', heads).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
+  const rows = (await db(table).whereIn('id', heads).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
   // Oldest first, as the heads were picked.
   return rows.sort(claimOrder).map(outboxMessageOf);
 }
@@ -259,7 +260,8 @@ export function outbox(ctx: TableContext): Outbox {
     claim: (now, limit, leaseMs, owner) =>
       run(async () => {
         const hint = await claimIndexHint(ctx);
-        return ctx.knex.transaction((trx) => leaseHeads(ctx, trx, { owner, now, leaseMs, limit }, hint));
+        // One statement, atomic on its own: no transaction around it.
+        return leaseHeads(ctx, ctx.knex, { owner, now, leaseMs, limit }, hint);
       }),
     // Delivery outcomes are written together, one transaction for the sends that finish at once.
     ...outboxWrites(ctx, table, attempts),
