@@ -232,8 +232,12 @@ export async function leaseHeads(
     .limit(Math.max(0, lease.limit));
   if (only) heads.whereIn('o.id', [...only]);
   if (isPg(ctx.knex)) heads.forUpdate().skipLocked();
-  // Picked and leased in one statement: a claim is one round trip to the store, not two.
-  const rows = (await db(table).whereIn('id', heads).update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
+  // Picked and leased in one statement: a claim is one round trip to the store, not two. The heads
+  // are a CTE, which PostgreSQL runs once (one with FOR UPDATE is never inlined): as a subquery of
+  // IN, a nested-loop plan would run it again for each row, each time past the rows it had leased,
+  // and lease more than the limit.
+  const picked = db.with('picked', heads).from(table).whereIn('id', db('picked').select('id'));
+  const rows = (await picked.update({ lease_owner: lease.owner, lease_until_ms: at + lease.leaseMs }).returning('*')) as Row[];
   // Oldest first, as the heads were picked.
   return rows.sort(claimOrder).map(outboxMessageOf);
 }

@@ -125,9 +125,11 @@ describe('outbox claim on SQLite', () => {
     const claimed = await storage.outbox.claim(new Date(at.getTime() + 60_000), 4, 60_000, 'me');
     // The heads of each check and channel, oldest first.
     expect(claimed.map((m) => m.id)).toEqual(['m00', 'm01', 'm02', 'm03']);
-    // One statement picks and leases them.
+    // One statement picks and leases them, with no transaction around it.
     const claims = statements.filter((q) => q.sql.includes('vigil_outbox'));
-    expect(claims.map((q) => q.sql.split(' ')[0])).toEqual(['update']);
+    expect(claims.map((q) => q.sql.split(' ')[0])).toEqual(['with']);
+    expect(claims[0]!.sql).toContain('update `vigil_outbox`');
+    expect(statements.map((q) => q.sql)).not.toContain('BEGIN;');
     const pick = claims[0]!;
     const plan = ((await storage.knex.raw(`explain query plan ${pick.sql}`, pick.bindings)) as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan).toContain('vigil_outbox_undelivered_created_ms_seq_index');
