@@ -48,7 +48,7 @@ export function preparedReads(knex: Knex): PreparedReads | null {
 }
 
 /** Runs `query` on a connection of the pool, cancelled with the request it is made for. */
-function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
+export function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unknown) => Promise<R>): Promise<R> {
   const signal = requestSignal();
   if (signal?.aborted) return Promise.reject(abandoned());
   const client = knex.client as unknown as PoolClient;
@@ -171,4 +171,5 @@ function pgReads(knex: Knex): PreparedReads {
 /** 26000 no such prepared statement, 42P05 it exists already, 0A000 cached plan must not change result type. */
 const STALE_STATEMENT = new Set(['26000', '42P05', '0A000']);
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+/** A PostgreSQL identifier, quoted. */
+export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
