@@ -58,13 +58,20 @@ class CopyOut {
     this.size += chunk.length;
   }
 
+  /** Set by the driver where it watches the query (its `query_timeout`): told when the read ends. */
+  callback?: (err: unknown) => void;
+
   handleError(err: unknown): void {
+    if (this.error !== undefined) return;
     this.error = err;
     this.reject(err);
+    this.callback?.(err);
   }
 
   handleReadyForQuery(): void {
-    if (this.error === undefined) this.resolve(this.buffer.subarray(0, this.size));
+    if (this.error !== undefined) return;
+    this.resolve(this.buffer.subarray(0, this.size));
+    this.callback?.(null);
   }
 
   handleCommandComplete(): void {}
