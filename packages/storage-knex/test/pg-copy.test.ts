@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CopyTuples, copyBinary, pgLiteral } from '../src/pg-copy.js';
 // PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
 import { freshStore, PG_URL } from './support/fresh-store.js';
+import { holdTableLock } from './support/hold-write.js';
 
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 
@@ -71,16 +72,7 @@ describe.runIf(PG_URL)('a binary COPY read on PostgreSQL', () => {
       // A transaction holding the statuses table's lock makes the list wait on the server.
       const tables = await storage.knex.raw("select tablename from pg_tables where tablename like '%check_statuses' and schemaname = current_schema()");
       const table = (tables.rows as { tablename: string }[])[0]!.tablename;
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let locked!: () => void;
-      const lockTaken = new Promise<void>((r) => (locked = r));
-      const lock = storage.knex.transaction(async (trx) => {
-        await trx.raw(`lock table "${table}" in access exclusive mode`);
-        locked();
-        await held;
-      });
-      await lockTaken;
+      const lock = await holdTableLock(storage, table);
       const abort = new AbortController();
       const read = runForRequest(abort.signal, list);
       // Aborted once the COPY waits on the lock.
@@ -91,8 +83,7 @@ describe.runIf(PG_URL)('a binary COPY read on PostgreSQL', () => {
       }
       abort.abort();
       await expect(read).rejects.toMatchObject({ code: '57014' });
-      release();
-      await lock;
+      await lock.release();
       const entries = await list();
       expect(entries.map((e) => JSON.parse(Buffer.from(e as Uint8Array).toString()).checkId)).toEqual([check.id]);
     } finally {

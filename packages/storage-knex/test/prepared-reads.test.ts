@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { knexStorage, type KnexStorage } from '../src/index.js';
 // PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
 import { PG_URL } from './support/fresh-store.js';
+import { holdTableLock } from './support/hold-write.js';
 
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-prepared-'));
@@ -121,24 +122,14 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
     await onPgStore({ pool: { min: 0, max: 2 } }, async (storage, prefix) => {
       const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture() as never);
       // A transaction holding the table's exclusive lock makes the read wait on the server.
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let locked!: () => void;
-      const lockTaken = new Promise<void>((r) => (locked = r));
-      const lock = storage.knex.transaction(async (trx) => {
-        await trx.raw(`lock table "${prefix}checks" in access exclusive mode`);
-        locked();
-        await held;
-      });
-      await lockTaken;
+      const lock = await holdTableLock(storage, `${prefix}checks`);
       const abort = new AbortController();
       const started = Date.now();
       const read = runForRequest(abort.signal, () => storage.checks.get(ACCOUNT, check.id));
       setTimeout(() => abort.abort(), 300);
       await expect(read).rejects.toMatchObject({ code: '57014' });
       expect(Date.now() - started).toBeLessThan(5_000);
-      release();
-      await lock;
+      await lock.release();
       expect((await storage.checks.get(ACCOUNT, check.id))?.id).toBe(check.id);
     });
   });

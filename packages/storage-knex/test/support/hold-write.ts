@@ -14,3 +14,18 @@ export async function holdWrite(storage: KnexStorage): Promise<{ release: () => 
   await begun;
   return { release: async () => { release(); await done; } };
 }
+
+/** PostgreSQL: holds `table`'s exclusive lock in an open transaction until `release` is called (a read of it waits on the server meanwhile). */
+export async function holdTableLock(storage: KnexStorage, table: string): Promise<{ release: () => Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const taken = new Promise<void>((r) => (locked = r));
+  const done = storage.knex.transaction(async (trx) => {
+    await trx.raw('lock table ?? in access exclusive mode', [table]);
+    locked();
+    await released;
+  });
+  await taken;
+  return { release: async () => { release(); await done; } };
+}
