@@ -8,10 +8,12 @@ import { onConnection } from './prepared.js';
  * are sent on as they are, this skips the decoding and the encoding back (the status list: about
  * a quarter less time). The read takes its connection from knex's pool and is cancelled with its
  * request as other reads are. COPY takes no bind parameters: values go into `select` as literals
- * (`pgLiteral`).
+ * (`pgLiteral`). Null where the connection cannot take a COPY (a client in pipeline mode).
  */
-export function copyBinary(knex: Knex, select: string): Promise<Buffer> {
+export function copyBinary(knex: Knex, select: string): Promise<Buffer | null> {
   return onConnection(knex, true, (connection) => {
+    // A client in pipeline mode takes no query of this kind: null, and the caller reads rows.
+    if ((connection as { pipeline?: unknown }).pipeline) return Promise.resolve(null);
     const read = new CopyOut(`COPY (${select}) TO STDOUT (FORMAT binary)`);
     (connection as { query(submittable: CopyOut): void }).query(read);
     return read.bytes;
@@ -28,7 +30,8 @@ export function pgLiteral(value: string): string {
  * The driver's "submittable" for COPY TO STDOUT: it sends the statement and gathers the CopyData
  * messages into one buffer (each message is a view into the driver's read buffer, so it is copied
  * at once). A server error rejects at once; the driver waits for the server's ReadyForQuery before
- * it sends the connection's next query.
+ * it sends the connection's next query. A message no COPY TO answers with (rows, a request for
+ * data) rejects too, rather than leaving the driver to call a handler that is not there.
  */
 class CopyOut {
   private buffer = Buffer.allocUnsafe(1 << 16);
@@ -76,6 +79,22 @@ class CopyOut {
 
   handleCommandComplete(): void {}
   handleEmptyQuery(): void {}
+  handleRowDescription(): void {
+    this.unexpected('rows');
+  }
+  handleDataRow(): void {
+    this.unexpected('rows');
+  }
+  handlePortalSuspended(): void {
+    this.unexpected('a suspended portal');
+  }
+  handleCopyInResponse(): void {
+    this.unexpected('a request for COPY data');
+  }
+
+  private unexpected(what: string): void {
+    this.handleError(new Error(`A COPY TO STDOUT was answered with ${what}`));
+  }
 }
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');

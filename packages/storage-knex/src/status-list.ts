@@ -14,10 +14,11 @@ import type { DocTable, TableContext } from './table.js';
  *   `{`, so the two cannot be confused; SQLite's JSON quoting of the name is compared with the text
  *   JSON.stringify wrote, and a name it quotes otherwise only takes the slower way.) When every
  *   entry is a document, the whole list comes back as one run of UTF-8 bytes, never decoded.
- * - PostgreSQL: the checks and the status documents read side by side on two connections, each as a
- *   binary COPY (a join there costs more than both reads, as it sorts the documents along with the
- *   checks). A status stored under its check's current name is handed over as the bytes PostgreSQL
- *   sent, never decoded; any other entry as the check and its document.
+ * - PostgreSQL: the checks and the status documents read side by side on two connections, on
+ *   Vigil's own connections each as a binary COPY (a join there costs more than both reads, as it
+ *   sorts the documents along with the checks). A status stored under its check's current name is
+ *   handed over as the bytes PostgreSQL sent, never decoded; any other entry as the check and its
+ *   document. On a host's knex the two are read as rows through knex.
  */
 export async function listWithChecks(
   ctx: TableContext,
@@ -58,6 +59,7 @@ export async function listWithChecks(
 }
 
 async function pgList(ctx: TableContext, checks: string, statuses: string, accountId: string): Promise<(Uint8Array | CheckStatusDocument)[]> {
+  if (!ctx.copies) return pgRowList(ctx, checks, statuses, accountId);
   const account = pgLiteral(accountId);
   const [checkBytes, documentBytes] = await Promise.all([
     // Each name as PostgreSQL quotes it in JSON, to be compared with the document's bytes.
@@ -66,6 +68,7 @@ async function pgList(ctx: TableContext, checks: string, statuses: string, accou
     // cuts each status's check id from its row id.
     copyBinary(ctx.reader, `select substr(id, char_length(account_id) + 2)::text, data::text from ${quoteIdent(statuses)} where account_id = ${account}`),
   ]);
+  if (!checkBytes || !documentBytes) return pgRowList(ctx, checks, statuses, accountId);
   // Each check's document, by check id: where it starts in the bytes, and its length.
   const documents = new CopyTuples(documentBytes);
   const byCheck = new Map<string, number>();
@@ -101,6 +104,18 @@ async function pgList(ctx: TableContext, checks: string, statuses: string, accou
     entries.push({ checkId: id, name, created_at: createdAt, json: length < 0 ? null : documentBytes.toString('utf8', start, start + length) });
   }
   return entries;
+}
+
+/** The list read as rows through knex (a host's knex, or a client in pipeline mode): the service compares the names. */
+async function pgRowList(ctx: TableContext, checks: string, statuses: string, accountId: string): Promise<CheckStatusDocument[]> {
+  // Rows as arrays, and each status's check id cut from its row id by the server.
+  const [checkRows, documents] = (await Promise.all([
+    ctx.reader.raw('select id, name, created_at from ?? where account_id = ? order by seq', [checks, accountId]).options({ rowMode: 'array' }),
+    ctx.reader.raw('select substr(id, char_length(account_id) + 2), data from ?? where account_id = ?', [statuses, accountId]).options({ rowMode: 'array' }),
+  ])).map((r) => (r as { rows: unknown[] }).rows) as [[string, string | null, string | null][], [string, string][]];
+  const byCheck = new Map<string, string>();
+  for (const [checkId, data] of documents) byCheck.set(checkId, data);
+  return checkRows.map(([id, name, createdAt]) => ({ checkId: id, name: String(name), created_at: String(createdAt), json: byCheck.get(id) ?? null }));
 }
 
 function sameBytes(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number, length: number): boolean {

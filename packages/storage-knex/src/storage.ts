@@ -159,8 +159,8 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   for (const db of owned ? [knex, readers] : []) if (db) cancelWithRequest(db);
   // Vigil's own connections keep the by-id reads prepared (a host's knex runs them through knex).
   const reads = owned && options.preparedStatements !== false ? preparedReads(readers ?? knex) : null;
-  const ctx: TableContext = { knex, reader: readers ?? knex, reads, prefix, database: describe(knex) };
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
+  const ctx: TableContext = { knex, reader: readers ?? knex, reads, copies: owned && pg, prefix, database: describe(knex) };
   let migrated: Promise<void> | null = null;
   let done = false;
   // A failed migration (database down) is tried again on the next call.

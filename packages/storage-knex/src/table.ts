@@ -25,6 +25,11 @@ export interface TableContext {
   reader: Knex;
   /** The reader's statements prepared per connection, for fixed reads; null: they go through knex. */
   reads?: PreparedReads | null;
+  /**
+   * Vigil's own PostgreSQL connections: long lists may be read as a binary COPY, past knex's query
+   * runner (a host's knex runs every query through knex).
+   */
+  copies?: boolean;
   prefix: string;
   database: string;
 }

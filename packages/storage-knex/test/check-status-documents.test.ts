@@ -30,8 +30,8 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
 
       const entries = await repository.listWithChecks(A);
       // An entry is either the stored document (stored under the check's current name: text on
-      // SQLite, where this list takes its slower way, the bytes PostgreSQL sent on PostgreSQL) or the
-      // check with its document.
+      // SQLite, where this list takes its slower way) or the check with its document (on PostgreSQL
+      // through a host's knex, as here, every entry: pg-copy.test.ts has Vigil's own connections).
       const ready = (e: (typeof entries)[number]): e is string | Uint8Array => typeof e === 'string' || e instanceof Uint8Array;
       const documents = entries.map((e) => (ready(e) ? Buffer.from(e).toString() : e.json));
       expect(documents).toEqual([...statuses.map((s) => JSON.stringify(s)), null]);
@@ -41,10 +41,10 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
       });
       // The renamed check and the one without runs are written again from their parts.
       expect(entries.slice(3).map(ready)).toEqual([false, false]);
-      // A document stored under the current name is handed over as it is, quotes, control
+      // SQLite hands a document stored under the current name over as it is, quotes, control
       // characters and line separators in the name included.
       expect(entries.slice(0, 3).map((e) => (typeof e === 'string' ? 'string' : e instanceof Uint8Array ? 'bytes' : 'check')))
-        .toEqual(Array(3).fill(kind === 'sqlite' ? 'string' : 'bytes'));
+        .toEqual(Array(3).fill(kind === 'sqlite' ? 'string' : 'check'));
       const listed = await storage.checkStatuses.list(A);
       expect(listed).toEqual([...statuses, orphan].map((s) => ({ ...s, accountId: A })));
       expect(Object.keys(listed[0]!).at(-1)).toBe('accountId');
@@ -57,8 +57,7 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
       await storage.checkStatuses.upsert(wide, checkStatusFixture(mine.id, { name: 'wide' }));
       const wideEntries = await repository.listWithChecks(wide);
       expect(wideEntries.map((e) => JSON.parse(typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json!).checkId)).toEqual([mine.id]);
-      // An account id with quotes and backslashes is read as itself (PostgreSQL reads the list with
-      // COPY, where the id is written into the statement as a literal).
+      // An account id with quotes and backslashes is read as itself.
       for (const odd of ["o'brien \\ ' -- ", "x' or '1'='1", 'back\\slash\\']) {
         const own = await storage.checks.insert(odd, tcpCheckFixture({ name: 'odd' }) as never);
         await storage.checkStatuses.upsert(odd, checkStatusFixture(own.id, { name: 'odd' }));
@@ -89,7 +88,6 @@ describe.each(STORES)('check status documents (%s)', (kind) => {
       const text = entries.map((e) => (typeof e === 'string' || e instanceof Uint8Array ? Buffer.from(e).toString() : e.json)).join(',');
       expect(text).toBe(statuses.map((s) => JSON.stringify(s)).join(','));
       if (kind === 'sqlite') expect(entries.length === 1 && entries[0] instanceof Uint8Array).toBe(true);
-      else expect(entries.map((e) => e instanceof Uint8Array)).toEqual([true, true, true]);
     } finally {
       await storage.close();
     }

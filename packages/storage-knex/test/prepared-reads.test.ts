@@ -2,27 +2,21 @@
 // with the connection, PostgreSQL names it per connection): it still sees every committed write,
 // holds no snapshot between reads, lets the store close its connections, survives a column a
 // later migration adds, and stops with the request whose client hung up.
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runForRequest } from '@vigil/core';
 import { tcpCheckFixture } from '@vigil/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { knexStorage, type KnexStorage } from '../src/index.js';
+import { knexStorage } from '../src/index.js';
 // PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
-import { PG_URL } from './support/fresh-store.js';
+import { onOwnedPgStore, PG_URL } from './support/fresh-store.js';
 import { holdTableLock } from './support/hold-write.js';
 
 const ACCOUNT = '0a6c1f2e-1111-4a1b-8c1d-000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'vigil-prepared-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
-
-async function dropPrefixed(storage: KnexStorage, prefix: string): Promise<void> {
-  const tables = await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
-  for (const { tablename } of tables.rows as { tablename: string }[]) await storage.knex.schema.dropTableIfExists(tablename);
-}
 
 describe('SQLite by-id reads on prepared statements', () => {
   it('see each committed write, and hold no snapshot between reads (a checkpoint empties the log)', async () => {
@@ -65,16 +59,7 @@ describe('SQLite by-id reads on prepared statements', () => {
 });
 
 /** A PostgreSQL store with tables of its own prefix (dropped after `fn`), closed after `fn`. */
-async function onPgStore(options: Omit<Parameters<typeof knexStorage>[0] & object, 'client' | 'connection' | 'tablePrefix'>, fn: (storage: KnexStorage, prefix: string) => Promise<void>): Promise<void> {
-  const prefix = `prepared_${randomBytes(4).toString('hex')}_`;
-  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix, ...options });
-  try {
-    await fn(storage, prefix);
-  } finally {
-    await dropPrefixed(storage, prefix);
-    await storage.close();
-  }
-}
+const onPgStore = (options: Parameters<typeof onOwnedPgStore>[1], fn: Parameters<typeof onOwnedPgStore>[2]) => onOwnedPgStore('prepared', options, fn);
 
 describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', () => {
   it('are prepared once per connection, see each committed write, and outlive a column added later', async () => {

@@ -40,3 +40,23 @@ export async function freshStore(kind: 'sqlite' | 'postgres', prefix = 'vigil_te
   };
   return storage;
 }
+
+/**
+ * `fn` on a store that makes its own PostgreSQL connections (Vigil's own knex, unlike `freshStore`'s,
+ * which is the host's), its tables named `${name}_<random>_`; they are dropped afterwards.
+ */
+export async function onOwnedPgStore(
+  name: string,
+  options: Omit<Parameters<typeof knexStorage>[0] & object, 'client' | 'connection' | 'tablePrefix'>,
+  fn: (storage: KnexStorage, prefix: string) => Promise<void>,
+): Promise<void> {
+  const prefix = `${name}_${randomBytes(4).toString('hex')}_`;
+  const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: prefix, ...options });
+  try {
+    await fn(storage, prefix);
+  } finally {
+    const tables = await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
+    for (const { tablename } of tables.rows as { tablename: string }[]) await storage.knex.schema.dropTableIfExists(tablename);
+    await storage.close();
+  }
+}

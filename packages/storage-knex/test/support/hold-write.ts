@@ -15,17 +15,20 @@ export async function holdWrite(storage: KnexStorage): Promise<{ release: () => 
   return { release: async () => { release(); await done; } };
 }
 
-/** PostgreSQL: holds `table`'s exclusive lock in an open transaction until `release` is called (a read of it waits on the server meanwhile). */
-export async function holdTableLock(storage: KnexStorage, table: string): Promise<{ release: () => Promise<void> }> {
+/**
+ * PostgreSQL: holds `table`'s exclusive lock in an open transaction until `release` is called (a read
+ * of it waits on the server meanwhile); `pid` is the server process holding it.
+ */
+export async function holdTableLock(storage: KnexStorage, table: string): Promise<{ pid: number; release: () => Promise<void> }> {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const taken = new Promise<void>((r) => (locked = r));
+  let locked!: (pid: number) => void;
+  const taken = new Promise<number>((r) => (locked = r));
   const done = storage.knex.transaction(async (trx) => {
     await trx.raw('lock table ?? in access exclusive mode', [table]);
-    locked();
+    locked(Number((await trx.raw('select pg_backend_pid() as pid')).rows[0].pid));
     await released;
   });
-  await taken;
-  return { release: async () => { release(); await done; } };
+  const pid = await taken;
+  return { pid, release: async () => { release(); await done; } };
 }
