@@ -52,7 +52,7 @@ describe.runIf(PG_URL)('a binary COPY read on PostgreSQL', () => {
     });
   });
 
-  it('rejects with the server\'s error, at once or part way through the rows, and the connection serves the next read', async () => {
+  it('rejects with the server\'s error, at once or part way through the rows, or on rows it did not ask for, and the connection serves the next read', async () => {
     await onOwnedPgStore('vigil_copy', { pool: { min: 0, max: 1 } }, async (storage) => {
       for (let i = 0; i < 3; i++) {
         await expect(copyBinary(storage.knex, 'select * from no_such_table')).rejects.toMatchObject({ code: '42P01' });
@@ -60,6 +60,10 @@ describe.runIf(PG_URL)('a binary COPY read on PostgreSQL', () => {
         await expect(copyBinary(storage.knex, 'select (1 / (i - 2000))::text, repeat(md5(i::text), 20) from generate_series(1, 4000) i')).rejects.toMatchObject({ code: '22012' });
         expect(await texts(copyBinary(storage.knex, "select 'ok', null::text"))).toEqual([['ok', null]]);
       }
+      // A statement that answers with rows after the COPY rejects (the driver would otherwise call
+      // a row handler the read does not have, outside any promise).
+      await expect(copyBinary(storage.knex, "select 'a'::text) to stdout; select 1 --")).rejects.toThrow(/answered with rows/);
+      expect(await texts(copyBinary(storage.knex, "select 'ok', null::text"))).toEqual([['ok', null]]);
     });
   });
 
