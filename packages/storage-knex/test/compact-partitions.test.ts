@@ -86,4 +86,43 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       await knex.destroy();
     }
   });
+
+  it('makes a new day once when its writers come at once, and again after a creation failed', async () => {
+    const prefix = `prt_${randomBytes(4).toString('hex')}_`;
+    const knex = knexFactory({
+      client: 'pg', connection: PG_URL,
+      pool: { min: 0, max: 10, afterCreate: (conn: { query: (sql: string, cb: (err?: Error) => void) => void }, done: (err: Error | undefined, conn: unknown) => void) => conn.query("set lock_timeout = '300ms'", (err) => done(err, conn)) },
+    });
+    const storage = knexStorage({ knex, tablePrefix: prefix });
+    const made: string[] = [];
+    knex.on('query', (q: { sql: string }) => { if (/^create table if not exists .* partition of/.test(q.sql)) made.push(q.sql); });
+    try {
+      await storage.checkResults.insertMany('acc-a', [run('c0', t0 - DAY)]);
+      made.length = 0;
+      // Twenty writers of a day this store has not written to yet: one creation of its partitions.
+      await Promise.all(Array.from({ length: 20 }, (_, i) => storage.checkResults.insertMany('acc-a', [run(`c${i}`, t0 + i * MIN)])));
+      const tables = made.length;
+      expect(tables).toBe(3); // the TCP and API runs' tables and the detail documents
+      expect((await storage.checkResults.listByCheck('acc-a', 'c7', { limit: 1, offset: 0 })).total).toBe(1);
+      // A creation that fails (the parent table locked past the connections' lock_timeout) fails
+      // the writers waiting on it, and the next writer of that day makes it.
+      const holder = await knex.transaction();
+      try {
+        await holder.raw('lock table ?? in access exclusive mode', [`${prefix}check_runs_tcp`]);
+        const failed = await Promise.allSettled(Array.from({ length: 3 }, (_, i) => storage.checkResults.insertMany('acc-a', [run(`d${i}`, t0 + DAY + i * MIN)])));
+        expect(failed.map((f) => f.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        expect(made.length).toBe(tables + 1);
+      } finally {
+        await holder.rollback();
+      }
+      await storage.checkResults.insertMany('acc-a', [run('d0', t0 + DAY)]);
+      expect(made.length).toBe(2 * tables + 1);
+      expect((await storage.checkResults.listByCheck('acc-a', 'd0', { limit: 1, offset: 0 })).total).toBe(1);
+    } finally {
+      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
+      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await storage.close();
+      await knex.destroy();
+    }
+  });
 });

@@ -12,12 +12,13 @@ import { EPOCH_MS, isPostgres, LAYOUTS, slotAt, SLOTS_PER_MS, tables } from './l
 export const DAY_MS = 86_400_000;
 const AHEAD_DAYS = 7;
 
-const made = new WeakMap<object, Set<number>>();
+/** Per store: the days made (a settled promise) or being made (writers of that day share it). */
+const made = new WeakMap<object, Map<number, Promise<void>>>();
 
-function madeOf(ctx: TableContext): Set<number> {
-  let s = made.get(ctx);
-  if (!s) made.set(ctx, (s = new Set()));
-  return s;
+function madeOf(ctx: TableContext): Map<number, Promise<void>> {
+  let m = made.get(ctx);
+  if (!m) made.set(ctx, (m = new Map()));
+  return m;
 }
 
 /** The partitioned tables: each type's narrow table and the detail documents. */
@@ -31,26 +32,36 @@ export function partitionName(table: string, dayMs: number): string {
 
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
-/** Makes the day partitions of these due times where they are missing (PostgreSQL; elsewhere nothing). */
+/**
+ * Makes the day partitions of these due times where they are missing (PostgreSQL; elsewhere
+ * nothing). Writers of a day this process has not seen yet wait on one creation, not one each.
+ */
 export async function ensurePartitions(ctx: TableContext, dueTimes: Iterable<number>): Promise<void> {
   if (!isPostgres(ctx.knex)) return;
   const seen = madeOf(ctx);
   const days = new Set<number>();
-  for (const ms of dueTimes) {
-    const day = Math.max(dayOf(ms), EPOCH_MS);
-    if (!seen.has(day)) days.add(day);
-  }
+  for (const ms of dueTimes) days.add(Math.max(dayOf(ms), EPOCH_MS));
   for (const day of [...days].sort((a, b) => a - b)) {
-    for (const table of partitionedTables(ctx)) {
-      try {
-        await ctx.knex.raw(`create table if not exists ?? partition of ?? for values from (${slotAt(day)}) to (${slotAt(day + DAY_MS)})`, [partitionName(table, day), table]);
-      } catch (err) {
-        // Another process made it at the same moment: what counts is that it is there now.
-        const exists = await ctx.knex.raw('select to_regclass(?) as t', [partitionName(table, day)]);
-        if (!exists.rows[0]?.t) throw err;
-      }
+    let making = seen.get(day);
+    if (!making) {
+      making = makeDay(ctx, day);
+      seen.set(day, making);
+      // A creation that failed is tried again by the next writer of that day.
+      making.catch(() => { if (seen.get(day) === making) seen.delete(day); });
     }
-    seen.add(day);
+    await making;
+  }
+}
+
+async function makeDay(ctx: TableContext, day: number): Promise<void> {
+  for (const table of partitionedTables(ctx)) {
+    try {
+      await ctx.knex.raw(`create table if not exists ?? partition of ?? for values from (${slotAt(day)}) to (${slotAt(day + DAY_MS)})`, [partitionName(table, day), table]);
+    } catch (err) {
+      // Another process made it at the same moment: what counts is that it is there now.
+      const exists = await ctx.knex.raw('select to_regclass(?) as t', [partitionName(table, day)]);
+      if (!exists.rows[0]?.t) throw err;
+    }
   }
 }
 
