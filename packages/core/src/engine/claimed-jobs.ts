@@ -90,6 +90,18 @@ export class ClaimedJobs {
     return sessions;
   }
 
+  /**
+   * How many entries the next claim takes: a batch (`claimBatch`) while the process has a free
+   * slot; with every slot taken, only enough for the jobs due here already to fill its slots once,
+   * none when as many wait. A busy process so leaves due entries to processes that can start them,
+   * instead of holding them under its lease while they wait.
+   */
+  claimRoom(now: number, occupied: number, o: { concurrency: number; claimBatch: number }): number {
+    if (occupied < o.concurrency) return o.claimBatch;
+    const waiting = this.queue.count((j) => j.due <= now) + this.sessionQueue.length;
+    return Math.max(0, Math.min(o.claimBatch, o.concurrency - waiting));
+  }
+
   /** Queues a claimed job and notes that this process holds its entry. */
   hold(queue: MinHeap<ReadyJob> | ReadyJob[], job: ReadyJob): void {
     this.held.set(entryKey(job.claim), { job, running: false });

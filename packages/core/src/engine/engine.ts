@@ -225,18 +225,19 @@ export class Engine implements SessionLauncher {
     this.claiming = new Promise<void>((resolve) => (claimed = resolve));
     try {
       await this.jobs.giveBackUnfinished();
-      const claimed = await this.deps.storage.schedule.claimDue(
+      const room = this.jobs.claimRoom(this.now(), this.occupied, this.o);
+      const claimed = room === 0 ? [] : await this.deps.storage.schedule.claimDue(
         new Date(this.now() + this.o.lookaheadMs),
         this.services.serves,
-        this.o.claimBatch,
+        room,
         this.o.leaseMs,
         this.owner,
         this.kinds,
       );
       const sessions = this.jobs.take(claimed);
       if (sessions.length > 0) await admitSessions(this.jobs, this.deps, sessions);
-      // A full batch means more is due: claim again at once.
-      more = claimed.length >= this.o.claimBatch;
+      // A full claim means more is due: claim again at once (the room is taken anew).
+      more = room > 0 && claimed.length >= room;
     } catch (err) {
       // The database is away: keep going, the next poll tries again.
       this.meter.claimFailures.inc();

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runFor, settle, stopOnClock } from './fake-time.js';
+import { createVigil, type Vigil } from '../src/index.js';
+import { FakeClock, FakeRunner, memoryStorage } from '../src/testing/index.js';
+import { SECRET, T0, tcp } from './engine-support.js';
+
+const started: Vigil[] = [];
+let clock: FakeClock;
+afterEach(async () => {
+  for (const vigil of started.splice(0)) await stopOnClock(vigil, clock);
+});
+
+describe('what a busy process claims', () => {
+  it('a process whose slots are all taken leaves due entries to the others, which run them', async () => {
+    // Twelve entries due at one instant, two processes of two slots each, runs of a second. A
+    // process that kept claiming full batches while its slots were taken held entries under its
+    // lease that waited for its slots while the other process had room.
+    clock = new FakeClock(T0);
+    const storage = memoryStorage();
+    const second = () => new Promise<Record<string, never>>((resolve) => clock.setTimer(new Date(clock.now().getTime() + 1_000), () => resolve({})));
+    const runners = [new FakeRunner('TCP', [second]), new FakeRunner('TCP', [second])];
+    // A look ahead shorter than a poll: the entries are due when they are claimed, as in a backlog.
+    const engine = { concurrency: 2, claimBatch: 4, pollMs: 500, lookaheadMs: 100 };
+    const [a, b] = runners.map((runner, i) => createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { ...engine, owner: `p${i}` } }));
+    const account = await a!.accounts.ensure('acct');
+    for (let i = 0; i < 12; i++) await a!.checks.create(account.id, 'TCP', tcp({ name: `db-${i}`, frequency: 10, frequencyOffset: 1 }));
+    for (const v of [a!, b!]) {
+      await v.start();
+      started.push(v);
+    }
+    await settle();
+    await runFor(clock, 70_000);
+    const slots = runners.map((r) => r.jobs.map((j) => `${j.check.id} ${j.dueAt}`));
+    const all = slots.flat();
+    // Each check's first slot, once.
+    expect(new Set(all.map((s) => s.split(' ')[0])).size).toBe(12);
+    expect(new Set(all).size).toBe(all.length);
+    expect(new Set(all.map((s) => s.split(' ')[1])).size).toBe(1);
+    // Shared: each process ran half of them, in three seconds rather than six.
+    expect(slots.map((s) => s.length)).toEqual([6, 6]);
+  });
+});
