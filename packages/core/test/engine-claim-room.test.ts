@@ -12,9 +12,10 @@ afterEach(async () => {
 
 describe('what a busy process claims', () => {
   it('a process whose slots are all taken leaves due entries to the others, which run them', async () => {
-    // Twelve entries due at one instant, two processes of two slots each, runs of a second. A
-    // process that kept claiming full batches while its slots were taken held entries under its
-    // lease that waited for its slots while the other process had room.
+    // Twelve entries due at one instant, two processes of two slots each, claims of four, runs of a
+    // second. A process that went on claiming whole batches while its slots were taken held
+    // entries under its lease that waited for its slots while the other process had room: it
+    // takes four (two to run, two to wait), then nothing until a slot frees.
     clock = new FakeClock(T0);
     const storage = memoryStorage();
     const second = () => new Promise<Record<string, never>>((resolve) => clock.setTimer(new Date(clock.now().getTime() + 1_000), () => resolve({})));

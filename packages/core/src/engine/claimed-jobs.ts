@@ -93,7 +93,7 @@ export class ClaimedJobs {
   /**
    * How many entries the next claim takes: a batch (`claimBatch`) while the process has a free
    * slot; with every slot taken, only enough for the jobs due here already to fill its slots once,
-   * none when as many wait. A busy process so leaves due entries to processes that can start them,
+   * none while as many wait. A busy process so leaves due entries to processes that can start them,
    * instead of holding them under its lease while they wait.
    */
   claimRoom(now: number, occupied: number, o: { concurrency: number; claimBatch: number }): number {

@@ -22,7 +22,7 @@ export interface EngineOptions {
   lookaheadMs?: number;
   /** How often the shared schedule is read for new due slots. Default 500 ms. */
   pollMs?: number;
-  /** Most slots claimed at once. Default 500. */
+  /** Most slots claimed at once (fewer while every slot is taken). Default 500. */
   claimBatch?: number;
   /** Time limit of one attempt. Default 30 s. */
   runTimeoutMs?: number;
