@@ -25,9 +25,9 @@ async function engineChild() {
   const runner = {
     checkType: 'TCP',
     async run(job) {
-      if (WAIT_MS > 0) await new Promise((r) => setTimeout(r, WAIT_MS));
       // Only the backlog's slot counts; a check's next slot falling due during the drain is apart.
       if (Date.parse(job.dueAt) === Number(process.env.T0)) lateness.push(Date.now() - Date.parse(job.dueAt));
+      if (WAIT_MS > 0) await new Promise((r) => setTimeout(r, WAIT_MS));
       return { hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, responseTime: 1, phases: { dns: 0, connection: 1, data: 0, total: 1 }, errorMessage: null, failureKind: null };
     },
   };

@@ -92,13 +92,13 @@ export class ClaimedJobs {
 
   /**
    * How many entries the next claim takes: a batch (`claimBatch`) while the process has a free
-   * slot; with every slot taken, only enough for the jobs due here already to fill its slots once,
-   * none while as many wait. A busy process so leaves due entries to processes that can start them,
-   * instead of holding them under its lease while they wait.
+   * slot; with every slot taken, only enough for the jobs it holds already (due now or claimed
+   * ahead) to fill its slots once, none while as many wait. A busy process so leaves due entries to
+   * processes that can start them, instead of holding them under its lease while they wait.
    */
-  claimRoom(now: number, occupied: number, o: { concurrency: number; claimBatch: number }): number {
+  claimRoom(occupied: number, o: { concurrency: number; claimBatch: number }): number {
     if (occupied < o.concurrency) return o.claimBatch;
-    const waiting = this.queue.count((j) => j.due <= now) + this.sessionQueue.length;
+    const waiting = this.queue.size + this.sessionQueue.length;
     return Math.max(0, Math.min(o.claimBatch, o.concurrency - waiting));
   }
 

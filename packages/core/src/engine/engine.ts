@@ -225,7 +225,7 @@ export class Engine implements SessionLauncher {
     this.claiming = new Promise<void>((resolve) => (claimed = resolve));
     try {
       await this.jobs.giveBackUnfinished();
-      const room = this.jobs.claimRoom(this.now(), this.occupied, this.o);
+      const room = this.jobs.claimRoom(this.occupied, this.o);
       const claimed = room === 0 ? [] : await this.deps.storage.schedule.claimDue(
         new Date(this.now() + this.o.lookaheadMs),
         this.services.serves,
