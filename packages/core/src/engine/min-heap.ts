@@ -40,13 +40,6 @@ export class MinHeap<T> {
     this.items = [];
   }
 
-  /** How many items match (O(n)). */
-  count(fn: (item: T) => boolean): number {
-    let n = 0;
-    for (const x of this.items) if (fn(x)) n++;
-    return n;
-  }
-
   /** Drops the items that match and restores the heap (O(n)). */
   removeWhere(fn: (item: T) => boolean): number {
     const before = this.items.length;

@@ -12,12 +12,12 @@ import { EPOCH_MS, isPostgres, LAYOUTS, slotAt, SLOTS_PER_MS, tables } from './l
 export const DAY_MS = 86_400_000;
 const AHEAD_DAYS = 7;
 
-/** Per store: the days made (a settled promise) or being made (writers of that day share it). */
-const made = new WeakMap<object, Map<number, Promise<void>>>();
+/** Per store: the days made, and those being made (the writers of such a day share its creation). */
+const made = new WeakMap<object, { done: Set<number>; making: Map<number, Promise<void>> }>();
 
-function madeOf(ctx: TableContext): Map<number, Promise<void>> {
+function madeOf(ctx: TableContext) {
   let m = made.get(ctx);
-  if (!m) made.set(ctx, (m = new Map()));
+  if (!m) made.set(ctx, (m = { done: new Set(), making: new Map() }));
   return m;
 }
 
@@ -38,18 +38,20 @@ const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
  */
 export async function ensurePartitions(ctx: TableContext, dueTimes: Iterable<number>): Promise<void> {
   if (!isPostgres(ctx.knex)) return;
-  const seen = madeOf(ctx);
+  const { done, making } = madeOf(ctx);
   const days = new Set<number>();
-  for (const ms of dueTimes) days.add(Math.max(dayOf(ms), EPOCH_MS));
+  for (const ms of dueTimes) {
+    const day = Math.max(dayOf(ms), EPOCH_MS);
+    if (!done.has(day)) days.add(day);
+  }
   for (const day of [...days].sort((a, b) => a - b)) {
-    let making = seen.get(day);
-    if (!making) {
-      making = makeDay(ctx, day);
-      seen.set(day, making);
-      // A creation that failed is tried again by the next writer of that day.
-      making.catch(() => { if (seen.get(day) === making) seen.delete(day); });
+    let creation = making.get(day);
+    if (!creation) {
+      creation = makeDay(ctx, day).then(() => { done.add(day); }).finally(() => making.delete(day));
+      making.set(day, creation);
     }
-    await making;
+    // A creation that failed fails its writers; the next writer of that day tries again.
+    await creation;
   }
 }
 
@@ -98,7 +100,7 @@ export async function dropDay(trx: Knex.Transaction, ctx: TableContext, dayMs: n
   const rows = found.reduce((a, f) => a + (f.name === details ? 0 : Number(f.n)), 0);
   // One statement for the day's partitions: one catalog pass and one lock round.
   if (found.length > 0) await trx.raw(`drop table ${found.map(() => '??').join(', ')}`, found.map((f) => f.name));
-  madeOf(ctx).delete(dayMs);
+  madeOf(ctx).done.delete(dayMs);
   return rows;
 }
 
