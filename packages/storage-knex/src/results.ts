@@ -1,6 +1,6 @@
 import type { CheckResult, CheckResultRepository } from '@vigil/core';
 import { isPostgres } from './compact/layout.js';
-import { ensurePartitions, makeAhead, sealClosedDays } from './compact/partitions.js';
+import { makeAhead, sealClosedDays, withPartitions } from './compact/partitions.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { getNarrow, listMerged } from './compact/read.js';
 import { planCompact, writeCompact } from './compact/write.js';
@@ -64,20 +64,19 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
       run(async () => {
         if (results.length === 0) return;
         const plan = planCompact(results);
-        await ensurePartitions(ctx, plan.narrow.map(({ n }) => n.dueMs));
         if (plan.narrow.length === 0 && results.length <= 500) {
           // Full rows only (a session's or a test's run), in one statement, which is atomic by
           // itself: no transaction around it, so two round trips fewer.
           await ctx.knex(table).insert(results.map((r) => toRow(accountId, r)));
           return;
         }
-        const written = await ctx.knex.transaction(async (trx) => {
+        const written = await withPartitions(ctx, plan.narrow.map(({ n }) => n.dueMs), () => ctx.knex.transaction(async (trx) => {
           const compact = await writeCompact(trx, ctx, accountId, plan);
           const rows = compact.rest.map((r) => toRow(accountId, r));
           // Parameters per statement stay under SQLite's limit of 32766.
           for (let i = 0; i < rows.length; i += 500) await trx(table).insert(rows.slice(i, i + 500));
           return compact;
-        });
+        }));
         written.committed();
       }),
     get: (accountId, id, checkId) =>

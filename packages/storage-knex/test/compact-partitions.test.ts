@@ -87,6 +87,31 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
     }
   });
 
+  it('writes into a day again after another process dropped it', async () => {
+    const prefix = `prt_${randomBytes(4).toString('hex')}_`;
+    const knex = knexFactory({ client: 'pg', connection: PG_URL });
+    // Two processes' stores on one database.
+    const writer = knexStorage({ knex, tablePrefix: prefix });
+    const other = knexStorage({ knex, tablePrefix: prefix });
+    const count = async () => (await writer.checkResults.listByCheck('acc-a', 'ca', { limit: 1, offset: 0, to: new Date(t0 + DAY) })).total;
+    try {
+      await writer.checkResults.insertMany('acc-a', [run('ca', t0 + MIN)]);
+      // The other process's retention drops the day this one made.
+      await other.checkResults.dropBefore!(new Date(t0 + DAY + HOUR));
+      expect(await count()).toBe(0);
+      // A late run of that day: its partition is made again, and the run is stored.
+      await writer.checkResults.insertMany('acc-a', [run('ca', t0 + 2 * MIN), run('ca', t0 + DAY + MIN)]);
+      expect(await count()).toBe(1);
+      expect((await writer.checkResults.listByCheck('acc-a', 'ca', { limit: 10, offset: 0 })).total).toBe(2);
+    } finally {
+      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
+      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await writer.close();
+      await other.close();
+      await knex.destroy();
+    }
+  });
+
   it('makes a new day once when its writers come at once, and again after a creation failed', async () => {
     const prefix = `prt_${randomBytes(4).toString('hex')}_`;
     const knex = knexFactory({

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { LAYOUTS, tables } from './layout.js';
 import { droppedBefore, markDropped } from './marks.js';
-import { DAY_MS, dropDay, partitionDays } from './partitions.js';
+import { DAY_MS, dropDay, forgetDays, partitionDays } from './partitions.js';
 import { fullRows, narrowRows } from './union.js';
 
 const HOUR = 3_600_000;
@@ -65,6 +65,8 @@ export async function dropDays(ctx: TableContext, before: Date, rollHours: RollH
   for (const day of await partitionDays(ctx.knex, ctx)) {
     if (day + DAY_MS > cut) break;
     const step = await ctx.knex.transaction((trx) => dropOneDay(trx, ctx, day, rollHours));
+    // Only now: a write of the day before the commit would have found it made.
+    forgetDays(ctx, [day]);
     out.rolledUp += step.rolledUp;
     out.deleted += step.deleted;
   }

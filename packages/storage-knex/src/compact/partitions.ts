@@ -30,7 +30,8 @@ export function partitionName(table: string, dayMs: number): string {
   return full.length <= 63 ? full : `${full.slice(0, 41)}_${createHash('sha256').update(full).digest('hex').slice(0, 12)}_${full.slice(-8)}`;
 }
 
-const dayOf = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+/** The day partition a due time falls in (times before the slots' epoch go to its first day). */
+const dayOf = (ms: number) => Math.max(Math.floor(ms / DAY_MS) * DAY_MS, EPOCH_MS);
 
 /**
  * Makes the day partitions of these due times where they are missing (PostgreSQL; elsewhere
@@ -41,10 +42,12 @@ export async function ensurePartitions(ctx: TableContext, dueTimes: Iterable<num
   const { done, making } = madeOf(ctx);
   const days = new Set<number>();
   for (const ms of dueTimes) {
-    const day = Math.max(dayOf(ms), EPOCH_MS);
+    const day = dayOf(ms);
     if (!done.has(day)) days.add(day);
   }
   for (const day of [...days].sort((a, b) => a - b)) {
+    // Made meanwhile, by a writer whose creation this one waited on for an earlier day.
+    if (done.has(day)) continue;
     let creation = making.get(day);
     if (!creation) {
       creation = makeDay(ctx, day).then(() => { done.add(day); }).finally(() => making.delete(day));
@@ -53,6 +56,34 @@ export async function ensurePartitions(ctx: TableContext, dueTimes: Iterable<num
     // A creation that failed fails its writers; the next writer of that day tries again.
     await creation;
   }
+}
+
+/** PostgreSQL's answer to a row whose day has no partition. */
+const noPartition = (err: unknown) =>
+  (err as { code?: unknown } | null)?.code === '23514' && /no partition of relation/.test(String((err as Error).message));
+
+/**
+ * Runs a write of rows due at these times once their days' partitions are made. A day this
+ * process made may have been dropped since by another process's retention (or by its own while
+ * the write waited on the drop's lock): PostgreSQL then finds no partition for the row, and the
+ * write, rolled back, runs once more after its days are made again.
+ */
+export async function withPartitions<T>(ctx: TableContext, dueTimes: readonly number[], write: () => Promise<T>): Promise<T> {
+  await ensurePartitions(ctx, dueTimes);
+  try {
+    return await write();
+  } catch (err) {
+    if (!noPartition(err)) throw err;
+    forgetDays(ctx, dueTimes);
+    await ensurePartitions(ctx, dueTimes);
+    return write();
+  }
+}
+
+/** Forgets that this process made the days of these times (they were dropped). */
+export function forgetDays(ctx: TableContext, times: Iterable<number>): void {
+  const { done } = madeOf(ctx);
+  for (const ms of times) done.delete(dayOf(ms));
 }
 
 async function makeDay(ctx: TableContext, day: number): Promise<void> {
@@ -87,7 +118,10 @@ export async function partitionDays(db: Knex | Knex.Transaction, ctx: TableConte
   return days.sort((a, b) => a - b);
 }
 
-/** Drops a day's partitions of every partitioned table (inside the caller's transaction). */
+/**
+ * Drops a day's partitions of every partitioned table (inside the caller's transaction; the
+ * caller forgets the day once it has committed, with forgetDays).
+ */
 export async function dropDay(trx: Knex.Transaction, ctx: TableContext, dayMs: number): Promise<number> {
   const names = partitionedTables(ctx).map((table) => partitionName(table, dayMs));
   // The day's partitions that exist, with the planner's row count (kept by autovacuum) of those
@@ -100,7 +134,6 @@ export async function dropDay(trx: Knex.Transaction, ctx: TableContext, dayMs: n
   const rows = found.reduce((a, f) => a + (f.name === details ? 0 : Number(f.n)), 0);
   // One statement for the day's partitions: one catalog pass and one lock round.
   if (found.length > 0) await trx.raw(`drop table ${found.map(() => '??').join(', ')}`, found.map((f) => f.name));
-  madeOf(ctx).done.delete(dayMs);
   return rows;
 }
 
