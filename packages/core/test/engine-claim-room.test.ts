@@ -43,6 +43,50 @@ describe('what a busy process claims', () => {
     expect(slots.map((s) => s.length)).toEqual([6, 6]);
   });
 
+  it('a busy process does not claim again at once the entries it had to give back', async () => {
+    // One slot, taken by a run that lasts until the test ends it; a session run of the same check
+    // that this process cannot read yet (its session's read fails), so each claim gives it back,
+    // due as it was.
+    clock = new FakeClock(T0);
+    const storage = memoryStorage();
+    let claims = 0;
+    let readsFail = false;
+    const claimDue = storage.schedule.claimDue.bind(storage.schedule);
+    storage.schedule.claimDue = (...args) => {
+      // A claim after every give-back would never yield; the reads succeed again after 100.
+      if (++claims >= 100) readsFail = false;
+      return claimDue(...args);
+    };
+    const getSession = storage.checkSessions.get.bind(storage.checkSessions);
+    storage.checkSessions.get = async (...args) => {
+      if (readsFail) throw new Error('the session could not be read');
+      return getSession(...args);
+    };
+    let endRun = () => {};
+    const held = () => new Promise<Record<string, never>>((resolve) => (endRun = () => resolve({})));
+    const runner = new FakeRunner('TCP', [held, {}]);
+    const vigil = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], logger: silentLogger, engine: { concurrency: 1, claimBatch: 50, pollMs: 500, lookaheadMs: 100 } });
+    const account = await vigil.accounts.ensure('acct');
+    const check = await vigil.checks.create(account.id, 'TCP', tcp());
+    await vigil.start();
+    started.push(vigil);
+    await settle();
+    for (let s = 0; s < 60 && runner.jobs.length === 0; s++) await runFor(clock, 1_000);
+    expect(runner.jobs).toHaveLength(1);
+    readsFail = true;
+    claims = 0;
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [check.id] } });
+    await runFor(clock, 2_000);
+    // A claim a poll (500 ms), not one after every give-back.
+    expect(claims).toBeGreaterThanOrEqual(2);
+    expect(claims).toBeLessThanOrEqual(6);
+    // Once it can be read, the session run waits for the slot and runs.
+    readsFail = false;
+    endRun();
+    await runFor(clock, 2_000);
+    expect(runner.jobs.map((j) => j.checkSessionId !== null)).toEqual([false, true]);
+  });
+
   it('counts the jobs claimed ahead of their time among those waiting for a slot', () => {
     const jobs = new ClaimedJobs({ storage: memoryStorage(), logger: silentLogger }, engineInstruments());
     const o = { concurrency: 3, claimBatch: 50 };

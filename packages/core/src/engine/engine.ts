@@ -236,8 +236,9 @@ export class Engine implements SessionLauncher {
       );
       const sessions = this.jobs.take(claimed);
       if (sessions.length > 0) await admitSessions(this.jobs, this.deps, sessions);
-      // A full claim means more is due: claim again at once (the room is taken anew).
-      more = room > 0 && claimed.length >= room;
+      // A whole batch means more is due: claim again at once. A busy process's smaller claim
+      // filled its queue (or went back, as a session run it could not read): its next poll will do.
+      more = room === this.o.claimBatch && claimed.length >= room;
     } catch (err) {
       // The database is away: keep going, the next poll tries again.
       this.meter.claimFailures.inc();
