@@ -1,7 +1,9 @@
 // Several engine processes on one PostgreSQL database: a fixed backlog of BENCH_CHECKS (default
-// 5,000) TCP checks, every entry due at one instant T0, drained by 1 and then by 2 engine processes
-// (child processes, each a full createVigil with @vigil/storage-knex, a TCP runner that passes at
-// once, results, statuses and the rest of a run stored as usual). Printed: runs a second for each,
+// 3,000) TCP checks, every entry due at one instant T0, drained by 1 and then by 2 engine processes
+// (child processes, each a full createVigil with @vigil/storage-knex, a TCP runner that passes,
+// results, statuses and the rest of a run stored as usual), in two loads: runs that answer at once
+// and runs that wait BENCH_WAIT_MS (default 1,000) first. A run counts when it starts (the drain
+// ends when the last one starts, not when it is stored). Printed: runs a second for each,
 // their ratio, each process's share, the lateness p99 (start minus due: in a backlog it grows with
 // the drain, so compare the two rows), and from the database: slots stored twice, slots run twice
 // and slots missed. Each round has its own tables (a prefix), dropped at the end.
