@@ -4,9 +4,7 @@ import { checkResultFixture } from '@vigil/core/testing';
 import knexFactory from 'knex';
 import { describe, expect, it } from 'vitest';
 import { knexStorage } from '../src/index.js';
-
-const PG_URL = process.env.VIGIL_PG_URL;
-if (!PG_URL && process.env.VIGIL_REQUIRE_PG) throw new Error('VIGIL_REQUIRE_PG is set but VIGIL_PG_URL is not');
+import { dropPrefixed, PG_URL } from './support/fresh-store.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -80,8 +78,7 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       expect((await storage.rollups('acc-a', 'ca', new Date(t0), new Date(t0 + HOUR))).reduce((n, r) => n + r.count, 0)).toBe(6 + 2);
       expect((await partitions())[0]).toBe(left[0]);
     } finally {
-      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
-      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await dropPrefixed(knex, prefix);
       await storage.close();
       await knex.destroy();
     }
@@ -104,8 +101,7 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       expect(await count()).toBe(1);
       expect((await writer.checkResults.listByCheck('acc-a', 'ca', { limit: 10, offset: 0 })).total).toBe(2);
     } finally {
-      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
-      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await dropPrefixed(knex, prefix);
       await writer.close();
       await other.close();
       await knex.destroy();
@@ -144,8 +140,7 @@ describe.runIf(PG_URL)('day partitions on PostgreSQL', () => {
       expect(made.length).toBe(2 * tables + 1);
       expect((await storage.checkResults.listByCheck('acc-a', 'd0', { limit: 1, offset: 0 })).total).toBe(1);
     } finally {
-      const rows = (await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`])).rows as { tablename: string }[];
-      for (const { tablename } of rows) await knex.schema.dropTableIfExists(tablename);
+      await dropPrefixed(knex, prefix);
       await storage.close();
       await knex.destroy();
     }

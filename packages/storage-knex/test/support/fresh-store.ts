@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { knexStorage, type KnexStorage } from '../../src/index.js';
 
 export const PG_URL = process.env.VIGIL_PG_URL;
@@ -55,8 +55,13 @@ export async function onOwnedPgStore(
   try {
     await fn(storage, prefix);
   } finally {
-    const tables = await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
-    for (const { tablename } of tables.rows as { tablename: string }[]) await storage.knex.schema.dropTableIfExists(tablename);
+    await dropPrefixed(storage.knex, prefix);
     await storage.close();
   }
+}
+
+/** Drops the PostgreSQL tables whose names start with `prefix` (a store's tables, partitions included). */
+export async function dropPrefixed(knex: Knex, prefix: string): Promise<void> {
+  const tables = await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
+  for (const { tablename } of tables.rows as { tablename: string }[]) await knex.schema.dropTableIfExists(tablename);
 }
