@@ -88,6 +88,15 @@ export {
   NonEmptyStringSchema, NumericIdSchema, type Page, type PageQuery, PageQuerySchema, PositiveIntegerSchema, QueryBooleanSchema,
   RUNTIME_IDS, type RuntimeId, RuntimeIdSchema, TCP_FREQUENCIES, TcpFrequencySchema, TimestampSchema, UuidSchema,
 } from './model/primitives.js';
+// The names of schema types that core's declarations hold, so that a dependent's declarations can name them too.
+export type { BoundedStringSchema, NameSchemaType, QueryIntegerSchema, TagSchema, TagsSchema } from './model/primitives.js';
+export type { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './model/urls.js';
+export type { EntriesOf, HeaderKeySchema, IntegerAtLeastSchema, IntegerBetweenSchema, ModelObject } from './model/shared.js';
+export type { CheckCommonEntries } from './model/check-common.js';
+export type { CheckGroupEntries, CheckGroupResponseEntries } from './model/check-group.js';
+export type {
+  AlertChannelConfigSchemas, AlertChannelFlagEntries, AlertChannelOption, AlertChannelRecordEntries, AlertChannelResponseEntries,
+} from './model/alert-channel.js';
 export {
   type AlertChannelSubscription, AlertChannelSubscriptionSchema, type AlertSettings, AlertSettingsSchema,
   API_ASSERTION_COMPARISONS, API_ASSERTION_SOURCES, type ApiAssertion, ApiAssertionSchema, type ApiCheckDefaults,

@@ -1,7 +1,18 @@
 import * as v from 'valibot';
 import { CodeSchema, MAX_HEADER_VALUE_LENGTH, MAX_NAME_LENGTH, NameSchema, TimestampSchema, boundedString, maxChars, nameSchema } from './primitives.js';
 import { HttpUrlSchema } from './urls.js';
-import { HeaderValueSchema, WebhookKeyValueSchema, headerListSchema, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
+import {
+  HeaderValueSchema,
+  WebhookKeyValueSchema,
+  headerListSchema,
+  integerAtLeast,
+  integerBetween,
+  modelObject,
+  oneOf,
+  updateEntries,
+  type EntriesOf,
+  type ModelObject,
+} from './shared.js';
 
 export const ALERT_CHANNEL_TYPES = ['EMAIL', 'WEBHOOK', 'SMS', 'CALL', 'CHAT', 'CHAT_APP', 'PAGING_A', 'PAGING_B'] as const;
 export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
@@ -55,8 +66,20 @@ export const PagingBConfigSchema = modelObject({
 });
 export type WebhookConfig = v.InferOutput<typeof WebhookConfigSchema>;
 
+/** The config schema of each built-in channel type, by name. */
+export interface AlertChannelConfigSchemas {
+  EMAIL: typeof EmailConfigSchema;
+  WEBHOOK: typeof WebhookConfigSchema;
+  SMS: typeof PhoneConfigSchema;
+  CALL: typeof PhoneConfigSchema;
+  CHAT: typeof ChatConfigSchema;
+  CHAT_APP: typeof ChatAppConfigSchema;
+  PAGING_A: typeof PagingAConfigSchema;
+  PAGING_B: typeof PagingBConfigSchema;
+}
+
 /** The config schema of each built-in channel type (docs/decisions.md "channel config"). */
-export const ALERT_CHANNEL_CONFIG_SCHEMAS = {
+export const ALERT_CHANNEL_CONFIG_SCHEMAS: Readonly<AlertChannelConfigSchemas> = {
   EMAIL: EmailConfigSchema,
   WEBHOOK: WebhookConfigSchema,
   SMS: PhoneConfigSchema,
@@ -65,7 +88,7 @@ export const ALERT_CHANNEL_CONFIG_SCHEMAS = {
   CHAT_APP: ChatAppConfigSchema,
   PAGING_A: PagingAConfigSchema,
   PAGING_B: PagingBConfigSchema,
-} as const;
+};
 
 /** Config fields that are encrypted at rest and masked in responses. */
 export const SECRET_CONFIG_FIELDS: Record<AlertChannelType, readonly string[]> = {
@@ -102,17 +125,29 @@ const flagEntries = {
   sslExpiryThreshold: v.optional(integerBetween(1, 30), 30),
   autoSubscribe: v.optional(v.boolean(), false),
 };
+/** The flags' entries, by name (an interface): the channel schemas' declarations name them instead of repeating them. */
+export interface AlertChannelFlagEntries extends FlagShape {}
+type FlagShape = typeof flagEntries;
+
 /** The flags every channel has, whatever its type (for channel types a plugin adds). */
-export const AlertChannelFlagsSchema = modelObject(flagEntries);
+export const AlertChannelFlagsSchema = modelObject(flagEntries as EntriesOf<AlertChannelFlagEntries>);
 export type AlertChannelFlags = v.InferOutput<typeof AlertChannelFlagsSchema>;
 
 const typeMessage = (issue: v.BaseIssue<unknown>) =>
   issue.path ? `must be one of ${ALERT_CHANNEL_TYPES.join(', ')}` : 'must be an object';
 
+/** The entries of one channel type's option: `{type, config}` of that type, the flags, and `TExtra`. */
+type ChannelOptionEntries<TType extends AlertChannelType, TExtra extends v.ObjectEntries> =
+  { type: v.LiteralSchema<TType, undefined>; config: AlertChannelConfigSchemas[TType] } & EntriesOf<AlertChannelFlagEntries> & TExtra;
+
+/** The option of one channel type, by name (an interface, so that declarations name it). */
+export interface AlertChannelOption<TType extends AlertChannelType, TExtra extends v.ObjectEntries>
+  extends ModelObject<ChannelOptionEntries<TType, TExtra>> {}
+
 /** One option per channel type: `{type, config}` of that type plus `extra` entries. */
 function perType<const TExtra extends v.ObjectEntries>(extra: TExtra) {
-  const option = <const TType extends AlertChannelType>(type: TType) =>
-    modelObject({ type: v.literal(type), config: ALERT_CHANNEL_CONFIG_SCHEMAS[type], ...flagEntries, ...extra });
+  const option = <const TType extends AlertChannelType>(type: TType): AlertChannelOption<TType, TExtra> =>
+    modelObject({ type: v.literal(type), config: ALERT_CHANNEL_CONFIG_SCHEMAS[type], ...flagEntries, ...extra } as ChannelOptionEntries<TType, TExtra>);
   return [
     option('EMAIL'),
     option('WEBHOOK'),
@@ -139,15 +174,17 @@ export const AlertChannelUpdateSchema = modelObject({
 });
 export type AlertChannelUpdate = v.InferOutput<typeof AlertChannelUpdateSchema>;
 
-export const AlertChannelSchema = v.variant(
-  'type',
-  perType({
-    id: v.number(),
-    accountId: v.string(),
-    created_at: TimestampSchema,
-    updated_at: v.nullable(TimestampSchema),
-  }),
-);
+const channelRecordEntries = {
+  id: v.number(),
+  accountId: v.string(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+};
+/** What a stored channel adds to a channel's entries, by name. */
+export interface AlertChannelRecordEntries extends RecordShape {}
+type RecordShape = typeof channelRecordEntries;
+
+export const AlertChannelSchema = v.variant('type', perType(channelRecordEntries as EntriesOf<AlertChannelRecordEntries>));
 export type AlertChannel = v.InferOutput<typeof AlertChannelSchema>;
 
 export const AlertChannelSubscriptionSummarySchema = v.object({
@@ -157,15 +194,17 @@ export const AlertChannelSubscriptionSummarySchema = v.object({
   activated: v.boolean(),
 });
 
-export const AlertChannelResponseSchema = v.variant(
-  'type',
-  perType({
-    id: v.number(),
-    created_at: TimestampSchema,
-    updated_at: v.nullable(TimestampSchema),
-    subscriptions: v.array(AlertChannelSubscriptionSummarySchema),
-  }),
-);
+const channelResponseEntries = {
+  id: v.number(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+  subscriptions: v.array(AlertChannelSubscriptionSummarySchema),
+};
+/** What a channel response adds to a channel's entries, by name. */
+export interface AlertChannelResponseEntries extends ResponseShape {}
+type ResponseShape = typeof channelResponseEntries;
+
+export const AlertChannelResponseSchema = v.variant('type', perType(channelResponseEntries as EntriesOf<AlertChannelResponseEntries>));
 export type AlertChannelResponse = v.InferOutput<typeof AlertChannelResponseSchema>;
 
 /** A link of a channel to a check or a group (exactly one of checkId / groupId is set). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { CodeSchema, MAX_URL_LENGTH } from './primitives.js';
+import { CodeSchema, MAX_URL_LENGTH, type Same } from './primitives.js';
 import { ApiAssertionSchema, BasicAuthSchema, HeaderListSchema, HeaderValueSchema, KeyValueSchema, headerListSchema, modelObject, oneOf } from './shared.js';
 import { isAbsoluteHttpUrl, isRelativeApiUrl, isTemplatedUrl } from './urls.js';
 
@@ -29,13 +29,15 @@ export const ApiUrlSchema = v.pipe(
 // A header name is an HTTP token (RFC 9110 §5.1); a value holds no line breaks.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export const HttpHeaderSchema = modelObject({
+const httpHeaderSchema = modelObject({
   key: v.pipe(KeyValueSchema.entries.key, v.regex(HEADER_NAME, 'must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)')),
   value: v.pipe(HeaderValueSchema, v.check((s) => !/[\r\n\0]/.test(s), 'must not hold line breaks')),
 });
+/** HttpHeaderSchema's type, by name (see `Same`). */
+export interface HttpHeaderSchema extends Same<typeof httpHeaderSchema> {}
+export const HttpHeaderSchema: HttpHeaderSchema = httpHeaderSchema;
 
-/** The request of an API check: what is sent, how, and what the answer must satisfy. */
-export const ApiRequestSchema = modelObject({
+const apiRequestSchema = modelObject({
   method: v.optional(oneOf(HTTP_METHODS), 'GET'),
   url: ApiUrlSchema,
   headers: v.optional(headerListSchema(HttpHeaderSchema), () => []),
@@ -49,4 +51,8 @@ export const ApiRequestSchema = modelObject({
   assertions: v.optional(v.array(ApiAssertionSchema), () => []),
   ipFamily: v.optional(oneOf(['IPv4', 'IPv6']), 'IPv4'),
 });
+/** ApiRequestSchema's type, by name (see `Same`). */
+export interface ApiRequestSchema extends Same<typeof apiRequestSchema> {}
+/** The request of an API check: what is sent, how, and what the answer must satisfy. */
+export const ApiRequestSchema: ApiRequestSchema = apiRequestSchema;
 export type ApiRequest = v.InferOutput<typeof ApiRequestSchema>;

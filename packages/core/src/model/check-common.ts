@@ -19,6 +19,7 @@ import {
   integerAtLeast,
   integerBetween,
   modelObject,
+  type ModelObject,
 } from './shared.js';
 
 // What every check type's model is made of: the common fields, the fields a stored check and a
@@ -109,9 +110,6 @@ function offsetProblem(input: { frequency?: number; frequencyOffset?: number | n
   if (offset === null) return frequency === 0 ? 'is required when frequency is 0 (10, 20 or 30)' : null;
   return frequencyOffsetError(frequency, offset);
 }
-
-/** The schema `modelObject` makes of these entries. */
-type ModelObject<TEntries extends v.ObjectEntries> = ReturnType<typeof modelObject<TEntries>>;
 
 type OffsetEntries = v.ObjectEntries & { frequency: v.GenericSchema<unknown, number>; frequencyOffset: v.GenericSchema<unknown, number | null> };
 

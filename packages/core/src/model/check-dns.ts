@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import {
   recordEntries, responseEntries, responseTimeSchema, typeEntries, withFrequencyOffsetRule,
 } from './check-common.js';
-import { DEFAULT_FREQUENCY, TcpFrequencySchema } from './primitives.js';
+import { DEFAULT_FREQUENCY, TcpFrequencySchema, type Same } from './primitives.js';
 import { ASSERTION_COMPARISONS, assertionCommonEntries, integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 
 /** The record types a DNS check asks for. */
@@ -49,7 +49,7 @@ export function dnsAssertionProblem(a: { source: string; comparison: string; tar
 // A DNS answer has no properties to read: an assertion has a target and may extract with a regex.
 const { property: _property, ...dnsAssertionEntries } = assertionCommonEntries;
 
-export const DnsAssertionSchema = v.pipe(
+const dnsAssertionSchema = v.pipe(
   modelObject({
     source: oneOf(DNS_ASSERTION_SOURCES),
     comparison: oneOf(ASSERTION_COMPARISONS),
@@ -66,6 +66,9 @@ export const DnsAssertionSchema = v.pipe(
     }
   }),
 );
+/** DnsAssertionSchema's type, by name (see `Same`). */
+export interface DnsAssertionSchema extends Same<typeof dnsAssertionSchema> {}
+export const DnsAssertionSchema: DnsAssertionSchema = dnsAssertionSchema;
 export type DnsAssertion = v.InferOutput<typeof DnsAssertionSchema>;
 
 /** A host name as DNS writes it: labels of letters, digits, `-` and `_`, at most 253 characters, a trailing dot allowed. */
@@ -75,11 +78,7 @@ const QUERY_FORMAT = 'must be a domain name such as shop.example.com (or, for PT
 
 const IpAddressSchema = v.pipe(v.string(), v.trim(), v.check((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address'));
 
-/**
- * A DNS check's request. `query` is the name asked for; for PTR it may be an address, which is
- * asked as its reverse name. `nameServer` null asks the host's first system name server.
- */
-export const DnsRequestSchema = v.pipe(
+const dnsRequestSchema = v.pipe(
   modelObject({
     recordType: v.optional(oneOf(DNS_RECORD_TYPES), 'A'),
     // At most 253 characters: a domain name's format bounds it, and an address's.
@@ -92,6 +91,13 @@ export const DnsRequestSchema = v.pipe(
   // An address that is no domain name (an IPv6 one) is asked only by PTR checks.
   v.forward(v.check((r) => isIP(r.query) === 0 || DOMAIN_NAME.test(r.query) || r.recordType === 'PTR', QUERY_FORMAT), ['query']),
 );
+/** DnsRequestSchema's type, by name (see `Same`). */
+export interface DnsRequestSchema extends Same<typeof dnsRequestSchema> {}
+/**
+ * A DNS check's request. `query` is the name asked for; for PTR it may be an address, which is
+ * asked as its reverse name. `nameServer` null asks the host's first system name server.
+ */
+export const DnsRequestSchema: DnsRequestSchema = dnsRequestSchema;
 export type DnsRequest = v.InferOutput<typeof DnsRequestSchema>;
 
 // DNS checks run as often as TCP checks (frequency 0 with a 10, 20 or 30 second offset included).

@@ -9,6 +9,8 @@ import {
   integerAtLeast,
   modelObject,
   updateEntries,
+  type EntriesOf,
+  type UpdateEntries,
 } from './shared.js';
 
 const checkGroupEntries = {
@@ -36,29 +38,31 @@ const checkGroupEntries = {
   doubleCheck: v.optional(v.boolean(), false),
 };
 
-export const CheckGroupCreateSchema = modelObject(checkGroupEntries);
+/** A group's entries, by name (an interface): its schemas' declarations name them instead of repeating them. */
+export interface CheckGroupEntries extends CheckGroupEntriesShape {}
+type CheckGroupEntriesShape = typeof checkGroupEntries;
+/** What a group response adds to a group's entries, by name. */
+export interface CheckGroupResponseEntries extends CheckGroupResponseShape {}
+type CheckGroupResponseShape = typeof groupResponseEntries;
+
+const groupResponseEntries = {
+  id: v.number(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+};
+
+export const CheckGroupCreateSchema = modelObject(checkGroupEntries as EntriesOf<CheckGroupEntries>);
 export type CheckGroupCreate = v.InferOutput<typeof CheckGroupCreateSchema>;
 
 /** PUT /v2/check-groups/{id}: the spec requires name in this body too. */
-export const CheckGroupUpdateSchema = modelObject({
-  ...updateEntries(checkGroupEntries),
-  name: NameSchema,
-});
+export const CheckGroupUpdateSchema = modelObject({ ...updateEntries(checkGroupEntries), name: NameSchema } as
+  Omit<UpdateEntries<EntriesOf<CheckGroupEntries>>, 'name'> & { name: typeof NameSchema });
 export type CheckGroupUpdate = v.InferOutput<typeof CheckGroupUpdateSchema>;
 
-export const CheckGroupSchema = v.object({
-  ...checkGroupEntries,
-  id: v.number(),
-  accountId: v.string(),
-  created_at: TimestampSchema,
-  updated_at: v.nullable(TimestampSchema),
-});
+export const CheckGroupSchema = v.object({ ...checkGroupEntries, ...groupResponseEntries, accountId: v.string() } as
+  EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupResponseEntries> & { accountId: v.StringSchema<undefined> });
 export type CheckGroup = v.InferOutput<typeof CheckGroupSchema>;
 
-export const CheckGroupResponseSchema = v.object({
-  ...checkGroupEntries,
-  id: v.number(),
-  created_at: TimestampSchema,
-  updated_at: v.nullable(TimestampSchema),
-});
+export const CheckGroupResponseSchema = v.object({ ...checkGroupEntries, ...groupResponseEntries } as
+  EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupResponseEntries>);
 export type CheckGroupResponse = v.InferOutput<typeof CheckGroupResponseSchema>;

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { recordEntries, responseEntries, responseTimeSchema, typeEntries, withFrequencyOffsetRule } from './check-common.js';
 import { DOMAIN_NAME } from './check-dns.js';
-import { DEFAULT_FREQUENCY, TcpFrequencySchema } from './primitives.js';
+import { DEFAULT_FREQUENCY, TcpFrequencySchema, type Same } from './primitives.js';
 import { integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 
 /**
@@ -19,7 +19,7 @@ export type IcmpLatencyProperty = (typeof ICMP_LATENCY_PROPERTIES)[number];
 /** Latency and loss are numbers: an assertion compares them as numbers. */
 export const ICMP_ASSERTION_COMPARISONS = ['EQUALS', 'NOT_EQUALS', 'LESS_THAN', 'GREATER_THAN'] as const;
 
-export const IcmpAssertionSchema = v.pipe(
+const icmpAssertionSchema = v.pipe(
   modelObject({
     source: oneOf(ICMP_ASSERTION_SOURCES),
     comparison: oneOf(ICMP_ASSERTION_COMPARISONS),
@@ -36,15 +36,14 @@ export const IcmpAssertionSchema = v.pipe(
     ['property'],
   ),
 );
+/** IcmpAssertionSchema's type, by name (see `Same`). */
+export interface IcmpAssertionSchema extends Same<typeof icmpAssertionSchema> {}
+export const IcmpAssertionSchema: IcmpAssertionSchema = icmpAssertionSchema;
 export type IcmpAssertion = v.InferOutput<typeof IcmpAssertionSchema>;
 
 const HOSTNAME_FORMAT = 'must be a host name such as db.example.com, or an IPv4 or IPv6 address';
 
-/**
- * An ICMP check's request: `pingCount` echo requests to `hostname` (a name is resolved in its
- * `ipFamily`; an address is pinged as it is). A reply later than `timeout` ms counts as lost.
- */
-export const IcmpRequestSchema = v.pipe(
+const icmpRequestSchema = v.pipe(
   modelObject({
     // At most 253 characters: a host name's format bounds it, and an address's.
     hostname: v.pipe(
@@ -70,6 +69,13 @@ export const IcmpRequestSchema = v.pipe(
     ['hostname'],
   ),
 );
+/** IcmpRequestSchema's type, by name (see `Same`). */
+export interface IcmpRequestSchema extends Same<typeof icmpRequestSchema> {}
+/**
+ * An ICMP check's request: `pingCount` echo requests to `hostname` (a name is resolved in its
+ * `ipFamily`; an address is pinged as it is). A reply later than `timeout` ms counts as lost.
+ */
+export const IcmpRequestSchema: IcmpRequestSchema = icmpRequestSchema;
 export type IcmpRequest = v.InferOutput<typeof IcmpRequestSchema>;
 
 const packetLossSchema = (fallback: number) => v.optional(integerBetween(0, 100), fallback);

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { recordEntries, responseEntries, typeEntries, withFrequencyOffsetRule } from './check-common.js';
-import { DEFAULT_FREQUENCY, MAX_URL_LENGTH, TcpFrequencySchema } from './primitives.js';
+import { DEFAULT_FREQUENCY, MAX_URL_LENGTH, TcpFrequencySchema, type Same } from './primitives.js';
 import { integerAtLeast, integerBetween, modelObject, oneOf, updateEntries } from './shared.js';
 import { isAbsoluteHttpUrl } from './urls.js';
 
@@ -19,12 +19,7 @@ export function statusMatches(expected: string, status: number): boolean {
   return status >= low && status <= high;
 }
 
-/**
- * A URL check's request: a light uptime check of one http(s) URL. `expectedStatus` is a code
- * (`200`), a class (`2xx`) or a range (`200-399`); a run passes when the final answer's status is
- * in it (after redirects, when followed).
- */
-export const UrlRequestSchema = modelObject({
+const urlRequestSchema = modelObject({
   url: v.pipe(
     v.string(),
     v.trim(),
@@ -46,6 +41,14 @@ export const UrlRequestSchema = modelObject({
     '2xx',
   ),
 });
+/** UrlRequestSchema's type, by name (see `Same`). */
+export interface UrlRequestSchema extends Same<typeof urlRequestSchema> {}
+/**
+ * A URL check's request: a light uptime check of one http(s) URL. `expectedStatus` is a code
+ * (`200`), a class (`2xx`) or a range (`200-399`); a run passes when the final answer's status is
+ * in it (after redirects, when followed).
+ */
+export const UrlRequestSchema: UrlRequestSchema = urlRequestSchema;
 export type UrlRequest = v.InferOutput<typeof UrlRequestSchema>;
 
 // URL checks run as often as TCP and API checks; an HTTP answer is slower than a TCP handshake,

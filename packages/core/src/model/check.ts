@@ -11,6 +11,7 @@ import {
   NonEmptyStringSchema,
   TcpFrequencySchema,
   maxChars,
+  type Same,
 } from './primitives.js';
 import {
   EnvironmentVariablesSchema,
@@ -36,13 +37,16 @@ import { PlaywrightCheckCreateSchema, PlaywrightCheckResponseSchema, PlaywrightC
 import { MultiStepCheckCreateSchema, MultiStepCheckResponseSchema, MultiStepCheckSchema, MultiStepCheckUpdateSchema } from './check-multistep.js';
 import { UrlCheckCreateSchema, UrlCheckResponseSchema, UrlCheckSchema, UrlCheckUpdateSchema } from './check-url.js';
 
-export const TcpRequestSchema = modelObject({
+const tcpRequestSchema = modelObject({
   port: integerBetween(1, 65535),
   hostname: v.pipe(NonEmptyStringSchema, v.maxLength(253, 'must be at most 253 characters')),
   data: v.optional(v.nullable(LongTextSchema), null),
   assertions: v.optional(v.array(TcpAssertionSchema), () => []),
   ipFamily: v.optional(oneOf(['IPv4', 'IPv6']), 'IPv4'),
 });
+/** TcpRequestSchema's type, by name (see `Same`). */
+export interface TcpRequestSchema extends Same<typeof tcpRequestSchema> {}
+export const TcpRequestSchema: TcpRequestSchema = tcpRequestSchema;
 export type TcpRequest = v.InferOutput<typeof TcpRequestSchema>;
 
 const tcpEntries = typeEntries({
@@ -88,7 +92,7 @@ export type ApiCheckResponse = v.InferOutput<typeof ApiCheckResponseSchema>;
 const FQDN = /^(?=.{1,253}$)(?:(?!-)[a-z0-9-]{1,63}(?<!-)\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
 
 
-export const BrowserDependencySchema = modelObject({
+const browserDependencySchema = modelObject({
   path: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
@@ -97,6 +101,9 @@ export const BrowserDependencySchema = modelObject({
   ),
   content: CodeSchema,
 });
+/** BrowserDependencySchema's type, by name (see `Same`). */
+export interface BrowserDependencySchema extends Same<typeof browserDependencySchema> {}
+export const BrowserDependencySchema: BrowserDependencySchema = browserDependencySchema;
 export type BrowserDependency = v.InferOutput<typeof BrowserDependencySchema>;
 
 const browserEntries = typeEntries({
@@ -137,8 +144,7 @@ const heartbeatEntries = {
   graceUnit: oneOf(HEARTBEAT_UNITS),
 };
 
-/** The heartbeat settings of a create body; the bounds name the field they concern. */
-export const HeartbeatCreateSchema = v.pipe(
+const heartbeatCreateSchema = v.pipe(
   modelObject(heartbeatEntries),
   v.forward(
     v.partialCheck(
@@ -160,10 +166,17 @@ export const HeartbeatCreateSchema = v.pipe(
     ['grace'],
   ),
 );
+/** HeartbeatCreateSchema's type, by name (see `Same`). */
+export interface HeartbeatCreateSchema extends Same<typeof heartbeatCreateSchema> {}
+/** The heartbeat settings of a create body; the bounds name the field they concern. */
+export const HeartbeatCreateSchema: HeartbeatCreateSchema = heartbeatCreateSchema;
 export type HeartbeatCreate = v.InferOutput<typeof HeartbeatCreateSchema>;
 
+const heartbeatRecordSchema = v.object({ ...heartbeatEntries, pingToken: v.string() });
+/** HeartbeatRecordSchema's type, by name (see `Same`). */
+export interface HeartbeatRecordSchema extends Same<typeof heartbeatRecordSchema> {}
 /** Stored and answered heartbeat settings: the create fields plus the token pings present. */
-export const HeartbeatRecordSchema = v.object({ ...heartbeatEntries, pingToken: v.string() });
+export const HeartbeatRecordSchema: HeartbeatRecordSchema = heartbeatRecordSchema;
 export type HeartbeatRecord = v.InferOutput<typeof HeartbeatRecordSchema>;
 
 const heartbeatCreateEntries = typeEntries({ heartbeat: HeartbeatCreateSchema });

@@ -1,5 +1,11 @@
 import * as v from 'valibot';
 
+/**
+ * A type as itself. An interface that extends `Same<typeof schema>` gives a schema's type a name,
+ * so that declarations which hold the schema name it instead of repeating its whole type.
+ */
+export type Same<T> = T;
+
 /** Data-center locations, exactly as the spec lists them. */
 export const LOCATIONS = [
   'us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'sa-east-1', 'eu-west-1',
@@ -43,46 +49,60 @@ export function isIsoDateOrDateTime(value: string): boolean {
   return probe.getUTCFullYear() === y && probe.getUTCMonth() === m! - 1 && probe.getUTCDate() === d;
 }
 
-/**
- * An ISO 8601 date or date-time on input, normalised to a UTC timestamp
- * (`2026-05-01T10:00:00.000Z`) so that stored values compare and sort as strings.
- */
-export const DateTimeSchema = v.pipe(
+const dateTimeSchema = v.pipe(
   v.string(),
   v.check(isIsoDateOrDateTime, 'must be an ISO 8601 date or date-time'),
   v.transform((s) => new Date(s).toISOString()),
 );
+/** DateTimeSchema's type, by name (see `Same`). */
+export interface DateTimeSchema extends Same<typeof dateTimeSchema> {}
+/**
+ * An ISO 8601 date or date-time on input, normalised to a UTC timestamp
+ * (`2026-05-01T10:00:00.000Z`) so that stored values compare and sort as strings.
+ */
+export const DateTimeSchema: DateTimeSchema = dateTimeSchema;
 
 /** A timestamp in a response: the ISO string the service wrote. */
 export const TimestampSchema = v.string();
 
-export const NonEmptyStringSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
+const nonEmptyStringSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
+/** NonEmptyStringSchema's type, by name (see `Same`). */
+export interface NonEmptyStringSchema extends Same<typeof nonEmptyStringSchema> {}
+export const NonEmptyStringSchema: NonEmptyStringSchema = nonEmptyStringSchema;
 
 export const PositiveIntegerSchema = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1));
 
-/** Numeric resource ids in paths (groups, alert channels, dashboards, maintenance windows). */
-export const NumericIdSchema = v.pipe(
+const numericIdSchema = v.pipe(
   v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a positive integer'), v.transform(Number))]),
   v.number(),
   v.integer('must be a positive integer'),
   v.minValue(1, 'must be a positive integer'),
 );
+/** NumericIdSchema's type, by name (see `Same`). */
+export interface NumericIdSchema extends Same<typeof numericIdSchema> {}
+/** Numeric resource ids in paths (groups, alert channels, dashboards, maintenance windows). */
+export const NumericIdSchema: NumericIdSchema = numericIdSchema;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const UuidSchema = v.pipe(v.string(), v.regex(UUID, 'must be a UUID'));
+const uuidSchema = v.pipe(v.string(), v.regex(UUID, 'must be a UUID'));
+/** UuidSchema's type, by name (see `Same`). */
+export interface UuidSchema extends Same<typeof uuidSchema> {}
+export const UuidSchema: UuidSchema = uuidSchema;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** Query-string boolean: `true`/`false` (also real booleans when a caller passes parsed values). */
-export const QueryBooleanSchema = v.pipe(
+const queryBooleanSchema = v.pipe(
   v.union([v.boolean(), v.picklist(['true', 'false'], 'must be true or false')]),
   v.transform((b) => b === true || b === 'true'),
 );
+/** QueryBooleanSchema's type, by name (see `Same`). */
+export interface QueryBooleanSchema extends Same<typeof queryBooleanSchema> {}
+/** Query-string boolean: `true`/`false` (also real booleans when a caller passes parsed values). */
+export const QueryBooleanSchema: QueryBooleanSchema = queryBooleanSchema;
 
-/** Query-string integer in a range, with a default when absent. */
-export function queryInteger(min: number, max: number, fallback: number) {
-  return v.optional(
+const queryIntegerSchema = (min: number, max: number, fallback: number) =>
+  v.optional(
     v.pipe(
       v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/, 'must be an integer'), v.transform(Number))]),
       v.number(),
@@ -92,6 +112,11 @@ export function queryInteger(min: number, max: number, fallback: number) {
     ),
     fallback,
   );
+/** The type of queryInteger's schemas, by name (see `Same`). */
+export interface QueryIntegerSchema extends Same<ReturnType<typeof queryIntegerSchema>> {}
+/** Query-string integer in a range, with a default when absent. */
+export function queryInteger(min: number, max: number, fallback: number): QueryIntegerSchema {
+  return queryIntegerSchema(min, max, fallback);
 }
 
 /** `limit` (1..100, default 10) and `page` (>= 1, default 1) of the page lists of docs/decisions.md. */
@@ -148,22 +173,34 @@ export function maxChars(max: number) {
   return v.maxLength<string, number, string>(max, `must be at most ${max} characters`);
 }
 
+const boundedStringSchema = (max: number) => v.pipe(v.string(), maxChars(max));
+/** The type of boundedString's schemas, by name (see `Same`). */
+export interface BoundedStringSchema extends Same<ReturnType<typeof boundedStringSchema>> {}
 /** A string of at most `max` characters. */
-export function boundedString(max: number) {
-  return v.pipe(v.string(), maxChars(max));
+export function boundedString(max: number): BoundedStringSchema {
+  return boundedStringSchema(max);
 }
 
+const requiredNameSchema = (max: number) => v.pipe(NonEmptyStringSchema, maxChars(max));
+/** The type of nameSchema's schemas (NameSchema's too), by name (see `Same`). */
+export interface NameSchemaType extends Same<ReturnType<typeof requiredNameSchema>> {}
 /** A required name: trimmed, not empty, at most 255 characters (or the API's own maximum). */
-export function nameSchema(max: number = MAX_NAME_LENGTH) {
-  return v.pipe(NonEmptyStringSchema, maxChars(max));
+export function nameSchema(max: number = MAX_NAME_LENGTH): NameSchemaType {
+  return requiredNameSchema(max);
 }
 export const NameSchema = nameSchema();
 
+const tagSchema = v.pipe(NonEmptyStringSchema, maxChars(MAX_TAG_LENGTH));
+/** TagSchema's type, by name (see `Same`). */
+export interface TagSchema extends Same<typeof tagSchema> {}
 /** One tag: not empty, at most 64 characters. */
-export const TagSchema = v.pipe(NonEmptyStringSchema, maxChars(MAX_TAG_LENGTH));
+export const TagSchema: TagSchema = tagSchema;
 
+const tagsSchema = v.pipe(v.array(TagSchema), v.maxLength(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`));
+/** TagsSchema's type, by name (see `Same`). */
+export interface TagsSchema extends Same<typeof tagsSchema> {}
 /** The tags of a resource: at most 100, each a TagSchema. */
-export const TagsSchema = v.pipe(v.array(TagSchema), v.maxLength(MAX_TAGS, `must hold at most ${MAX_TAGS} tags`));
+export const TagsSchema: TagsSchema = tagsSchema;
 
 /** Free text such as an incident update's description: at most 10,000 characters. */
 export const LongTextSchema = boundedString(MAX_LONG_TEXT_LENGTH);

@@ -9,6 +9,7 @@ import {
   NameSchema,
   boundedString,
   maxChars,
+  type Same,
 } from './primitives.js';
 import { isAbsoluteHttpUrl, isTemplatedUrl } from './urls.js';
 
@@ -33,6 +34,15 @@ export function modelObject<const TEntries extends v.ObjectEntries>(entries: TEn
   return schema;
 }
 
+/** The schema `modelObject` makes of these entries. */
+export type ModelObject<TEntries extends v.ObjectEntries> = ReturnType<typeof modelObject<TEntries>>;
+
+/**
+ * Entries named by an interface, as valibot takes them (a mapped type has the index signature an
+ * interface lacks). Declarations then name the interface instead of repeating every entry's type.
+ */
+export type EntriesOf<T> = Pick<T, keyof T>;
+
 /** The message of a JSON array sent where an object is expected. */
 export const ARRAY_FOR_OBJECT = 'must be an object, not an array';
 
@@ -54,16 +64,21 @@ export function updateEntries<const TEntries extends v.ObjectEntries>(entries: T
   return out as UpdateEntries<TEntries>;
 }
 
+const integerBetweenSchema = (min: number, max: number, message: string) =>
+  v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+/** The type of integerBetween's schemas, by name (see `Same`). */
+export interface IntegerBetweenSchema extends Same<ReturnType<typeof integerBetweenSchema>> {}
 /** An integer in [min, max] whose every failure reads "must be between min and max". */
-export function integerBetween(min: number, max: number) {
-  const message = `must be between ${min} and ${max}`;
-  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+export function integerBetween(min: number, max: number): IntegerBetweenSchema {
+  return integerBetweenSchema(min, max, `must be between ${min} and ${max}`);
 }
 
+const integerAtLeastSchema = (min: number, message: string) => v.pipe(v.number(message), v.integer(message), v.minValue(min, message));
+/** The type of integerAtLeast's schemas, by name (see `Same`). */
+export interface IntegerAtLeastSchema extends Same<ReturnType<typeof integerAtLeastSchema>> {}
 /** An integer >= min. */
-export function integerAtLeast(min: number) {
-  const message = `must be an integer of at least ${min}`;
-  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message));
+export function integerAtLeast(min: number): IntegerAtLeastSchema {
+  return integerAtLeastSchema(min, `must be an integer of at least ${min}`);
 }
 
 export function oneOf<const TOptions extends readonly (string | number)[]>(options: TOptions) {
@@ -84,7 +99,7 @@ const ReminderAmountSchema = v.pipe(
   ),
 );
 
-export const AlertSettingsSchema = modelObject({
+const alertSettingsSchema = modelObject({
   escalationType: v.optional(oneOf(ESCALATION_TYPES), 'RUN_BASED'),
   runBasedEscalation: v.optional(modelObject({ failedRunThreshold: v.optional(integerBetween(1, 5), 1) }), {}),
   timeBasedEscalation: v.optional(
@@ -109,12 +124,15 @@ export const AlertSettingsSchema = modelObject({
     {},
   ),
 });
+/** AlertSettingsSchema's type, by name (see `Same`). */
+export interface AlertSettingsSchema extends Same<typeof alertSettingsSchema> {}
+export const AlertSettingsSchema: AlertSettingsSchema = alertSettingsSchema;
 export type AlertSettings = v.InferOutput<typeof AlertSettingsSchema>;
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = v.parse(AlertSettingsSchema, {});
 
 export const RETRY_TYPES = ['FIXED', 'LINEAR', 'EXPONENTIAL', 'SINGLE_RETRY'] as const;
 
-export const RetryStrategySchema = modelObject({
+const retryStrategySchema = modelObject({
   type: oneOf(RETRY_TYPES),
   baseBackoffSeconds: v.optional(integerBetween(0, 600), 60),
   maxRetries: v.optional(integerBetween(1, 10), 2),
@@ -125,6 +143,9 @@ export const RetryStrategySchema = modelObject({
     () => [],
   ),
 });
+/** RetryStrategySchema's type, by name (see `Same`). */
+export interface RetryStrategySchema extends Same<typeof retryStrategySchema> {}
+export const RetryStrategySchema: RetryStrategySchema = retryStrategySchema;
 export type RetryStrategy = v.InferOutput<typeof RetryStrategySchema>;
 
 /** Groups may say FALLBACK: each member check keeps its own strategy. */
@@ -143,10 +164,13 @@ export const TriggerIncidentSchema = modelObject({
 });
 export type TriggerIncident = v.InferOutput<typeof TriggerIncidentSchema>;
 
-export const AlertChannelSubscriptionSchema = modelObject({
+const alertChannelSubscriptionSchema = modelObject({
   alertChannelId: integerAtLeast(1),
   activated: v.optional(v.boolean(), true),
 });
+/** AlertChannelSubscriptionSchema's type, by name (see `Same`). */
+export interface AlertChannelSubscriptionSchema extends Same<typeof alertChannelSubscriptionSchema> {}
+export const AlertChannelSubscriptionSchema: AlertChannelSubscriptionSchema = alertChannelSubscriptionSchema;
 export type AlertChannelSubscription = v.InferOutput<typeof AlertChannelSubscriptionSchema>;
 
 /** Keys starting with this are secret even when `secret` is false (docs/decisions.md "script environment"). */
@@ -158,7 +182,7 @@ export const MAX_ENVIRONMENT_VARIABLES = 100;
  */
 export const MAX_ENVIRONMENT_VALUE_LENGTH = MAX_LONG_TEXT_LENGTH;
 
-export const EnvironmentVariableSchema = modelObject({
+const environmentVariableSchema = modelObject({
   key: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
@@ -169,6 +193,9 @@ export const EnvironmentVariableSchema = modelObject({
   locked: v.optional(v.boolean(), false),
   secret: v.optional(v.boolean(), false),
 });
+/** EnvironmentVariableSchema's type, by name (see `Same`). */
+export interface EnvironmentVariableSchema extends Same<typeof environmentVariableSchema> {}
+export const EnvironmentVariableSchema: EnvironmentVariableSchema = environmentVariableSchema;
 export type EnvironmentVariable = v.InferOutput<typeof EnvironmentVariableSchema>;
 
 export function isSecretVariable(variable: { key: string; secret?: boolean | null }): boolean {
@@ -176,7 +203,7 @@ export function isSecretVariable(variable: { key: string; secret?: boolean | nul
 }
 
 /** At most 100 variables with unique keys; the issue names the first entry over the limit. */
-export const EnvironmentVariablesSchema = v.nullable(
+const environmentVariablesSchema = v.nullable(
   v.pipe(
     v.array(EnvironmentVariableSchema),
     v.rawCheck(({ dataset, addIssue }) => {
@@ -203,19 +230,31 @@ export const EnvironmentVariablesSchema = v.nullable(
     }),
   ),
 );
+/** EnvironmentVariablesSchema's type, by name (see `Same`). */
+export interface EnvironmentVariablesSchema extends Same<typeof environmentVariablesSchema> {}
+export const EnvironmentVariablesSchema: EnvironmentVariablesSchema = environmentVariablesSchema;
 
 /** An HTTP header's or query parameter's name: not empty, at most 255 characters. */
-export const HeaderKeySchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxChars(MAX_HEADER_KEY_LENGTH));
+const headerKeySchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxChars(MAX_HEADER_KEY_LENGTH));
+/** HeaderKeySchema's type, by name (see `Same`). */
+export interface HeaderKeySchema extends Same<typeof headerKeySchema> {}
+export const HeaderKeySchema: HeaderKeySchema = headerKeySchema;
 /** An HTTP header's or query parameter's value: at most 4,096 characters. */
 export const HeaderValueSchema = boundedString(MAX_HEADER_VALUE_LENGTH);
 
-export const KeyValueSchema = modelObject({ key: HeaderKeySchema, value: HeaderValueSchema });
+const keyValueSchema = modelObject({ key: HeaderKeySchema, value: HeaderValueSchema });
+/** KeyValueSchema's type, by name (see `Same`). */
+export interface KeyValueSchema extends Same<typeof keyValueSchema> {}
+export const KeyValueSchema: KeyValueSchema = keyValueSchema;
 export type KeyValue = v.InferOutput<typeof KeyValueSchema>;
 
-export const WebhookKeyValueSchema = modelObject({
+const webhookKeyValueSchema = modelObject({
   ...KeyValueSchema.entries,
   locked: v.optional(v.boolean(), false),
 });
+/** WebhookKeyValueSchema's type, by name (see `Same`). */
+export interface WebhookKeyValueSchema extends Same<typeof webhookKeyValueSchema> {}
+export const WebhookKeyValueSchema: WebhookKeyValueSchema = webhookKeyValueSchema;
 export type WebhookKeyValue = v.InferOutput<typeof WebhookKeyValueSchema>;
 
 export const MAX_HEADERS = 100;
@@ -251,28 +290,37 @@ export const assertionCommonEntries = {
   regex: v.optional(v.nullable(v.pipe(LongTextSchema, v.check(compiles, 'must be a valid regular expression'))), null),
 };
 
-export const TcpAssertionSchema = modelObject({
+const tcpAssertionSchema = modelObject({
   source: oneOf(TCP_ASSERTION_SOURCES),
   comparison: oneOf(ASSERTION_COMPARISONS),
   ...assertionCommonEntries,
 });
+/** TcpAssertionSchema's type, by name (see `Same`). */
+export interface TcpAssertionSchema extends Same<typeof tcpAssertionSchema> {}
+export const TcpAssertionSchema: TcpAssertionSchema = tcpAssertionSchema;
 export type TcpAssertion = v.InferOutput<typeof TcpAssertionSchema>;
 
-export const ApiAssertionSchema = modelObject({
+const apiAssertionSchema = modelObject({
   source: oneOf(API_ASSERTION_SOURCES),
   comparison: oneOf(API_ASSERTION_COMPARISONS),
   ...assertionCommonEntries,
 });
+/** ApiAssertionSchema's type, by name (see `Same`). */
+export interface ApiAssertionSchema extends Same<typeof apiAssertionSchema> {}
+export const ApiAssertionSchema: ApiAssertionSchema = apiAssertionSchema;
 export type ApiAssertion = v.InferOutput<typeof ApiAssertionSchema>;
 
 /** HTTP basic authentication; an empty username means none. */
-export const BasicAuthSchema = modelObject({
+const basicAuthSchema = modelObject({
   username: v.optional(boundedString(MAX_NAME_LENGTH), ''),
   password: v.optional(HeaderValueSchema, ''),
 });
+/** BasicAuthSchema's type, by name (see `Same`). */
+export interface BasicAuthSchema extends Same<typeof basicAuthSchema> {}
+export const BasicAuthSchema: BasicAuthSchema = basicAuthSchema;
 export type BasicAuth = v.InferOutput<typeof BasicAuthSchema>;
 
-export const ApiCheckDefaultsSchema = modelObject({
+const apiCheckDefaultsSchema = modelObject({
   // The base of member checks' relative urls (and their {{GROUP_BASE_URL}}).
   url: v.optional(
     v.pipe(
@@ -288,4 +336,7 @@ export const ApiCheckDefaultsSchema = modelObject({
   assertions: v.optional(v.array(ApiAssertionSchema), () => []),
   basicAuth: v.optional(BasicAuthSchema, {}),
 });
+/** ApiCheckDefaultsSchema's type, by name (see `Same`). */
+export interface ApiCheckDefaultsSchema extends Same<typeof apiCheckDefaultsSchema> {}
+export const ApiCheckDefaultsSchema: ApiCheckDefaultsSchema = apiCheckDefaultsSchema;
 export type ApiCheckDefaults = v.InferOutput<typeof ApiCheckDefaultsSchema>;
