@@ -89,11 +89,15 @@ export {
   RUNTIME_IDS, type RuntimeId, RuntimeIdSchema, TCP_FREQUENCIES, TcpFrequencySchema, TimestampSchema, UuidSchema,
 } from './model/primitives.js';
 // The names of schema types that core's declarations hold, so that a dependent's declarations can name them too.
-export type { BoundedStringSchema, NameSchemaType, QueryIntegerSchema, TagSchema, TagsSchema } from './model/primitives.js';
+// NameSchema, TagSchema, TagsSchema, HeaderKeySchema, HostNameSchema, HttpUrlSchema and SubdomainSchema are
+// exported here as types only: the schemas themselves are not part of core's API.
+export type { BoundedStringSchema, NameSchema, QueryIntegerSchema, TagSchema, TagsSchema } from './model/primitives.js';
 export type { HostNameSchema, HttpUrlSchema, SubdomainSchema } from './model/urls.js';
-export type { EntriesOf, HeaderKeySchema, IntegerAtLeastSchema, IntegerBetweenSchema, ModelObject } from './model/shared.js';
+export type {
+  EntriesOf, HeaderKeySchema, IntegerAtLeastSchema, IntegerBetweenSchema, ModelObject, UpdateEntries,
+} from './model/shared.js';
 export type { CheckCommonEntries } from './model/check-common.js';
-export type { CheckGroupEntries, CheckGroupResponseEntries } from './model/check-group.js';
+export type { CheckGroupEntries, CheckGroupRecordEntries, CheckGroupResponseEntries } from './model/check-group.js';
 export type {
   AlertChannelConfigSchemas, AlertChannelFlagEntries, AlertChannelOption, AlertChannelRecordEntries, AlertChannelResponseEntries,
 } from './model/alert-channel.js';

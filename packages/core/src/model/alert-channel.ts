@@ -130,7 +130,7 @@ export interface AlertChannelFlagEntries extends FlagShape {}
 type FlagShape = typeof flagEntries;
 
 /** The flags every channel has, whatever its type (for channel types a plugin adds). */
-export const AlertChannelFlagsSchema = modelObject(flagEntries as EntriesOf<AlertChannelFlagEntries>);
+export const AlertChannelFlagsSchema = modelObject<EntriesOf<AlertChannelFlagEntries>>(flagEntries);
 export type AlertChannelFlags = v.InferOutput<typeof AlertChannelFlagsSchema>;
 
 const typeMessage = (issue: v.BaseIssue<unknown>) =>
@@ -147,7 +147,12 @@ export interface AlertChannelOption<TType extends AlertChannelType, TExtra exten
 /** One option per channel type: `{type, config}` of that type plus `extra` entries. */
 function perType<const TExtra extends v.ObjectEntries>(extra: TExtra) {
   const option = <const TType extends AlertChannelType>(type: TType): AlertChannelOption<TType, TExtra> =>
-    modelObject({ type: v.literal(type), config: ALERT_CHANNEL_CONFIG_SCHEMAS[type], ...flagEntries, ...extra } as ChannelOptionEntries<TType, TExtra>);
+    modelObject<ChannelOptionEntries<TType, TExtra>>({
+      type: v.literal(type),
+      config: ALERT_CHANNEL_CONFIG_SCHEMAS[type],
+      ...flagEntries,
+      ...extra,
+    });
   return [
     option('EMAIL'),
     option('WEBHOOK'),
@@ -184,7 +189,7 @@ const channelRecordEntries = {
 export interface AlertChannelRecordEntries extends RecordShape {}
 type RecordShape = typeof channelRecordEntries;
 
-export const AlertChannelSchema = v.variant('type', perType(channelRecordEntries as EntriesOf<AlertChannelRecordEntries>));
+export const AlertChannelSchema = v.variant('type', perType<EntriesOf<AlertChannelRecordEntries>>(channelRecordEntries));
 export type AlertChannel = v.InferOutput<typeof AlertChannelSchema>;
 
 export const AlertChannelSubscriptionSummarySchema = v.object({
@@ -204,7 +209,7 @@ const channelResponseEntries = {
 export interface AlertChannelResponseEntries extends ResponseShape {}
 type ResponseShape = typeof channelResponseEntries;
 
-export const AlertChannelResponseSchema = v.variant('type', perType(channelResponseEntries as EntriesOf<AlertChannelResponseEntries>));
+export const AlertChannelResponseSchema = v.variant('type', perType<EntriesOf<AlertChannelResponseEntries>>(channelResponseEntries));
 export type AlertChannelResponse = v.InferOutput<typeof AlertChannelResponseSchema>;
 
 /** A link of a channel to a check or a group (exactly one of checkId / groupId is set). */

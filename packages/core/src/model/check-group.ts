@@ -41,28 +41,43 @@ const checkGroupEntries = {
 /** A group's entries, by name (an interface): its schemas' declarations name them instead of repeating them. */
 export interface CheckGroupEntries extends CheckGroupEntriesShape {}
 type CheckGroupEntriesShape = typeof checkGroupEntries;
-/** What a group response adds to a group's entries, by name. */
-export interface CheckGroupResponseEntries extends CheckGroupResponseShape {}
-type CheckGroupResponseShape = typeof groupResponseEntries;
+
+const groupRecordEntries = {
+  id: v.number(),
+  accountId: v.string(),
+  created_at: TimestampSchema,
+  updated_at: v.nullable(TimestampSchema),
+};
+/** What a stored group adds to a group's entries, by name. */
+export interface CheckGroupRecordEntries extends CheckGroupRecordShape {}
+type CheckGroupRecordShape = typeof groupRecordEntries;
 
 const groupResponseEntries = {
   id: v.number(),
   created_at: TimestampSchema,
   updated_at: v.nullable(TimestampSchema),
 };
+/** What a group response adds to a group's entries, by name. */
+export interface CheckGroupResponseEntries extends CheckGroupResponseShape {}
+type CheckGroupResponseShape = typeof groupResponseEntries;
 
-export const CheckGroupCreateSchema = modelObject(checkGroupEntries as EntriesOf<CheckGroupEntries>);
+export const CheckGroupCreateSchema = modelObject<EntriesOf<CheckGroupEntries>>(checkGroupEntries);
 export type CheckGroupCreate = v.InferOutput<typeof CheckGroupCreateSchema>;
 
 /** PUT /v2/check-groups/{id}: the spec requires name in this body too. */
-export const CheckGroupUpdateSchema = modelObject({ ...updateEntries(checkGroupEntries), name: NameSchema } as
-  Omit<UpdateEntries<EntriesOf<CheckGroupEntries>>, 'name'> & { name: typeof NameSchema });
+export const CheckGroupUpdateSchema = modelObject<
+  Omit<UpdateEntries<EntriesOf<CheckGroupEntries>>, 'name'> & { name: typeof NameSchema }
+>({ ...updateEntries(checkGroupEntries), name: NameSchema });
 export type CheckGroupUpdate = v.InferOutput<typeof CheckGroupUpdateSchema>;
 
-export const CheckGroupSchema = v.object({ ...checkGroupEntries, ...groupResponseEntries, accountId: v.string() } as
-  EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupResponseEntries> & { accountId: v.StringSchema<undefined> });
+export const CheckGroupSchema = v.object<EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupRecordEntries>>({
+  ...checkGroupEntries,
+  ...groupRecordEntries,
+});
 export type CheckGroup = v.InferOutput<typeof CheckGroupSchema>;
 
-export const CheckGroupResponseSchema = v.object({ ...checkGroupEntries, ...groupResponseEntries } as
-  EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupResponseEntries>);
+export const CheckGroupResponseSchema = v.object<EntriesOf<CheckGroupEntries> & EntriesOf<CheckGroupResponseEntries>>({
+  ...checkGroupEntries,
+  ...groupResponseEntries,
+});
 export type CheckGroupResponse = v.InferOutput<typeof CheckGroupResponseSchema>;

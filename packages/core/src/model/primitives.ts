@@ -183,12 +183,12 @@ export function boundedString(max: number): BoundedStringSchema {
 
 const requiredNameSchema = (max: number) => v.pipe(NonEmptyStringSchema, maxChars(max));
 /** The type of nameSchema's schemas (NameSchema's too), by name (see `Same`). */
-export interface NameSchemaType extends Same<ReturnType<typeof requiredNameSchema>> {}
+export interface NameSchema extends Same<ReturnType<typeof requiredNameSchema>> {}
 /** A required name: trimmed, not empty, at most 255 characters (or the API's own maximum). */
-export function nameSchema(max: number = MAX_NAME_LENGTH): NameSchemaType {
+export function nameSchema(max: number = MAX_NAME_LENGTH): NameSchema {
   return requiredNameSchema(max);
 }
-export const NameSchema = nameSchema();
+export const NameSchema: NameSchema = nameSchema();
 
 const tagSchema = v.pipe(NonEmptyStringSchema, maxChars(MAX_TAG_LENGTH));
 /** TagSchema's type, by name (see `Same`). */

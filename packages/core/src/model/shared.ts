@@ -202,7 +202,6 @@ export function isSecretVariable(variable: { key: string; secret?: boolean | nul
   return variable.secret === true || variable.key.startsWith(SECRET_ENV_PREFIX);
 }
 
-/** At most 100 variables with unique keys; the issue names the first entry over the limit. */
 const environmentVariablesSchema = v.nullable(
   v.pipe(
     v.array(EnvironmentVariableSchema),
@@ -232,12 +231,13 @@ const environmentVariablesSchema = v.nullable(
 );
 /** EnvironmentVariablesSchema's type, by name (see `Same`). */
 export interface EnvironmentVariablesSchema extends Same<typeof environmentVariablesSchema> {}
+/** At most 100 variables with unique keys; the issue names the first entry over the limit. */
 export const EnvironmentVariablesSchema: EnvironmentVariablesSchema = environmentVariablesSchema;
 
-/** An HTTP header's or query parameter's name: not empty, at most 255 characters. */
 const headerKeySchema = v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxChars(MAX_HEADER_KEY_LENGTH));
 /** HeaderKeySchema's type, by name (see `Same`). */
 export interface HeaderKeySchema extends Same<typeof headerKeySchema> {}
+/** An HTTP header's or query parameter's name: not empty, at most 255 characters. */
 export const HeaderKeySchema: HeaderKeySchema = headerKeySchema;
 /** An HTTP header's or query parameter's value: at most 4,096 characters. */
 export const HeaderValueSchema = boundedString(MAX_HEADER_VALUE_LENGTH);
@@ -310,13 +310,13 @@ export interface ApiAssertionSchema extends Same<typeof apiAssertionSchema> {}
 export const ApiAssertionSchema: ApiAssertionSchema = apiAssertionSchema;
 export type ApiAssertion = v.InferOutput<typeof ApiAssertionSchema>;
 
-/** HTTP basic authentication; an empty username means none. */
 const basicAuthSchema = modelObject({
   username: v.optional(boundedString(MAX_NAME_LENGTH), ''),
   password: v.optional(HeaderValueSchema, ''),
 });
 /** BasicAuthSchema's type, by name (see `Same`). */
 export interface BasicAuthSchema extends Same<typeof basicAuthSchema> {}
+/** HTTP basic authentication; an empty username means none. */
 export const BasicAuthSchema: BasicAuthSchema = basicAuthSchema;
 export type BasicAuth = v.InferOutput<typeof BasicAuthSchema>;
 
