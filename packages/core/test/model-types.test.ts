@@ -116,10 +116,13 @@ describe('the model: what its named schema types stand for', () => {
 
   it('types a group, its create and update bodies, its record and its response', () => {
     expectTypeOf<v.InferOutput<typeof CheckGroupCreateSchema>>().toEqualTypeOf<GroupFields>();
-    // Only the name is required to create one; PUT requires it too (the spec's update body).
-    expectTypeOf<v.InferInput<typeof CheckGroupCreateSchema>['name']>().branded.toEqualTypeOf<string>();
-    expectTypeOf<v.InferInput<typeof CheckGroupCreateSchema>>().toMatchTypeOf<{ name: string }>();
-    expectTypeOf<{ name: string }>().toMatchTypeOf<v.InferInput<typeof CheckGroupCreateSchema>>();
+    // Only the name is required to create one, and a group as answered is a valid body; PUT
+    // requires the name too (the spec's update body).
+    type CreateInput = v.InferInput<typeof CheckGroupCreateSchema>;
+    expectTypeOf<keyof CreateInput>().toEqualTypeOf<keyof GroupFields>();
+    expectTypeOf<{ name: string }>().toExtend<CreateInput>();
+    expectTypeOf<{ muted: boolean }>().not.toExtend<CreateInput>();
+    expectTypeOf<GroupFields>().toExtend<CreateInput>();
     expectTypeOf<v.InferOutput<typeof CheckGroupUpdateSchema>>().branded.toEqualTypeOf<
       Optional<Omit<GroupFields, 'name'>> & { name: string }
     >();
@@ -147,5 +150,16 @@ describe('the model: what its named schema types stand for', () => {
     expect(Object.keys(CheckGroupSchema.entries)).toEqual([...fields, 'id', 'accountId', 'created_at', 'updated_at']);
     expect(Object.keys(CheckGroupResponseSchema.entries)).toEqual([...fields, 'id', 'created_at', 'updated_at']);
     expect(fields.slice(0, 3)).toEqual(['name', 'activated', 'muted']);
+  });
+
+  it("keeps a channel's fields in the order they are answered: type, config, the flags, then the record's", () => {
+    const flags = Object.keys(AlertChannelFlagsSchema.entries);
+    expect(flags).toEqual(['sendRecovery', 'sendFailure', 'sendDegraded', 'sslExpiry', 'sslExpiryThreshold', 'autoSubscribe']);
+    for (const option of AlertChannelSchema.options) {
+      expect(Object.keys(option.entries)).toEqual(['type', 'config', ...flags, 'id', 'accountId', 'created_at', 'updated_at']);
+    }
+    for (const option of AlertChannelResponseSchema.options) {
+      expect(Object.keys(option.entries)).toEqual(['type', 'config', ...flags, 'id', 'created_at', 'updated_at', 'subscriptions']);
+    }
   });
 });
