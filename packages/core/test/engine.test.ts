@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runFor } from './fake-time.js';
+import { slotResultId } from '../src/index.js';
 import { failResult, FakeClock, FakeRunner, passResult } from '../src/testing/index.js';
 import { setup, start, T0, tcp } from './engine-support.js';
 
@@ -107,6 +108,28 @@ describe('engine: scheduled runs', () => {
     const [result] = (await s.vigil.checkResults.list(s.accountId, check.id, {})).items.reverse();
     expect(result).toMatchObject({ hasFailures: true, errorMessage: 'The run did not finish within its time limit of 5 s' });
     expect(Date.parse(result!.stoppedAt) - Date.parse(result!.startedAt)).toBe(5_000);
+  });
+
+  it('runs a slot overdue at start once, under its own time, and does not make up the slots that passed', async () => {
+    const s = await setup();
+    const check = await s.vigil.checks.create(s.accountId, 'TCP', tcp());
+    // No process is up for 35 s: the first slot and the next three pass.
+    s.clock.advance(35_000);
+    const startedAt = s.clock.now().getTime();
+    await start(s);
+    await runFor(s.clock, 20_000);
+    const dues = s.runner.jobs.map((j) => Date.parse(j.dueAt));
+    const first = dues[0]!;
+    expect(first).toBeGreaterThan(Date.parse(T0));
+    expect(first).toBeLessThanOrEqual(Date.parse(T0) + 10_000);
+    // Then the check's slots from the start on, every 10 s; none of those that passed meanwhile.
+    expect(dues[1]).toBeGreaterThan(startedAt);
+    expect(dues[1]! - 10_000).toBeLessThanOrEqual(startedAt);
+    expect((dues[1]! - first) % 10_000).toBe(0);
+    expect(dues.length).toBeGreaterThanOrEqual(3);
+    for (let i = 2; i < dues.length; i++) expect(dues[i]! - dues[i - 1]!).toBe(10_000);
+    const { items } = await s.vigil.checkResults.list(s.accountId, check.id, {});
+    expect(items.map((r) => r.id).sort()).toEqual(dues.map((due) => slotResultId(check.id, 'us-east-1', new Date(due), 1)).sort());
   });
 });
 
