@@ -9,8 +9,9 @@
 // check_runs_tcp plus a detail document (check_result_details) for each failing run and one
 // passing run per check, location and hour. Every round has its own due times, so nothing conflicts.
 // The baseline: the rows the store wrote for a round, read back with `select *`, inserted with knex
-// into plain copies of those two tables, with the store's statement shape (one transaction per
-// batch of 1,000 results, 500 rows a statement). SQLite: the copies are made from the originals'
+// into plain copies of those two tables as a knex user would: one transaction per batch of 1,000
+// results, 500 rows a statement (the most knex's multi-row insert takes on SQLite, where it is a
+// compound SELECT; the store itself sends one statement per table and batch). SQLite: the copies are made from the originals'
 // SQL (WITHOUT ROWID, primary key (check_key, slot)). PostgreSQL: partitioned by day like the
 // store's tables, with the same unique index, the partitions made before the clock starts. Order: the
 // store's warm-up round and the baseline's warm-up with that round's rows; then BENCH_ROUNDS

@@ -6,6 +6,7 @@
  * own rounding. Nothing is NULL: absent values have sentinels.
  */
 import type { Knex } from 'knex';
+import type { ColumnKind } from '../bulk-insert.js';
 import type { TableContext } from '../table.js';
 
 /** Slots count from 2020-01-01 (UTC): slot = (due - EPOCH) * 4096 + location * 16 + attempt. */
@@ -39,9 +40,18 @@ export interface Layout {
   phaseNames: ReadonlySet<string>;
   /** statusCode and sslDaysRemaining have columns (API). */
   http: boolean;
+  /** A row's columns, each an integer, as the writer inserts them. */
+  columns: Readonly<Record<string, ColumnKind>>;
 }
 
-const withNames = (l: Omit<Layout, 'phaseNames'>): Layout => ({ ...l, phaseNames: new Set(l.phases.map((p) => p.phase)) });
+const withNames = (l: Omit<Layout, 'phaseNames' | 'columns'>): Layout => ({
+  ...l,
+  phaseNames: new Set(l.phases.map((p) => p.phase)),
+  columns: Object.fromEntries(
+    ['slot', 'check_key', 'rt', ...l.phases.map((p) => p.column), 'start_off', 'stop_off', 'flags', ...(l.http ? ['status_code', 'ssl_days'] : [])]
+      .map((column) => [column, 'int' as const]),
+  ),
+});
 
 export const LAYOUTS: readonly Layout[] = [
   withNames({

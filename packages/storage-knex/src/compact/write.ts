@@ -9,10 +9,12 @@ import type { TableContext } from '../table.js';
 import { detailDoc, toNarrow, type Narrow } from './codec.js';
 import { encodeDoc } from './doc-codec.js';
 import { checkKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
-import { FLAG, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
+import { insertRows } from '../bulk-insert.js';
+import { FLAG, isPostgres, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
 
 type Result = Omit<CheckResult, 'accountId'>;
 const HOUR = 3_600_000;
+const DOC_COLUMNS = { slot: 'int', check_key: 'int', doc: 'text' } as const;
 
 /** Per store: the newest hour whose passing run kept its detail, by check key and location key. */
 const sampledHours = new WeakMap<object, Map<string, number>>();
@@ -96,9 +98,8 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
     list.push(row);
   }
   const t = tables(ctx);
-  for (const [layout, list] of rows) {
-    for (let i = 0; i < list.length; i += 500) await trx(t.runs(layout)).insert(list.slice(i, i + 500));
-  }
-  for (let i = 0; i < docs.length; i += 500) await trx(t.details).insert(docs.slice(i, i + 500));
+  const pg = isPostgres(ctx.knex);
+  for (const [layout, list] of rows) await insertRows(trx, pg, t.runs(layout), layout.columns, list);
+  await insertRows(trx, pg, t.details, DOC_COLUMNS, docs);
   return { rest, committed };
 }
