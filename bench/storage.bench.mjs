@@ -11,13 +11,14 @@
 // The baseline: the rows the store wrote for a round, read back with `select *`, inserted with knex
 // into plain copies of those two tables as a knex user would: one transaction per batch of 1,000
 // results, 500 rows a statement (the most knex's multi-row insert takes on SQLite, where it is a
-// compound SELECT; the store itself sends one statement per table and batch). SQLite: the copies are made from the originals'
-// SQL (WITHOUT ROWID, primary key (check_key, slot)). PostgreSQL: partitioned by day like the
-// store's tables, with the same unique index, the partitions made before the clock starts. Order: the
-// store's warm-up round and the baseline's warm-up with that round's rows; then BENCH_ROUNDS
-// (default 3) timed rounds, each the store's round followed by the baseline's insert of that
-// round's rows, so both sides are measured warm, into tables holding the same rows. The best round
-// of each side is reported (other load on the machine only ever slows a round down).
+// compound SELECT; the store itself sends one statement per table and batch). SQLite: the copies
+// are made from the originals' SQL (WITHOUT ROWID, primary key (check_key, slot)). PostgreSQL:
+// partitioned by day like the store's tables, with the same unique index, the partitions made
+// before the clock starts. Order: the store's warm-up round and the baseline's warm-up with that
+// round's rows; then BENCH_ROUNDS (default 3) timed rounds, each the store's round followed by the
+// baseline's insert of that round's rows, so both sides are measured warm, into tables holding the
+// same rows. The best round of each side is reported (other load on the machine only ever slows a
+// round down).
 //
 // Analytics: the store's p95/p99 aggregate (storage-knex runs it in a transaction that first does
 // `set local work_mem`, exact-aggregate.ts) against the same percentiles written by hand, run in a

@@ -19,10 +19,16 @@ export type ColumnKind = 'int' | 'text';
 /** Rows a statement: a JSON text or a set of arrays of a few hundred kB. */
 const PER_STATEMENT = 5000;
 
-/** The statements by client, table and columns (a handful in use). */
-const statements = new Map<string, string>();
+/**
+ * The statements of each knex (by its config, which its transactions share: identifiers are
+ * wrapped as that knex wraps them), by table and columns; a handful in use.
+ */
+const statementsOf = new WeakMap<object, Map<string, string>>();
 
 function statement(db: Knex, pg: boolean, table: string, columns: readonly (readonly [string, ColumnKind])[]): string {
+  const config = db.client.config as object;
+  let statements = statementsOf.get(config);
+  if (!statements) statementsOf.set(config, (statements = new Map()));
   const key = `${pg ? 'pg' : 'sqlite'}\u0000${table}\u0000${columns.map(([name, kind]) => `${name}:${kind}`).join('\u0000')}`;
   let sql = statements.get(key);
   if (sql === undefined) {
@@ -38,15 +44,17 @@ function statement(db: Knex, pg: boolean, table: string, columns: readonly (read
 }
 
 /**
- * Inserts `rows` into `table` (inside `db`, a transaction where the rows must go in together).
- * Every row has a value of its kind in every column of `columns`, or nothing is inserted and the
- * error names the table, the column and the row. `pg`: the database is PostgreSQL, else SQLite.
+ * Inserts `rows` into `table` (inside `db`, a transaction where the rows must go in together), one
+ * statement for up to 5,000 rows. Every row has a value of its kind in every column of `columns`
+ * (other fields of a row are not written), or nothing is inserted and the error names the table,
+ * the column and the row. Text must be well-formed (SQLite's JSON would store a lone surrogate as
+ * it is). `pg`: the database is PostgreSQL, else SQLite.
  */
 export async function insertRows(db: Knex, pg: boolean, table: string, columns: Readonly<Record<string, ColumnKind>>, rows: readonly Row[]): Promise<void> {
   if (rows.length === 0) return;
   const cols = Object.entries(columns);
   const sql = statement(db, pg, table, cols);
-  const statements: Knex.RawBinding[][] = [];
+  const batches: Knex.RawBinding[][] = [];
   for (let from = 0; from < rows.length; from += PER_STATEMENT) {
     const to = Math.min(rows.length, from + PER_STATEMENT);
     // PostgreSQL: an array per column; SQLite: a row per array.
@@ -65,7 +73,25 @@ export async function insertRows(db: Knex, pg: boolean, table: string, columns: 
       }
     }
     // A column's array holds values of its one kind (all numbers or all text).
-    statements.push(pg ? (values as (number[] | string[])[]) : [JSON.stringify(values)]);
+    batches.push(pg ? (values as (number[] | string[])[]) : [JSON.stringify(values)]);
   }
-  for (const bindings of statements) await db.raw(sql, bindings);
+  for (const bindings of batches) {
+    try {
+      await db.raw(sql, bindings);
+    } catch (err) {
+      throw shortened(err, table, rows.length);
+    }
+  }
+}
+
+/**
+ * knex writes a failed statement's values into its error's message; on SQLite that is the whole
+ * batch as JSON. The middle of a long message goes: the statement's start and the database's own
+ * words at the end stay.
+ */
+function shortened(err: unknown, table: string, count: number): unknown {
+  if (!(err instanceof Error) || err.message.length <= 2000) return err;
+  const { message } = err;
+  err.message = `${message.slice(0, 400)} … (the values of ${count} rows for ${table} left out) … ${message.slice(-800)}`;
+  return err;
 }

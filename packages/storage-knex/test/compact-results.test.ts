@@ -3,6 +3,8 @@ import { ConflictError, slotResultId, type CheckResult, type NewRecord } from '@
 import { checkResultFixture } from '@vigil/core/testing';
 import knexFactory from 'knex';
 import { describe, expect, it } from 'vitest';
+import { toNarrow } from '../src/compact/codec.js';
+import { LAYOUTS } from '../src/compact/layout.js';
 import { knexStorage, type KnexStorage } from '../src/index.js';
 
 const PG_URL = process.env.VIGIL_PG_URL;
@@ -58,6 +60,25 @@ async function cleanup(storage: KnexStorage) {
 }
 
 describe.each(dialects)('compact results on %s', (_name, open) => {
+  it('writes every column of each narrow table, and a narrow row has no field its table lacks', async () => {
+    const s = open();
+    try {
+      await s.migrate();
+      const pg = s.name === 'knex-pg';
+      for (const layout of LAYOUTS) {
+        const table = `${prefixes.get(s)}${layout.name}`;
+        const columns = pg
+          ? ((await s.knex.raw('select column_name as name from information_schema.columns where table_name = ? order by ordinal_position', [table])).rows as { name: string }[])
+          : ((await s.knex.raw(`pragma table_info(${table})`)) as { name: string }[]);
+        expect(Object.keys(layout.columns)).toEqual(columns.map((c) => c.name));
+        const run = layout.checkType === 'API' ? apiRun('a1', t0) : scheduled('c1', t0);
+        expect(Object.keys(toNarrow(run)!.row)).toEqual(Object.keys(layout.columns));
+      }
+    } finally {
+      await cleanup(s);
+    }
+  });
+
   it('stores scheduled runs as narrow rows: the hour\'s first passing run and failing runs whole, later passing runs without their detail', async () => {
     const s = open();
     try {
