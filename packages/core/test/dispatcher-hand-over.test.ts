@@ -107,4 +107,36 @@ describe('alerts handed from the alert step to the dispatcher', () => {
     expect(new Set(transport.sent.map((d) => d.channel.id)).size).toBe(3);
     expect(await s.storage.outbox.pending(s.accountId)).toEqual([]);
   });
+
+  it('the step reads its channels while it writes: the tick entry beside the channel list, the delivery\'s channel beside the transition', async () => {
+    const transport = new FakeTransport('EMAIL');
+    const s = await hourlyPolls(transport, new FakeRunner('TCP', [failResult('Connection refused')]));
+    const events: string[] = [];
+    /** Logs when a store call starts and when its answer is taken. */
+    const watch = <A extends unknown[], R>(name: string, call: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      events.push(`${name} start`);
+      const answer = await call(...args);
+      events.push(`${name} end`);
+      return answer;
+    };
+    const { schedule, alertChannels, alertStates } = s.storage;
+    const upsert = schedule.upsert.bind(schedule);
+    schedule.upsert = (entry) => (entry.kind === 'alert-tick' ? watch('tick entry', upsert)(entry) : upsert(entry));
+    alertChannels.listAll = watch('channel list', alertChannels.listAll.bind(alertChannels));
+    alertChannels.get = watch('channel read', alertChannels.get.bind(alertChannels));
+    alertStates.transitionAndLease = watch('transition', alertStates.transitionAndLease!.bind(alertStates));
+    await start(s);
+    while (transport.sent.length < 1) await runFor(s.clock, 500, 500);
+    expect(transport.sent.map((d) => d.channel.id)).toEqual([s.channel.id]);
+    const at = (event: string) => {
+      expect(events).toContain(event);
+      return events.indexOf(event);
+    };
+    // Neither the tick's write nor the channel list waits for the other.
+    expect(at('channel list start')).toBeLessThan(at('tick entry end'));
+    expect(at('tick entry start')).toBeLessThan(at('channel list end'));
+    // The delivery's channel is read once, started before the write that leased its alert.
+    expect(events.filter((e) => e === 'channel read start')).toHaveLength(1);
+    expect(at('channel read start')).toBeLessThan(at('transition start'));
+  });
 });

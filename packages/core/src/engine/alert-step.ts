@@ -17,7 +17,7 @@ import type { CheckForRun } from '../services/checks.js';
 import type { ServiceDeps } from '../services/deps.js';
 import type { MaintenanceWindowService } from '../services/maintenance-windows.js';
 import type { StatusPageIncidentService } from '../services/status-page-incidents.js';
-import type { AlertDispatcher } from './dispatcher.js';
+import type { AlertDispatcher, ChannelsOf } from './dispatcher.js';
 import type { EngineInstruments } from './instruments.js';
 import { storedSlotResult } from './result-sink.js';
 import { hashedUuid, maintenanceEffect, STATE_TRIES, type RunSpec } from './run-spec.js';
@@ -45,7 +45,7 @@ export interface AlertStepCollaborators {
  * step queues straight from the step's write (null: not now), and then those alerts, with the ones
  * the write leased to it.
  */
-export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'queued' | 'release'>;
+export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'channelsFor' | 'queued' | 'release'>;
 
 /** A plan for one step of a check's alert state: the next state and the alerts it queues (null: nothing to do). */
 export type AlertPlan = (stored: AlertState | null) => Promise<{ next: AlertState; messages: NewOutboxMessage[] } | null>;
@@ -177,8 +177,12 @@ export class AlertStep {
         alerts.push('ALERT_SSL');
       }
       state = { ...state, lastRunId: runId, recentRunIds: [...(previous.recentRunIds ?? []), runId].slice(-RECENT_RUNS) };
-      await this.planTick(accountId, check.id, previous.status, state.status, now);
-      return { next: state, messages: await alertMessages(this.deps, accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId) };
+      // The tick's entry (a write) and the channels' read are independent: neither waits for the other.
+      const [, messages] = await Promise.all([
+        this.planTick(accountId, check.id, previous.status, state.status, now),
+        alertMessages(this.deps, accountId, forRun, result, state, alerts, now, result.sslDaysRemaining ?? null, runId),
+      ]);
+      return { next: state, messages };
     });
   }
 
@@ -200,6 +204,8 @@ export class AlertStep {
       // write and handed to it: no claim (another write) stands between the step and the send.
       const dispatcher = this.c.dispatcher;
       const terms = messages.length > 0 && states.transitionAndLease ? dispatcher?.leaseTerms(messages.length) ?? null : null;
+      // The channels those alerts go to are read (and their secrets opened) while the write runs.
+      const channels = terms ? dispatcher!.channelsFor(messages) : undefined;
       let leased: OutboxMessage[] | null;
       try {
         leased = terms
@@ -210,7 +216,7 @@ export class AlertStep {
         throw err;
       }
       if (leased) {
-        this.queued(accountId, checkId, messages, leased, terms);
+        this.queued(accountId, checkId, messages, leased, terms, channels);
         return;
       }
       if (terms) dispatcher!.release(terms);
@@ -284,14 +290,21 @@ export class AlertStep {
   }
 
   /** Counts and logs alerts just queued, and hands them to this process's dispatcher (or wakes it for those it must claim). */
-  private queued(accountId: string, checkId: string, messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[], terms: OutboxLease | null): void {
+  private queued(
+    accountId: string,
+    checkId: string,
+    messages: readonly NewOutboxMessage[],
+    leased: readonly OutboxMessage[],
+    terms: OutboxLease | null,
+    channels: ChannelsOf | undefined,
+  ): void {
     if (messages.length === 0) return;
     for (const m of messages) this.c.meter.alertsQueued.inc({ alert_type: m.alertType });
     this.deps.logger.info('alerts: queued', {
       accountId, checkId, runId: (messages[0]!.payload as { checkResultId?: string | null }).checkResultId ?? null,
       alertTypes: [...new Set(messages.map((m) => m.alertType))], messages: messages.length,
     });
-    this.c.dispatcher?.queued(messages, leased, terms);
+    this.c.dispatcher?.queued(messages, leased, terms, channels);
   }
 
   /** Runs fn after the previous alert step of the same check in this process has finished. */

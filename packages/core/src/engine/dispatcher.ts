@@ -57,6 +57,9 @@ function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
  * every attempt is logged per channel. The outbox hands out a check's alerts to one channel in
  * order, the next only after the previous was delivered.
  */
+/** The channel of each alert of a batch, read once per channel (with its secrets opened). */
+export type ChannelsOf = (m: Pick<OutboxMessage, 'accountId' | 'alertChannelId'>) => Promise<AlertChannel>;
+
 export class AlertDispatcher {
   readonly owner: string;
   private readonly o: Required<Omit<DispatcherOptions, 'owner'>>;
@@ -170,10 +173,10 @@ export class AlertDispatcher {
    * sends at once, as if it had claimed them. The others are claimed: now, or once the alert of
    * their check and channel ahead of them here is sent (or room is free).
    */
-  queued(messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[], terms: OutboxLease | null): void {
+  queued(messages: readonly NewOutboxMessage[], leased: readonly OutboxMessage[], terms: OutboxLease | null, channels?: ChannelsOf): void {
     // A stop under way waits for these sends too.
     if (terms) this.release(terms);
-    this.sendAll(leased, false);
+    this.sendAll(leased, false, channels);
     if (!this.running || leased.length === messages.length) return;
     const taken = new Set(leased.map((m) => m.id));
     for (const m of messages) if (!taken.has(m.id) && m.checkId !== null) this.waiting.add(heldKey(m));
@@ -181,9 +184,9 @@ export class AlertDispatcher {
   }
 
   /** Starts the sends of messages leased to this process without waiting for them. */
-  private sendAll(messages: readonly OutboxMessage[], claimed: boolean): void {
+  private sendAll(messages: readonly OutboxMessage[], claimed: boolean, channels?: ChannelsOf): void {
     if (messages.length === 0) return;
-    const channelOf = this.channelsOf();
+    const channelOf = channels ?? this.channelsOf();
     for (const m of messages) {
       void this.track(this.deliver(m, channelOf).catch((err: unknown) => {
         // The database went away mid-send: the lease runs out and the alert is claimed again.
@@ -256,8 +259,18 @@ export class AlertDispatcher {
     });
   }
 
+  /**
+   * The channels of alerts about to be queued, their reads started now, for `queued` to send the
+   * ones leased to this process with: a step reads them while its write runs, not after it.
+   */
+  channelsFor(messages: readonly Pick<OutboxMessage, 'accountId' | 'alertChannelId'>[]): ChannelsOf {
+    const channelOf = this.channelsOf();
+    for (const m of messages) void channelOf(m);
+    return channelOf;
+  }
+
   /** The channels of a claimed batch, each read once (with its secrets opened). */
-  private channelsOf(): (m: OutboxMessage) => Promise<AlertChannel> {
+  private channelsOf(): ChannelsOf {
     const byKey = new Map<string, Promise<AlertChannel>>();
     return (m) => {
       const key = `${m.accountId}\u0000${m.alertChannelId}`;
@@ -271,7 +284,7 @@ export class AlertDispatcher {
     };
   }
 
-  private async deliver(m: OutboxMessage, channelOf: (m: OutboxMessage) => Promise<AlertChannel>): Promise<void> {
+  private async deliver(m: OutboxMessage, channelOf: ChannelsOf): Promise<void> {
     const { storage, clock } = this.deps;
     const log = (ok: boolean, detail: string | null) =>
       storage.outbox.recordAttempt({ outboxId: m.id, accountId: m.accountId, alertChannelId: m.alertChannelId, at: clock.now().toISOString(), ok, detail });
