@@ -135,6 +135,8 @@ describe('alerts handed from the alert step to the dispatcher', () => {
     // Neither the tick's write nor the channel list waits for the other.
     expect(at('channel list start')).toBeLessThan(at('tick entry end'));
     expect(at('tick entry start')).toBeLessThan(at('channel list end'));
+    // The tick's entry is still written before the transition, so a crash after it leaves the tick.
+    expect(at('tick entry end')).toBeLessThan(at('transition start'));
     // The delivery's channel is read once, started before the write that leased its alert.
     expect(events.filter((e) => e === 'channel read start')).toHaveLength(1);
     expect(at('channel read start')).toBeLessThan(at('transition start'));

@@ -42,8 +42,8 @@ export interface AlertStepCollaborators {
 
 /**
  * What the alert step asks of this process's dispatcher: the terms on which it takes the alerts a
- * step queues straight from the step's write (null: not now), and then those alerts, with the ones
- * the write leased to it.
+ * step queues straight from the step's write (null: not now), the channels of those alerts (read
+ * while the write runs), and then those alerts, with the ones the write leased to it.
  */
 export type AlertHandOver = Pick<AlertDispatcher, 'leaseTerms' | 'channelsFor' | 'queued' | 'release'>;
 
@@ -204,8 +204,9 @@ export class AlertStep {
       // write and handed to it: no claim (another write) stands between the step and the send.
       const dispatcher = this.c.dispatcher;
       const terms = messages.length > 0 && states.transitionAndLease ? dispatcher?.leaseTerms(messages.length) ?? null : null;
-      // The channels those alerts go to are read (and their secrets opened) while the write runs.
-      const channels = terms ? dispatcher!.channelsFor(messages) : undefined;
+      // The channels of the alerts the write may lease (as many as the terms allow) are read, and
+      // their secrets opened, while the write runs; any other is read when it is sent.
+      const channels = terms ? dispatcher!.channelsFor(messages.slice(0, terms.limit)) : undefined;
       let leased: OutboxMessage[] | null;
       try {
         leased = terms

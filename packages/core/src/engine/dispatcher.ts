@@ -50,6 +50,9 @@ function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues.map((i) => `${v.getDotPath(i) ?? 'payload'}: ${i.input === undefined ? 'missing' : `expected ${i.expected ?? 'another value'}`}`).join('; ');
 }
 
+/** The channel of each alert of a batch, read once per channel (with its secrets opened). */
+export type ChannelsOf = (m: Pick<OutboxMessage, 'accountId' | 'alertChannelId'>) => Promise<AlertChannel>;
+
 /**
  * Delivers the outbox: claims due alerts (several processes share it; each alert goes to one),
  * sends each through the transport of its channel's type, and marks it delivered only once the
@@ -57,9 +60,6 @@ function payloadProblems(issues: readonly v.BaseIssue<unknown>[]): string {
  * every attempt is logged per channel. The outbox hands out a check's alerts to one channel in
  * order, the next only after the previous was delivered.
  */
-/** The channel of each alert of a batch, read once per channel (with its secrets opened). */
-export type ChannelsOf = (m: Pick<OutboxMessage, 'accountId' | 'alertChannelId'>) => Promise<AlertChannel>;
-
 export class AlertDispatcher {
   readonly owner: string;
   private readonly o: Required<Omit<DispatcherOptions, 'owner'>>;
@@ -269,7 +269,7 @@ export class AlertDispatcher {
     return channelOf;
   }
 
-  /** The channels of a claimed batch, each read once (with its secrets opened). */
+  /** The channels of a claimed or handed-over batch, each read once (with its secrets opened). */
   private channelsOf(): ChannelsOf {
     const byKey = new Map<string, Promise<AlertChannel>>();
     return (m) => {
