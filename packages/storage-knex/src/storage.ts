@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { cancelWithRequest } from './cancel.js';
 import { preparedReads } from './prepared.js';
+import { keepStatements } from './sqlite-statements.js';
 import { requireDriver } from './driver.js';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -88,12 +89,14 @@ function describe(knex: Knex): string {
  * up to 5 s for another process's lock instead of failing at once. Incremental auto-vacuum lets
  * `reclaimSqliteSpace` give the pages retention freed back to the file system: SQLite takes it
  * only before the file's first table, so it shapes a new file and leaves an existing one as it is
- * (a file that uses full auto-vacuum keeps it).
+ * (a file that uses full auto-vacuum keeps it). The connection keeps its queries' statements
+ * (`keepStatements`), as the read connections do.
  */
 function sqliteSettings(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void): void {
   conn.get('PRAGMA auto_vacuum', (err, row) => {
     if (err) return done(err, conn);
     const vacuum = row?.auto_vacuum === 1 ? '' : 'PRAGMA auto_vacuum = INCREMENTAL; ';
+    keepStatements(conn);
     conn.exec(`${vacuum}PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;`, (e) => done(e, conn));
   });
 }
@@ -105,6 +108,7 @@ interface SqliteConnection {
 
 /** A read connection: it waits for the writer's lock like the writer does, and can write nothing. */
 function sqliteReaderSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void): void {
+  keepStatements(conn);
   conn.exec('PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;', (err) => done(err, conn));
 }
 

@@ -1,0 +1,132 @@
+/*
+ * knex runs every SQLite query with the driver's `run` or `all` of its SQL text, which prepares a
+ * statement, runs it and finalizes it: two trips to libuv's thread pool (the prepare, then the run),
+ * each ended by a callback that waits its turn on the event loop. On SQLite's one writer connection
+ * every write waits for the writes before it, trips and waits included, so a busy process pays
+ * them many times over (an alert's transaction of five statements held the writer about 2 ms).
+ *
+ * `keepStatements` makes a connection of Vigil's own pools keep the statements of the queries run
+ * on it, by SQL text: a query whose statement is kept binds and runs it again, one trip. Only what
+ * `run` and `all` give the same way as before is kept:
+ * - `all` of any statement (it steps to the end, so the statement is done and holds no snapshot);
+ * - `run` of an INSERT, UPDATE, DELETE or REPLACE without RETURNING (one step runs it to the end; a
+ *   statement that returned a row would still be running, so it is not kept);
+ * - statements of at most MAX_BINDINGS values (a bulk insert is prepared for its one use, and
+ *   SQLite would hold its values until the statement's next use).
+ * A statement that fails to prepare is not kept, and its query fails with SQLite's own error, as
+ * before. A connection keeps at most MAX_STATEMENTS, the least recently used finalized first, and
+ * finalizes them all before it closes (SQLite refuses to close a connection with statements left).
+ */
+
+type Callback = (this: unknown, err: Error | null, rows?: unknown) => void;
+
+interface Statement {
+  run(bindings: readonly unknown[], cb: (this: Outcome, err: Error | null) => void): void;
+  all(bindings: readonly unknown[], cb: (this: Outcome, err: Error | null, rows: unknown[]) => void): void;
+  finalize(cb: () => void): void;
+}
+
+/** What the driver's callback gets as `this` from a statement: knex reads `lastID` and `changes`. */
+interface Outcome {
+  lastID?: number;
+  changes?: number;
+}
+
+interface Connection {
+  prepare(sql: string, cb: (err: Error | null) => void): Statement;
+  run(...args: unknown[]): unknown;
+  all(...args: unknown[]): unknown;
+  close(cb?: (err: Error | null) => void): unknown;
+}
+
+/** Statements a connection keeps at most. */
+export const MAX_STATEMENTS = 100;
+/** Values a kept statement binds at most. */
+export const MAX_BINDINGS = 100;
+
+const WRITE = /^\s*(insert|update|delete|replace)\b/i;
+const RETURNING = /\breturning\b/i;
+
+/** The statements each connection keeps (for tests: how many). */
+const kept = new WeakMap<object, Map<string, Promise<Statement>>>();
+
+/** How many statements `connection` keeps. */
+export function keptStatements(connection: object): number {
+  return kept.get(connection)?.size ?? 0;
+}
+
+/** Makes a connection of the `sqlite3` driver keep its queries' statements (see above). */
+export function keepStatements(raw: unknown): void {
+  const connection = raw as Connection;
+  const statements = new Map<string, Promise<Statement>>();
+  kept.set(connection, statements);
+  const run = connection.run.bind(connection);
+  const all = connection.all.bind(connection);
+  const close = connection.close.bind(connection);
+
+  const statementFor = (sql: string): Promise<Statement> => {
+    const ready = statements.get(sql);
+    if (ready) {
+      // The most recently used goes last, so the first is the one to finalize.
+      statements.delete(sql);
+      statements.set(sql, ready);
+      return ready;
+    }
+    const made = new Promise<Statement>((resolve, reject) => {
+      const statement = connection.prepare(sql, (err) => (err ? reject(err) : resolve(statement)));
+    });
+    statements.set(sql, made);
+    // Not kept when it does not prepare: the query fails with SQLite's error, and a later one (after
+    // a migration made the table, say) prepares it again.
+    made.catch(() => {
+      if (statements.get(sql) === made) statements.delete(sql);
+    });
+    if (statements.size > MAX_STATEMENTS) {
+      const [oldest, statement] = statements.entries().next().value!;
+      statements.delete(oldest);
+      // The driver finalizes it once the queries already given to it are done.
+      void statement.then((s) => s.finalize(() => {}), () => {});
+    }
+    return made;
+  };
+
+  const keepable = (args: unknown[]): args is [string, unknown[], Callback] =>
+    args.length === 3 && typeof args[0] === 'string' && Array.isArray(args[1]) && args[1].length <= MAX_BINDINGS && typeof args[2] === 'function';
+
+  connection.all = (...args: unknown[]) => {
+    if (!keepable(args)) return all(...args);
+    const [sql, bindings, cb] = args;
+    statementFor(sql).then(
+      (statement) => statement.all(bindings, function (err, rows) {
+        cb.call(outcome(this), err, rows);
+      }),
+      (err: Error) => cb.call({}, err),
+    );
+    return connection;
+  };
+  connection.run = (...args: unknown[]) => {
+    if (!keepable(args) || !WRITE.test(args[0]) || RETURNING.test(args[0])) return run(...args);
+    const [sql, bindings, cb] = args;
+    statementFor(sql).then(
+      (statement) => statement.run(bindings, function (err) {
+        cb.call(outcome(this), err);
+      }),
+      (err: Error) => cb.call({}, err),
+    );
+    return connection;
+  };
+  connection.close = (cb?: (err: Error | null) => void) => {
+    const finalizing = [...statements.values()].map((made) => made.then((s) => new Promise<void>((resolve) => s.finalize(resolve)), () => {}));
+    statements.clear();
+    void Promise.all(finalizing).then(() => close(cb));
+    return connection;
+  };
+}
+
+/**
+ * The statement's `lastID` and `changes` as they are now: the statement is the driver's `this`,
+ * and its next run would change them before knex reads them.
+ */
+function outcome(statement: Outcome): Outcome {
+  return { lastID: statement.lastID, changes: statement.changes };
+}
