@@ -4,6 +4,7 @@
 // 1. Latency: from a failed run's result being stored to its webhook request arriving, over
 //    1,000 alerts (each a check session of its own check, failing once, with failedRunThreshold
 //    1), a few at a time. Baseline: the same receiver, POSTed the same body straight with fetch.
+//    Also printed: the process's CPU per alert meanwhile (no goal: what each alert costs).
 // 2. Throughput with 100 channels: alerts queued in the outbox for 100 webhook channels (50 checks
 //    each), delivered by the dispatcher. Baseline: a plain fetch loop with as many requests in
 //    flight as the dispatcher allows (50), POSTing the same bodies.
@@ -97,6 +98,8 @@ async function latency(dir, hook) {
   const ms = [];
   let lost = 0;
   let scheduled = 0;
+  // The process's CPU (every thread: the engine, the store's driver, the dispatcher, the receiver) while the alerts go out.
+  const cpuFrom = process.cpuUsage();
   await workers(AT_ONCE, checks, async (check) => {
     const arrived = hook.arrival(check.id);
     const triggeredAt = performance.now();
@@ -108,9 +111,10 @@ async function latency(dir, hook) {
     else if (at === null || !storedAt.has(check.id)) lost++;
     else ms.push(at - storedAt.get(check.id));
   });
+  const cpu = process.cpuUsage(cpuFrom);
   await vigil.stop(0);
   await vigil.close();
-  return { ms, lost, scheduled };
+  return { ms, lost, scheduled, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 async function baselineLatency(hook) {
@@ -171,7 +175,7 @@ const hook = await receiver();
 try {
   await baselineLatency(hook); // warm fetch and the receiver
   const base = await baselineLatency(hook);
-  const { ms, lost, scheduled } = await latency(dir, hook);
+  const { ms, lost, scheduled, cpuMs } = await latency(dir, hook);
   const baseRate = await baselineThroughput(hook);
   const rate = await throughput(dir, hook);
   const fmt = (x) => `${x.toFixed(1)} ms`;
@@ -186,6 +190,7 @@ try {
   row('run stored -> webhook arrived, p50 (vs bare POST)', fmt(p50), fmt(quantile(base, 0.5)), p50 / quantile(base, 0.5), '< 10 ms', p50 < 10);
   row('run stored -> webhook arrived, p99 (vs bare POST)', fmt(p99), fmt(quantile(base, 0.99)), p99 / quantile(base, 0.99), '< 30 ms', p99 < 30);
   row(`alerts delivered/s, ${CHANNELS} channels (vs fetch loop)`, `${rate.toFixed(0)}/s`, `${baseRate.toFixed(0)}/s`, rate / baseRate, 'ratio >= 0.6', rate / baseRate >= 0.6);
+  console.log(`CPU of the process per alert while the alerts went out: ${(cpuMs / ALERTS).toFixed(1)} ms (engine, store, dispatcher and receiver; no goal)`);
   if (scheduled) console.log(`${scheduled} checks ran on their schedule before their trigger: their alerts are not in the latency figures`);
   if (lost) console.log(`lost: ${lost} alerts did not arrive within 10 s`);
 } finally {

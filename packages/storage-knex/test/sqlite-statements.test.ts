@@ -135,7 +135,7 @@ describe('SQLite connections that keep their statements', () => {
     expect(keptStatements(writer)).toBeGreaterThan(5);
     await storage.knex.client.releaseConnection(writer);
     for (let i = 0; i < 3; i++) await storage.checks.update('acct', check.id, { ...check, name: `name ${i}` } as never);
-    expect((await storage.checks.list('acct', {})).items.map((c) => c.name)).toEqual(['name 2']);
+    expect((await storage.checks.list('acct', { limit: 10, offset: 0 })).items.map((c) => c.name)).toEqual(['name 2']);
     await storage.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
