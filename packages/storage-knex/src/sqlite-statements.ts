@@ -8,14 +8,19 @@
  * `keepStatements` makes a connection of Vigil's own pools keep the statements of the queries run
  * on it, by SQL text: a query whose statement is kept binds and runs it again, one trip. Only what
  * `run` and `all` give the same way as before is kept:
- * - `all` of any statement (it steps to the end, so the statement is done and holds no snapshot);
+ * - `all` of any statement, a read or a write (it steps to the end, or to an error after which the
+ *   statement is reset, so it is not left running and holds no snapshot);
  * - `run` of an INSERT, UPDATE, DELETE or REPLACE without RETURNING (one step runs it to the end; a
  *   statement that returned a row would still be running, so it is not kept);
- * - statements of at most MAX_BINDINGS values (a bulk insert is prepared for its one use, and
- *   SQLite would hold its values until the statement's next use).
- * A statement that fails to prepare is not kept, and its query fails with SQLite's own error, as
- * before. A connection keeps at most MAX_STATEMENTS, the least recently used finalized first, and
- * finalizes them all before it closes (SQLite refuses to close a connection with statements left).
+ * - statements of at most MAX_BINDINGS values and MAX_BOUND characters of them (a bulk insert, or a
+ *   large document, is prepared for its one use: SQLite holds a statement's values until its next
+ *   use).
+ * A statement that fails to prepare is not kept, and its query is left to the driver's own method,
+ * which fails it with SQLite's own error, as before. A kept statement whose query failed is reset
+ * before the query is answered (one that met another process's lock would otherwise stay running,
+ * and no later write on the connection would commit). A connection keeps at most MAX_STATEMENTS,
+ * the least recently used finalized first, and finalizes them all before it closes (SQLite refuses
+ * to close a connection with statements left).
  */
 
 type Callback = (this: unknown, err: Error | null, rows?: unknown) => void;
@@ -23,6 +28,7 @@ type Callback = (this: unknown, err: Error | null, rows?: unknown) => void;
 interface Statement {
   run(bindings: readonly unknown[], cb: (this: Outcome, err: Error | null) => void): void;
   all(bindings: readonly unknown[], cb: (this: Outcome, err: Error | null, rows: unknown[]) => void): void;
+  reset(cb: () => void): void;
   finalize(cb: () => void): void;
 }
 
@@ -43,6 +49,8 @@ interface Connection {
 export const MAX_STATEMENTS = 100;
 /** Values a kept statement binds at most. */
 export const MAX_BINDINGS = 100;
+/** Characters of text (and bytes of blobs) a kept statement binds at most, all its values together. */
+export const MAX_BOUND = 16_384;
 
 const WRITE = /^\s*(insert|update|delete|replace)\b/i;
 const RETURNING = /\breturning\b/i;
@@ -76,8 +84,8 @@ export function keepStatements(raw: unknown): void {
       const statement = connection.prepare(sql, (err) => (err ? reject(err) : resolve(statement)));
     });
     statements.set(sql, made);
-    // Not kept when it does not prepare: the query fails with SQLite's error, and a later one (after
-    // a migration made the table, say) prepares it again.
+    // Not kept when it does not prepare (the query goes to the driver's own method), and a later one
+    // (after a migration made the table, say) prepares it again.
     made.catch(() => {
       if (statements.get(sql) === made) statements.delete(sql);
     });
@@ -91,36 +99,49 @@ export function keepStatements(raw: unknown): void {
   };
 
   const keepable = (args: unknown[]): args is [string, unknown[], Callback] =>
-    args.length === 3 && typeof args[0] === 'string' && Array.isArray(args[1]) && args[1].length <= MAX_BINDINGS && typeof args[2] === 'function';
+    args.length === 3 && typeof args[0] === 'string' && typeof args[2] === 'function' && small(args[1]);
 
-  connection.all = (...args: unknown[]) => {
-    if (!keepable(args)) return all(...args);
+  /**
+   * Runs the query on its kept statement. A statement that does not prepare leaves the query to the
+   * driver's own method, which fails it with an error of its own, as before. After an error the
+   * statement is reset before the query is answered: SQLite leaves a statement that met a lock
+   * (SQLITE_BUSY) running, and a running statement would keep every later write on the connection
+   * from committing. An exception on the way is the query's error, so knex always gets an answer.
+   */
+  const onKept = (method: 'run' | 'all', args: [string, unknown[], Callback]) => {
     const [sql, bindings, cb] = args;
-    statementFor(sql).then(
-      (statement) => statement.all(bindings, function (err, rows) {
-        cb.call(outcome(this), err, rows);
-      }),
-      (err: Error) => cb.call({}, err),
-    );
+    statementFor(sql).then((statement) => {
+      try {
+        statement[method](bindings, function (err: Error | null, rows?: unknown[]) {
+          const answer = outcome(this);
+          if (err) statement.reset(() => cb.call(answer, err));
+          else cb.call(answer, null, rows);
+        });
+      } catch (err) {
+        statement.reset(() => cb.call({}, err as Error));
+      }
+    }, () => (method === 'run' ? run : all)(...args));
     return connection;
   };
-  connection.run = (...args: unknown[]) => {
-    if (!keepable(args) || !WRITE.test(args[0]) || RETURNING.test(args[0])) return run(...args);
-    const [sql, bindings, cb] = args;
-    statementFor(sql).then(
-      (statement) => statement.run(bindings, function (err) {
-        cb.call(outcome(this), err);
-      }),
-      (err: Error) => cb.call({}, err),
-    );
-    return connection;
-  };
+  connection.all = (...args: unknown[]) => (keepable(args) ? onKept('all', args) : all(...args));
+  connection.run = (...args: unknown[]) => (keepable(args) && WRITE.test(args[0]) && !RETURNING.test(args[0]) ? onKept('run', args) : run(...args));
   connection.close = (cb?: (err: Error | null) => void) => {
     const finalizing = [...statements.values()].map((made) => made.then((s) => new Promise<void>((resolve) => s.finalize(resolve)), () => {}));
     statements.clear();
     void Promise.all(finalizing).then(() => close(cb));
     return connection;
   };
+}
+
+/** Values few and small enough to keep a statement with (SQLite holds them until its next use). */
+function small(bindings: unknown): bindings is unknown[] {
+  if (!Array.isArray(bindings) || bindings.length > MAX_BINDINGS) return false;
+  let size = 0;
+  for (const value of bindings) {
+    if (typeof value === 'string' || value instanceof Uint8Array) size += value.length;
+    if (size > MAX_BOUND) return false;
+  }
+  return true;
 }
 
 /**

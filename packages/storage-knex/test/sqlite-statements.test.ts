@@ -10,7 +10,7 @@ import { tcpCheckFixture } from '@vigil/core/testing';
 import sqlite3 from 'sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { knexStorage } from '../src/index.js';
-import { keepStatements, keptStatements, MAX_BINDINGS, MAX_STATEMENTS } from '../src/sqlite-statements.js';
+import { keepStatements, keptStatements, MAX_BINDINGS, MAX_BOUND, MAX_STATEMENTS } from '../src/sqlite-statements.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-statements-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +32,8 @@ async function connection() {
   keepStatements(db);
   const call = (method: 'run' | 'all', sql: string, bindings: unknown[] = []) => new Promise<Outcome>((resolve) => {
     (db[method] as (sql: string, bindings: unknown[], cb: (this: Outcome, err: Error | null, rows?: unknown) => void) => void)(sql, bindings, function (err, rows) {
-      resolve({ err, rows, lastID: this.lastID, changes: this.changes });
+      // The driver calls back a query whose statement did not prepare with no `this`.
+      resolve({ err, rows, lastID: this?.lastID, changes: this?.changes });
     });
   });
   const close = () => new Promise<Error | null>((resolve) => db.close((err) => resolve(err)));
@@ -82,6 +83,46 @@ describe('SQLite connections that keep their statements', () => {
     expect(keptStatements(c.db)).toBe(3);
     expect(await c.close()).toBeNull();
     expect(existsSync(`${c.file}-wal`)).toBe(false);
+  });
+
+  it('reset a kept statement whose query met another connection\'s lock, so later writes commit', async () => {
+    const c = await connection();
+    const insert = 'INSERT INTO t (name) VALUES (?)';
+    expect((await c.call('run', insert, ['a'])).err).toBeNull();
+    const other = new sqlite3.Database(c.file);
+    const exec = (db: sqlite3.Database, sql: string) => new Promise<void>((resolve, reject) => db.exec(sql, (e) => (e ? reject(e) : resolve())));
+    await exec(other, 'BEGIN IMMEDIATE');
+    // No busy timeout on this connection: the kept insert meets the lock at once.
+    expect((await c.call('run', insert, ['b'])).err).toMatchObject({ code: 'SQLITE_BUSY' });
+    expect((await c.call('all', 'SELECT name FROM t WHERE id > ?', [0])).err).toBeNull();
+    await exec(other, 'ROLLBACK');
+    // A statement left running would keep this write from committing (another connection would not
+    // see it), and a transaction's COMMIT from succeeding. Neither runs the insert's SQL again,
+    // which would reset its statement.
+    const seen = () => new Promise<unknown[]>((resolve, reject) => other.all('SELECT name FROM t ORDER BY id', (e, rows) => (e ? reject(e) : resolve(rows))));
+    expect(await c.call('run', 'UPDATE t SET name = ? WHERE id = ?', ['a2', 1])).toMatchObject({ err: null, changes: 1 });
+    expect(await seen()).toEqual([{ name: 'a2' }]);
+    expect((await c.call('all', 'BEGIN')).err).toBeNull();
+    expect((await c.call('run', 'INSERT INTO t (id, name) VALUES (?, ?)', [5, 'c'])).err).toBeNull();
+    expect((await c.call('all', 'COMMIT')).err).toBeNull();
+    expect(await seen()).toEqual([{ name: 'a2' }, { name: 'c' }]);
+    await new Promise((resolve) => other.close(resolve));
+    expect(await c.close()).toBeNull();
+  });
+
+  it('leave a statement of large values to the driver, and give each query of a statement that does not prepare an error of its own', async () => {
+    const c = await connection();
+    const insert = 'INSERT INTO t (name) VALUES (?)';
+    expect(await c.call('run', insert, ['x'.repeat(MAX_BOUND + 1)])).toMatchObject({ err: null, lastID: 1 });
+    expect(keptStatements(c.db)).toBe(0);
+    expect(await c.call('run', insert, ['small'])).toMatchObject({ err: null, lastID: 2 });
+    expect(keptStatements(c.db)).toBe(1);
+    const [one, two] = await Promise.all([1, 2].map((i) => c.call('all', 'SELECT * FROM missing WHERE id = ?', [i])));
+    expect(one!.err).toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringContaining('no such table: missing') });
+    expect(two!.err).toMatchObject({ code: 'SQLITE_ERROR' });
+    expect(one!.err).not.toBe(two!.err);
+    expect(keptStatements(c.db)).toBe(1);
+    expect(await c.close()).toBeNull();
   });
 
   it('run in a transaction, which commits and rolls back with kept statements', async () => {
