@@ -12,9 +12,10 @@
  *   statement is reset, so it is not left running and holds no snapshot);
  * - `run` of an INSERT, UPDATE, DELETE or REPLACE without RETURNING (one step runs it to the end; a
  *   statement that returned a row would still be running, so it is not kept);
- * - statements of at most MAX_BINDINGS values and MAX_BOUND characters of them (a bulk insert, or a
- *   large document, is prepared for its one use: SQLite holds a statement's values until its next
- *   use).
+ * - statements of one to MAX_BINDINGS values and at most MAX_BOUND characters of them (a bulk
+ *   insert, or a large document, is prepared for its one use: SQLite holds a statement's values
+ *   until its next use; and with no values the driver would run a kept statement with those of its
+ *   last use).
  * A statement that fails to prepare is not kept, and its query is left to the driver's own method,
  * which fails it with SQLite's own error, as before. A kept statement whose query failed is reset
  * before the query is answered (one that met another process's lock would otherwise stay running,
@@ -38,8 +39,13 @@ interface Outcome {
   changes?: number;
 }
 
+/**
+ * The driver's Statement: prepared in one trip, its callback told when it is ready or failed (the
+ * driver's `prepare` with a callback binds no values once more after it, one more trip).
+ */
+export type StatementClass = new (connection: object, sql: string, cb: (err: Error | null) => void) => Statement;
+
 interface Connection {
-  prepare(sql: string, cb: (err: Error | null) => void): Statement;
   run(...args: unknown[]): unknown;
   all(...args: unknown[]): unknown;
   close(cb?: (err: Error | null) => void): unknown;
@@ -64,7 +70,7 @@ export function keptStatements(connection: object): number {
 }
 
 /** Makes a connection of the `sqlite3` driver keep its queries' statements (see above). */
-export function keepStatements(raw: unknown): void {
+export function keepStatements(raw: unknown, Statement: StatementClass): void {
   const connection = raw as Connection;
   const statements = new Map<string, Promise<Statement>>();
   kept.set(connection, statements);
@@ -81,7 +87,7 @@ export function keepStatements(raw: unknown): void {
       return ready;
     }
     const made = new Promise<Statement>((resolve, reject) => {
-      const statement = connection.prepare(sql, (err) => (err ? reject(err) : resolve(statement)));
+      const statement = new Statement(connection, sql, (err) => (err ? reject(err) : resolve(statement)));
     });
     statements.set(sql, made);
     // Not kept when it does not prepare (the query goes to the driver's own method), and a later one
@@ -106,21 +112,27 @@ export function keepStatements(raw: unknown): void {
    * driver's own method, which fails it with an error of its own, as before. After an error the
    * statement is reset before the query is answered: SQLite leaves a statement that met a lock
    * (SQLITE_BUSY) running, and a running statement would keep every later write on the connection
-   * from committing. An exception on the way is the query's error, so knex always gets an answer.
+   * from committing. An exception on the way is the query's error, so knex always gets an answer,
+   * and only one.
    */
   const onKept = (method: 'run' | 'all', args: [string, unknown[], Callback]) => {
     const [sql, bindings, cb] = args;
+    let answered = false;
+    const answer = (self: Outcome, err: Error | null, rows?: unknown[]) => {
+      if (answered) return;
+      answered = true;
+      cb.call(self, err, rows);
+    };
     statementFor(sql).then((statement) => {
-      try {
-        statement[method](bindings, function (err: Error | null, rows?: unknown[]) {
-          const answer = outcome(this);
-          if (err) statement.reset(() => cb.call(answer, err));
-          else cb.call(answer, null, rows);
-        });
-      } catch (err) {
-        statement.reset(() => cb.call({}, err as Error));
-      }
-    }, () => (method === 'run' ? run : all)(...args));
+      statement[method](bindings, function (err: Error | null, rows?: unknown[]) {
+        const self = outcome(this);
+        if (err) statement.reset(() => answer(self, err));
+        else answer(self, null, rows);
+      });
+    }, () => {
+      answered = true;
+      (method === 'run' ? run : all)(...args);
+    }).catch((err: unknown) => answer({}, err instanceof Error ? err : new Error(String(err))));
     return connection;
   };
   connection.all = (...args: unknown[]) => (keepable(args) ? onKept('all', args) : all(...args));
@@ -135,7 +147,8 @@ export function keepStatements(raw: unknown): void {
 
 /** Values few and small enough to keep a statement with (SQLite holds them until its next use). */
 function small(bindings: unknown): bindings is unknown[] {
-  if (!Array.isArray(bindings) || bindings.length > MAX_BINDINGS) return false;
+  // None at all: the driver would reset the statement but leave the values of its last use bound.
+  if (!Array.isArray(bindings) || bindings.length === 0 || bindings.length > MAX_BINDINGS) return false;
   let size = 0;
   for (const value of bindings) {
     if (typeof value === 'string' || value instanceof Uint8Array) size += value.length;

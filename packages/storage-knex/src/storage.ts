@@ -3,7 +3,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { cancelWithRequest } from './cancel.js';
 import { preparedReads } from './prepared.js';
-import { keepStatements } from './sqlite-statements.js';
+import { keepStatements, type StatementClass } from './sqlite-statements.js';
 import { requireDriver } from './driver.js';
 import { mapDbError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -92,11 +92,11 @@ function describe(knex: Knex): string {
  * (a file that uses full auto-vacuum keeps it). The connection keeps its queries' statements
  * (`keepStatements`), as the read connections do.
  */
-function sqliteSettings(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void): void {
+function sqliteSettings(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void, knex: Knex): void {
   conn.get('PRAGMA auto_vacuum', (err, row) => {
     if (err) return done(err, conn);
     const vacuum = row?.auto_vacuum === 1 ? '' : 'PRAGMA auto_vacuum = INCREMENTAL; ';
-    keepStatements(conn);
+    keepStatements(conn, statementClass(knex));
     conn.exec(`${vacuum}PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;`, (e) => done(e, conn));
   });
 }
@@ -107,20 +107,26 @@ interface SqliteConnection {
 }
 
 /** A read connection: it waits for the writer's lock like the writer does, and can write nothing. */
-function sqliteReaderSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void): void {
-  keepStatements(conn);
+function sqliteReaderSettings(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void, knex: Knex): void {
+  keepStatements(conn, statementClass(knex));
   conn.exec('PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;', (err) => done(err, conn));
 }
 
 /** The read connections of a SQLite file, or none (the writer reads) where they cannot share its data. */
 function sqliteReaders(filename: string | undefined, count: number): Knex | null {
   if (count <= 0 || !filename || filename === ':memory:' || filename.startsWith('file:')) return null;
-  return knexFactory({
+  const readers: Knex = knexFactory({
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
-    pool: { min: 0, max: count, afterCreate: sqliteReaderSettings, idleTimeoutMillis: 60_000 },
+    pool: { min: 0, max: count, afterCreate: (conn: never, done: (err: Error | null, conn: unknown) => void) => sqliteReaderSettings(conn, done, readers), idleTimeoutMillis: 60_000 },
   });
+  return readers;
+}
+
+/** The Statement class of the `sqlite3` driver a SQLite knex loaded. */
+function statementClass(knex: Knex): StatementClass {
+  return (knex.client as unknown as { driver: { Statement: StatementClass } }).driver.Statement;
 }
 
 /**
@@ -148,7 +154,7 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
     client,
     connection: options.connection ?? (client === 'sqlite3' ? { filename: 'vigil.sqlite' } : undefined),
     useNullAsDefault: client === 'sqlite3',
-    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1, afterCreate: sqliteSettings } : { min: 0, max: 10 }),
+    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1, afterCreate: (conn: never, done: (err: Error | null, conn: unknown) => void) => sqliteSettings(conn, done, knex) } : { min: 0, max: 10 }),
   } as Knex.Config);
   if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
     knex.client.config.connection = { filename: knex.client.config.connection };
