@@ -141,4 +141,27 @@ describe('alerts handed from the alert step to the dispatcher', () => {
     expect(events.filter((e) => e === 'channel read start')).toHaveLength(1);
     expect(at('channel read start')).toBeLessThan(at('transition start'));
   });
+
+  it('reads ahead only the channels of the alerts its write may lease: with room for one of three, one', async () => {
+    const transport = new FakeTransport('EMAIL');
+    const s = await hourlyPolls(transport, new FakeRunner('TCP', [failResult('Connection refused')]), 1, 3);
+    const events: string[] = [];
+    const { alertChannels, alertStates } = s.storage;
+    const get = alertChannels.get.bind(alertChannels);
+    alertChannels.get = (...args) => {
+      events.push('channel read');
+      return get(...args);
+    };
+    const transition = alertStates.transitionAndLease!.bind(alertStates);
+    alertStates.transitionAndLease = (...args) => {
+      events.push('transition');
+      return transition(...args);
+    };
+    await start(s);
+    while (transport.sent.length < 3) await runFor(s.clock, 500, 500);
+    // One channel read before the write (the alert it leases); the other two when they are sent.
+    expect(events.indexOf('transition')).toBe(1);
+    expect(events.filter((e) => e === 'channel read')).toHaveLength(3);
+    expect(new Set(transport.sent.map((d) => d.channel.id)).size).toBe(3);
+  });
 });

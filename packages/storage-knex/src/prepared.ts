@@ -17,13 +17,8 @@ export interface PreparedReads {
   rows(sql: string, bindings: readonly unknown[]): Promise<Row[]>;
 }
 
-interface SqliteStatement {
-  all(params: readonly unknown[], cb: (err: Error | null, rows: Row[]) => void): void;
-  finalize(cb: () => void): void;
-}
-
 interface SqliteConnection {
-  prepare(sql: string, cb: (err: Error | null) => void): SqliteStatement;
+  all(sql: string, bindings: unknown[], cb: (err: Error | null, rows: Row[]) => void): void;
 }
 
 interface PgConnection {
@@ -75,61 +70,15 @@ export function onConnection<R>(knex: Knex, pg: boolean, query: (connection: unk
 }
 
 function sqliteReads(knex: Knex): PreparedReads {
-  // The statements of each connection, by SQL: one being prepared is a promise, a prepared one the
-  // statement itself. A statement that failed is dropped (it is prepared again on the next read),
-  // so a read made before the table existed does not stay broken.
-  const prepared = new WeakMap<object, Map<string, SqliteStatement | Promise<SqliteStatement>>>();
-  const client = knex.client as unknown as PoolClient;
-  const destroy = client.destroyRawConnection.bind(client);
-  // SQLite refuses to close a connection with statements left: they are finalized first.
-  client.destroyRawConnection = async (connection) => {
-    const statements = prepared.get(connection as object);
-    prepared.delete(connection as object);
-    for (const statement of statements?.values() ?? []) await finalize(statement);
-    return destroy(connection);
-  };
-  const all = (statement: SqliteStatement, bindings: readonly unknown[]) => new Promise<Row[]>((resolve, reject) => {
-    // `all` steps to the end and so ends the read's implicit transaction: the connection holds no
-    // snapshot between reads, and the next read sees every write committed before it.
-    statement.all(bindings, (err, rows) => (err ? reject(err) : resolve(rows)));
-  });
-  const read = (connection: SqliteConnection, sql: string, bindings: readonly unknown[]): Promise<Row[]> => {
-    let statements = prepared.get(connection);
-    if (!statements) prepared.set(connection, (statements = new Map()));
-    const ready = statements.get(sql);
-    if (ready && !(ready instanceof Promise)) return all(ready, bindings);
-    let making = ready;
-    if (!making) {
-      const own = statements;
-      making = new Promise<SqliteStatement>((resolve, reject) => {
-        const made = connection.prepare(sql, (err) => (err ? reject(err) : resolve(made)));
-      }).then((statement) => {
-        if (own.get(sql) === making) own.set(sql, statement);
-        return statement;
-      });
-      statements.set(sql, making);
-    }
-    return making.then((statement) => all(statement, bindings));
-  };
-  const drop = (connection: SqliteConnection, sql: string) => {
-    const statement = prepared.get(connection)?.get(sql);
-    prepared.get(connection)?.delete(sql);
-    if (statement) void finalize(statement);
-  };
+  // The store's SQLite connections keep the statements of their queries (sqlite-statements.ts): a
+  // read by id runs its kept statement with the driver's `all`, which steps to the end and so ends
+  // the read's implicit transaction: the connection holds no snapshot between reads, and the next
+  // read sees every write committed before it.
   return {
-    rows: (sql, bindings) => onConnection(knex, false, (raw) => {
-      const connection = raw as SqliteConnection;
-      return read(connection, sql, bindings).catch((err: unknown) => {
-        drop(connection, sql);
-        throw err;
-      });
-    }),
+    rows: (sql, bindings) => onConnection(knex, false, (raw) => new Promise<Row[]>((resolve, reject) => {
+      (raw as SqliteConnection).all(sql, [...bindings], (err, rows) => (err ? reject(err) : resolve(rows)));
+    })),
   };
-}
-
-async function finalize(statement: SqliteStatement | Promise<SqliteStatement>): Promise<void> {
-  const s = await Promise.resolve(statement).catch(() => null);
-  if (s) await new Promise<void>((resolve) => s.finalize(() => resolve()));
 }
 
 function pgReads(knex: Knex): PreparedReads {

@@ -124,6 +124,19 @@ function sqliteReaders(filename: string | undefined, count: number): Knex | null
   return readers;
 }
 
+/** A host's pool settings for SQLite: its connections keep their statements too, then its own `afterCreate` runs. */
+function keepingStatements(pool: Knex.PoolConfig, knex: () => Knex): Knex.PoolConfig {
+  const after = pool.afterCreate as ((conn: unknown, done: (err: Error | null, conn: unknown) => void) => void) | undefined;
+  return {
+    ...pool,
+    afterCreate: (conn: unknown, done: (err: Error | null, conn: unknown) => void) => {
+      keepStatements(conn, statementClass(knex()));
+      if (after) after(conn, done);
+      else done(null, conn);
+    },
+  };
+}
+
 /** The Statement class of the `sqlite3` driver a SQLite knex loaded. */
 function statementClass(knex: Knex): StatementClass {
   return (knex.client as unknown as { driver: { Statement: StatementClass } }).driver.Statement;
@@ -150,11 +163,13 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   const client = options.client ?? 'sqlite3';
   const owned = !options.knex;
   if (owned) requireDriver(client);
-  const knex = options.knex ?? knexFactory({
+  const knex: Knex = options.knex ?? knexFactory({
     client,
     connection: options.connection ?? (client === 'sqlite3' ? { filename: 'vigil.sqlite' } : undefined),
     useNullAsDefault: client === 'sqlite3',
-    pool: options.pool ?? (client === 'sqlite3' ? { min: 1, max: 1, afterCreate: (conn: never, done: (err: Error | null, conn: unknown) => void) => sqliteSettings(conn, done, knex) } : { min: 0, max: 10 }),
+    pool: client === 'sqlite3'
+      ? (options.pool ? keepingStatements(options.pool, (): Knex => knex) : { min: 1, max: 1, afterCreate: (conn: never, done: (err: Error | null, conn: unknown) => void) => sqliteSettings(conn, done, knex) })
+      : options.pool ?? { min: 0, max: 10 },
   } as Knex.Config);
   if (typeof knex.client.config.connection === 'string' && client === 'sqlite3') {
     knex.client.config.connection = { filename: knex.client.config.connection };

@@ -182,4 +182,20 @@ describe('SQLite connections that keep their statements', () => {
     await storage.close();
     expect(existsSync(`${file}-wal`)).toBe(false);
   });
+  it('serve a store given pool settings too, whose own afterCreate still runs, and the reads by id', async () => {
+    const file = join(dir, `store-${++n}.sqlite`);
+    let created = 0;
+    const storage = knexStorage({ client: 'sqlite3', connection: file, pool: { min: 1, max: 1, afterCreate: (conn: unknown, done: (err: Error | null, conn: unknown) => void) => {
+      created++;
+      done(null, conn);
+    } } });
+    const check = await storage.checks.insert('acct', tcpCheckFixture({ name: 'first' }) as never);
+    for (let i = 0; i < 3; i++) expect((await storage.checks.get('acct', check.id))?.name).toBe('first');
+    const connection = await storage.knex.client.acquireConnection();
+    // The by-id read and the insert, at least, are kept.
+    expect(keptStatements(connection)).toBeGreaterThanOrEqual(2);
+    await storage.knex.client.releaseConnection(connection);
+    expect(created).toBe(1);
+    await storage.close();
+  });
 });
