@@ -3,7 +3,7 @@ import { isPostgres } from './compact/layout.js';
 import { makeAhead, sealClosedDays, withPartitions } from './compact/partitions.js';
 import { deleteNarrowBefore } from './compact/prune.js';
 import { getNarrow, listMerged } from './compact/read.js';
-import { planCompact, writeCompact } from './compact/write.js';
+import { planCompact, singleInsert, writeCompact } from './compact/write.js';
 import { dbCall } from './errors.js';
 import { reclaimSqliteSpace } from './sqlite-space.js';
 import { aggregateInPostgres, aggregateInSqlite } from './exact-aggregate.js';
@@ -18,7 +18,8 @@ const COLUMNS = new Set(['id', 'accountId', 'checkId', 'startedAt', 'runLocation
 /**
  * Scheduled TCP and API runs are stored as narrow rows (see compact/layout.ts); every other
  * result as a full row, with real columns for what queries filter and aggregate by and the rest
- * as a JSON document. Batches go in one transaction.
+ * as a JSON document. A batch goes in one transaction, unless it is one statement (full rows only,
+ * or narrow rows of known checks with no detail kept).
  */
 export function checkResultRepository(ctx: TableContext): CheckResultRepository {
   const table = `${ctx.prefix}check_results`;
@@ -70,7 +71,14 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
           await ctx.knex(table).insert(results.map((r) => toRow(accountId, r)));
           return;
         }
-        const written = await withPartitions(ctx, plan.narrow.map(({ n }) => n.dueMs), () => ctx.knex.transaction(async (trx) => {
+        const dueTimes = plan.narrow.map(({ n }) => n.dueMs);
+        // Narrow rows only, their keys known and no detail kept: one statement, no transaction.
+        const single = singleInsert(ctx, accountId, plan);
+        if (single) {
+          await withPartitions(ctx, dueTimes, () => single(ctx.knex));
+          return;
+        }
+        const written = await withPartitions(ctx, dueTimes, () => ctx.knex.transaction(async (trx) => {
           const compact = await writeCompact(trx, ctx, accountId, plan);
           const rows = compact.rest.map((r) => toRow(accountId, r));
           // Parameters per statement stay under SQLite's limit of 32766.

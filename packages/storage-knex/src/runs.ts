@@ -122,13 +122,19 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
   const table = new DocTable<StateRow>(ctx, { name: 'alert_states', numericId: false });
   const outbox = `${ctx.prefix}outbox`;
   const row = (accountId: string, checkId: string, state: AlertState): StateRow => ({ id: perCheck(accountId, checkId), accountId, checkId, state });
-  /** The step, and with `lease` the lease of what it queued that may go now, in one transaction. */
+  /**
+   * The step: the state alone in one compare-and-set statement; with alerts, the state, the alerts
+   * and, with `lease`, the lease of those that may go now, in one transaction.
+   */
   const transition = async (
     accountId: string, checkId: string, expected: AlertState | null, next: AlertState, messages: NewOutboxMessage[], lease?: OutboxLease,
   ): Promise<OutboxMessage[] | null> => {
+    if (messages.length === 0) {
+      // The state alone: one compare-and-set statement, atomic by itself, with no transaction.
+      return (await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next))) ? [] : null;
+    }
     // A step that queues alerts goes ahead of the runs' bookkeeping on SQLite's writer.
-    const lane = messages.length > 0 ? asUrgent : <T>(fn: () => Promise<T>) => fn();
-    return table.run(() => lane(() =>
+    return table.run(() => asUrgent(() =>
       ctx.knex.transaction(async (trx) => {
         const wrote = await table.replace(accountId, expected && row(accountId, checkId, expected), row(accountId, checkId, next), trx);
         if (!wrote) return null;
@@ -136,7 +142,7 @@ export function alertStateRepository(ctx: TableContext): AlertStateRepository {
         for (let i = 0; i < messages.length; i += 100) {
           await trx(outbox).insert(messages.slice(i, i + 100).map(outboxRow)).onConflict('id').ignore();
         }
-        if (!lease || messages.length === 0) return [];
+        if (!lease) return [];
         // Searched by id, not in the claim's order (the new rows sort last in its index).
         return leaseHeads(ctx, trx, lease, false, messages.slice(0, 100).map((m) => m.id));
       })));

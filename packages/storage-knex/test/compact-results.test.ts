@@ -111,6 +111,53 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
     }
   });
 
+  it('stores a passing run of a check it knows in one statement with no transaction; any other batch in a transaction', async () => {
+    const s = open();
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql.trim().split(/\s+/)[0]!.toLowerCase().replace(/;$/, ''));
+    const written = async (runs: NewRecord<CheckResult>[]) => {
+      statements.length = 0;
+      s.knex.on('query', onQuery);
+      try {
+        await s.checkResults.insertMany(ACC, runs);
+      } finally {
+        s.knex.off('query', onQuery);
+      }
+      return [...statements];
+    };
+    try {
+      await s.migrate();
+      // The check's first run: its key is made and its detail kept, in one transaction.
+      expect(await written([scheduled('c7', t0)])).toContain('begin');
+      // Its second passing run of the hour: the narrow row alone.
+      const second = scheduled('c7', t0 + MIN);
+      expect(await written([second])).toEqual(['insert']);
+      expect(strip((await s.checkResults.get(ACC, second.id, 'c7'))!)).toEqual({ ...second, details: null });
+      // Stored twice: still a conflict, and nothing more is stored.
+      await expect(s.checkResults.insertMany(ACC, [scheduled('c7', t0 + MIN)])).rejects.toBeInstanceOf(ConflictError);
+      expect(await rows(s, 'check_runs_tcp')).toBe(2);
+      // A failed run keeps its detail, a renamed check has its key's name written (its passing run
+      // keeps none), the next hour's first passing run keeps its detail: each in a transaction.
+      const failed = scheduled('c7', t0 + 2 * MIN, { hasFailures: true, errorMessage: 'connection refused', details: { errorCode: 'ECONNREFUSED' } });
+      const renamed = scheduled('c7', t0 + 3 * MIN, { name: 'renamed' });
+      const nextHour = scheduled('c7', t0 + 60 * MIN, { name: 'renamed' });
+      for (const run of [failed, renamed, nextHour]) {
+        const sent = await written([run]);
+        expect(sent[0]).toBe('begin');
+        expect(sent.at(-1)).toBe('commit');
+        expect(strip((await s.checkResults.get(ACC, run.id, 'c7'))!)).toEqual(run === renamed ? { ...run, details: null } : run);
+      }
+      // The renamed check's next passing run: one statement again, and every run reads the new name.
+      expect(await written([scheduled('c7', t0 + 61 * MIN, { name: 'renamed' })])).toEqual(['insert']);
+      expect((await s.checkResults.get(ACC, second.id, 'c7'))!.name).toBe('renamed');
+      // A batch that writes two tables (a TCP run beside an API check's first run): a transaction.
+      expect(await written([scheduled('c7', t0 + 62 * MIN, { name: 'renamed' }), apiRun('a7', t0 + 62 * MIN)])).toContain('begin');
+      expect(await rows(s, 'check_runs_tcp')).toBe(7);
+    } finally {
+      await cleanup(s);
+    }
+  });
+
   it('keeps in a document what a narrow row cannot state, and leaves other runs as full rows', async () => {
     const s = open();
     try {

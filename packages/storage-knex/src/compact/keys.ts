@@ -77,6 +77,30 @@ export async function checkKeys(trx: Knex.Transaction, ctx: TableContext, accoun
   return out;
 }
 
+/** The keys of an account's checks where this process knows every one under the name given, else null. */
+export function knownCheckKeys(ctx: TableContext, accountId: string, checks: Map<string, string>): Map<string, number> | null {
+  const cache = cacheOf(ctx);
+  const out = new Map<string, number>();
+  for (const [checkId, name] of checks) {
+    const known = cache.checks.get(checkRef(accountId, checkId));
+    if (!known || known.name !== name) return null;
+    out.set(checkId, known.key);
+  }
+  return out;
+}
+
+/** The keys of run locations where this process knows every one, else null. */
+export function knownLocationKeys(ctx: TableContext, names: Set<string>): Map<string, number> | null {
+  const cache = cacheOf(ctx);
+  const out = new Map<string, number>();
+  for (const name of names) {
+    const key = cache.locations.get(name);
+    if (key === undefined) return null;
+    out.set(name, key);
+  }
+  return out;
+}
+
 /** The keys of run locations, made where missing. */
 export async function locationKeys(trx: Knex.Transaction, ctx: TableContext, names: Set<string>, learned: Learned): Promise<Map<string, number>> {
   const cache = cacheOf(ctx);

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { TableContext } from '../table.js';
 import { detailDoc, toNarrow, type Narrow } from './codec.js';
 import { encodeDoc } from './doc-codec.js';
-import { checkKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
+import { checkKeys, knownCheckKeys, knownLocationKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
 import { insertRows } from '../bulk-insert.js';
 import { FLAG, isPostgres, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
 
@@ -50,30 +50,77 @@ export interface CompactWrite {
 
 /** Writes the plan's narrow rows inside `trx`; answers what is left for the full-row table. */
 export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, accountId: string, plan: CompactPlan): Promise<CompactWrite> {
-  const { narrow } = plan;
-  const rest = [...plan.rest];
   const learned: Learned = nothingLearned();
-  const sampled = new Map<string, number>();
-  const committed = () => {
-    remember(ctx, learned);
-    const samples = samplesOf(ctx);
-    for (const [k, hour] of sampled) if ((samples.get(k) ?? -1) < hour) samples.set(k, hour);
+  if (plan.narrow.length === 0) return { rest: [...plan.rest], committed: () => {} };
+  const keys = await checkKeys(trx, ctx, accountId, latestNames(plan), learned);
+  const locs = await locationKeys(trx, ctx, locationsOf(plan), learned);
+  const { rows, docs, rest, sampled } = buildRows(ctx, plan, keys, locs);
+  const t = tables(ctx);
+  const pg = isPostgres(ctx.knex);
+  for (const [layout, list] of rows) await insertRows(trx, pg, t.runs(layout), layout.columns, list);
+  await insertRows(trx, pg, t.details, DOC_COLUMNS, docs);
+  return {
+    rest,
+    committed: () => {
+      remember(ctx, learned);
+      const samples = samplesOf(ctx);
+      for (const [k, hour] of sampled) if ((samples.get(k) ?? -1) < hour) samples.set(k, hour);
+    },
   };
-  if (narrow.length === 0) return { rest, committed };
-  // A check's name as of the batch's latest run.
+}
+
+/**
+ * The write of a batch that is one insert of narrow rows and nothing else (the usual passing
+ * scheduled run): every check and location key known to this process under the run's name, no
+ * detail document to keep, one table, no full rows. One statement is atomic by itself, so it needs
+ * no transaction (two round trips fewer, and on SQLite two fewer turns of the writer). Null for any
+ * other batch, which goes through `writeCompact` in a transaction.
+ */
+export function singleInsert(ctx: TableContext, accountId: string, plan: CompactPlan): ((db: Knex) => Promise<void>) | null {
+  if (plan.rest.length > 0 || plan.narrow.length === 0 || plan.narrow.length > MAX_SINGLE) return null;
+  // A failed run keeps its detail: a second statement.
+  if (plan.narrow.some(({ n }) => n.failing)) return null;
+  const keys = knownCheckKeys(ctx, accountId, latestNames(plan));
+  const locs = keys && knownLocationKeys(ctx, locationsOf(plan));
+  if (!keys || !locs) return null;
+  const { rows, docs, rest } = buildRows(ctx, plan, keys, locs);
+  const [only, ...more] = rows;
+  if (!only || more.length > 0 || docs.length > 0 || rest.length > 0) return null;
+  const [layout, list] = only;
+  const table = tables(ctx).runs(layout);
+  const pg = isPostgres(ctx.knex);
+  return (db) => insertRows(db, pg, table, layout.columns, list);
+}
+
+/** Rows a single insert writes at most (insertRows writes more in several statements). */
+const MAX_SINGLE = 5_000;
+
+/** A check's name as of the batch's latest run, by check id. */
+function latestNames(plan: CompactPlan): Map<string, string> {
   const names = new Map<string, string>();
   const latest = new Map<string, number>();
-  for (const { r, n } of narrow) {
+  for (const { r, n } of plan.narrow) {
     if ((latest.get(r.checkId) ?? -Infinity) > n.dueMs) continue;
     latest.set(r.checkId, n.dueMs);
     names.set(r.checkId, r.name);
   }
-  const keys = await checkKeys(trx, ctx, accountId, names, learned);
-  const locs = await locationKeys(trx, ctx, new Set(narrow.map(({ r }) => r.runLocation)), learned);
+  return names;
+}
+
+const locationsOf = (plan: CompactPlan) => new Set(plan.narrow.map(({ r }) => r.runLocation));
+
+/**
+ * The plan's narrow rows by layout and their detail documents, with the keys given; a run whose
+ * location key does not fit a slot goes to the full rows. Decides which passing runs keep their
+ * detail (one per check, location and hour), in `sampled` until the write commits.
+ */
+function buildRows(ctx: TableContext, plan: CompactPlan, keys: Map<string, number>, locs: Map<string, number>) {
+  const rest = [...plan.rest];
+  const sampled = new Map<string, number>();
   const samples = samplesOf(ctx);
   const rows = new Map<Layout, Record<string, number>[]>();
   const docs: Record<string, unknown>[] = [];
-  for (const { r, n } of narrow) {
+  for (const { r, n } of plan.narrow) {
     const locKey = locs.get(r.runLocation)!;
     if (locKey > MAX_LOCATION_KEY) {
       rest.push(r);
@@ -97,9 +144,5 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
     if (!list) rows.set(n.layout, (list = []));
     list.push(row);
   }
-  const t = tables(ctx);
-  const pg = isPostgres(ctx.knex);
-  for (const [layout, list] of rows) await insertRows(trx, pg, t.runs(layout), layout.columns, list);
-  await insertRows(trx, pg, t.details, DOC_COLUMNS, docs);
-  return { rest, committed };
+  return { rows, docs, rest, sampled };
 }
