@@ -65,7 +65,7 @@ async function measure(storage, pg, prefix) {
   const vigil = async (c, i) => {
     await storage.checkResults.insertMany(ACCOUNT, [run(c, i)]);
     const next = alertStateFixture({ lastRunId: `run-${c}-${i}` });
-    await storage.alertStates.transition(ACCOUNT, `check-${c}`, states.get(c) ?? null, next, []);
+    if (!(await storage.alertStates.transition(ACCOUNT, `check-${c}`, states.get(c) ?? null, next, []))) throw new Error('the alert state was not where it was left');
     states.set(c, next);
   };
   const runs = `${prefix}bench_plain_runs`;
@@ -129,7 +129,7 @@ if (PG_URL) {
   try {
     print('PostgreSQL', await measure(storage, true, prefix));
   } finally {
-    const { rows } = await storage.knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
+    const { rows } = await storage.knex.raw('select tablename from pg_tables where starts_with(tablename, ?)', [prefix]);
     for (const { tablename } of rows) await storage.knex.raw('drop table if exists ?? cascade', [tablename]);
     await storage.close();
   }

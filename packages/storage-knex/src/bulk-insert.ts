@@ -18,7 +18,7 @@ type Value = number | string;
 export type ColumnKind = 'int' | 'text';
 
 /** Rows a statement: a JSON text or a set of arrays of a few hundred kB. */
-const PER_STATEMENT = 5000;
+export const PER_STATEMENT = 5000;
 
 /**
  * The statements of each knex (by its config, which its transactions share: identifiers are

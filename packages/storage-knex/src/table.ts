@@ -149,6 +149,10 @@ export class DocTable<T extends { id: string | number }> {
     return `select ${this.columnsRead} from ${this.quoted} where account_id = ? and id = ? limit 1`;
   }
 
+  private get listScopedSql(): string {
+    return `select ${this.columnsRead} from ${this.quoted} where account_id = ? order by ${this.spec.numericId ? 'id' : 'seq'} asc`;
+  }
+
   private get columnsRead(): string {
     return this.spec.global ? 'id, data' : 'id, account_id, data';
   }
@@ -172,6 +176,12 @@ export class DocTable<T extends { id: string | number }> {
     const values = Object.values(filter).flat();
     if ((accountId !== null && !storable(accountId)) || !values.every(storable)) return [];
     if (this.spec.numericId && filter.id !== undefined && ![filter.id].flat().every(idInRange)) return [];
+    const reads = this.ctx.reads;
+    if (reads && !trx && accountId !== null && !this.spec.global && Object.keys(filter).length === 0) {
+      // The whole of an account's rows (maintenance windows, read for every run): a fixed
+      // statement, prepared once per connection like the by-id read.
+      return this.run(async () => (await reads.rows(this.listScopedSql, [accountId])).map((r) => this.fromRow(r)));
+    }
     return this.run(async () => {
       const base = trx ? this.scoped(trx, accountId) : this.readQuery(accountId);
       const q = this.order(base);

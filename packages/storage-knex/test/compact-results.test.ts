@@ -150,9 +150,23 @@ describe.each(dialects)('compact results on %s', (_name, open) => {
       // The renamed check's next passing run: one statement again, and every run reads the new name.
       expect(await written([scheduled('c7', t0 + 61 * MIN, { name: 'renamed' })])).toEqual(['insert']);
       expect((await s.checkResults.get(ACC, second.id, 'c7'))!.name).toBe('renamed');
-      // A batch that writes two tables (a TCP run beside an API check's first run): a transaction.
-      expect(await written([scheduled('c7', t0 + 62 * MIN, { name: 'renamed' }), apiRun('a7', t0 + 62 * MIN)])).toContain('begin');
-      expect(await rows(s, 'check_runs_tcp')).toBe(7);
+      // Passing runs of several known checks: one statement still.
+      expect(await written([scheduled('c8', t0 + 61 * MIN)])).toContain('begin');
+      expect(await written([scheduled('c7', t0 + 62 * MIN, { name: 'renamed' }), scheduled('c8', t0 + 62 * MIN)])).toEqual(['insert']);
+      // A known check at a location this process has not stored yet: its key is made, in a transaction.
+      const elsewhere = scheduled('c8', t0 + 63 * MIN, { runLocation: 'eu-west-1' });
+      expect(await written([elsewhere])).toContain('begin');
+      expect(strip((await s.checkResults.get(ACC, elsewhere.id, 'c8'))!)).toEqual(elsewhere);
+      // Known checks in two tables (a TCP run beside an API run): a transaction.
+      expect(await written([apiRun('a7', t0 + 60 * MIN)])).toContain('begin');
+      const tcp = scheduled('c7', t0 + 64 * MIN, { name: 'renamed' });
+      const api = apiRun('a7', t0 + 64 * MIN);
+      const both = await written([tcp, api]);
+      expect(both[0]).toBe('begin');
+      expect(both.filter((q) => q === 'insert')).toHaveLength(2);
+      expect(strip((await s.checkResults.get(ACC, api.id, 'a7'))!)).toEqual({ ...api, details: null });
+      expect(await rows(s, 'check_runs_tcp')).toBe(11);
+      expect(await rows(s, 'check_runs_api')).toBe(2);
     } finally {
       await cleanup(s);
     }

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runForRequest } from '@vigil/core';
-import { tcpCheckFixture } from '@vigil/core/testing';
+import { emailChannelFixture, tcpCheckFixture } from '@vigil/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { knexStorage } from '../src/index.js';
 // PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
@@ -76,6 +76,27 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
       // A later migration adds a column: the statement prepared before it still answers.
       await storage.knex.schema.alterTable(`${prefix}checks`, (t) => t.text('added_later'));
       expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('name 2');
+    });
+  });
+
+  it('list the whole of an account\'s rows (as every run lists the maintenance windows) on a statement prepared once per connection too', async () => {
+    await onPgStore({ pool: { min: 0, max: 1 } }, async (storage, prefix) => {
+      const channel = (address: string) => emailChannelFixture({ config: { address } }) as never;
+      const address = (c: unknown) => (c as { config: { address: string } }).config.address;
+      const first = await storage.alertChannels.insert(ACCOUNT, channel('first@example.com'));
+      await storage.alertChannels.insert('0a6c1f2e-1111-4a1b-8c1d-000000000002', channel('another-account@example.com'));
+      await storage.knex.raw('DEALLOCATE ALL');
+      expect((await storage.alertChannels.listAll(ACCOUNT)).map(address)).toEqual(['first@example.com']);
+      const second = await storage.alertChannels.insert(ACCOUNT, channel('second@example.com'));
+      await storage.alertChannels.update(ACCOUNT, first.id, { ...first, config: { address: 'renamed@example.com' } } as never);
+      expect((await storage.alertChannels.listAll(ACCOUNT)).map((c) => [c.id, address(c), c.accountId])).toEqual([
+        [first.id, 'renamed@example.com', ACCOUNT], [second.id, 'second@example.com', ACCOUNT],
+      ]);
+      const prepared = (await storage.knex.raw("select statement from pg_prepared_statements where name like 'vigil_%'")).rows as { statement: string }[];
+      expect(prepared.map((p) => p.statement)).toEqual([`select id, account_id, data from "${prefix}alert_channels" where account_id = $1 order by id asc`]);
+      // A column added later does not change what the prepared list answers.
+      await storage.knex.schema.alterTable(`${prefix}alert_channels`, (t) => t.text('added_later'));
+      expect((await storage.alertChannels.listAll(ACCOUNT)).map(address)).toEqual(['renamed@example.com', 'second@example.com']);
     });
   });
 

@@ -9,7 +9,7 @@ import type { TableContext } from '../table.js';
 import { detailDoc, toNarrow, type Narrow } from './codec.js';
 import { encodeDoc } from './doc-codec.js';
 import { checkKeys, knownCheckKeys, knownLocationKeys, locationKeys, nothingLearned, remember, type Learned } from './keys.js';
-import { insertRows } from '../bulk-insert.js';
+import { insertRows, PER_STATEMENT } from '../bulk-insert.js';
 import { FLAG, isPostgres, MAX_LOCATION_KEY, packSlot, tables, type Layout } from './layout.js';
 
 type Result = Omit<CheckResult, 'accountId'>;
@@ -72,12 +72,13 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
 /**
  * The write of a batch that is one insert of narrow rows and nothing else (the usual passing
  * scheduled run): every check and location key known to this process under the run's name, no
- * detail document to keep, one table, no full rows. One statement is atomic by itself, so it needs
- * no transaction (two round trips fewer, and on SQLite two fewer turns of the writer). Null for any
- * other batch, which goes through `writeCompact` in a transaction.
+ * detail document to keep, one table, no full rows, rows for one statement. One statement is
+ * atomic by itself, so it needs no transaction: a BEGIN and a COMMIT fewer, which on SQLite hold
+ * the one writer for two trips fewer. Null for any other batch, which goes through `writeCompact`
+ * in a transaction.
  */
 export function singleInsert(ctx: TableContext, accountId: string, plan: CompactPlan): ((db: Knex) => Promise<void>) | null {
-  if (plan.rest.length > 0 || plan.narrow.length === 0 || plan.narrow.length > MAX_SINGLE) return null;
+  if (plan.rest.length > 0 || plan.narrow.length === 0 || plan.narrow.length > PER_STATEMENT) return null;
   // A failed run keeps its detail: a second statement.
   if (plan.narrow.some(({ n }) => n.failing)) return null;
   const keys = knownCheckKeys(ctx, accountId, latestNames(plan));
@@ -92,8 +93,6 @@ export function singleInsert(ctx: TableContext, accountId: string, plan: Compact
   return (db) => insertRows(db, pg, table, layout.columns, list);
 }
 
-/** Rows a single insert writes at most (insertRows writes more in several statements). */
-const MAX_SINGLE = 5_000;
 
 /** A check's name as of the batch's latest run, by check id. */
 function latestNames(plan: CompactPlan): Map<string, string> {
@@ -133,9 +132,9 @@ function buildRows(ctx: TableContext, plan: CompactPlan, keys: Map<string, numbe
     const sample = !n.failing && Math.max(samples.get(sampleKey) ?? -1, sampled.get(sampleKey) ?? -1) < hour;
     if (sample) sampled.set(sampleKey, hour);
     const doc = detailDoc(r, n, n.failing || sample);
-    const row = n.row;
-    row.slot = slot;
-    row.check_key = checkKey;
+    // A row of its own: a batch built once for one statement and again for a transaction (or
+    // written again after a partition was made) starts from the run's row each time.
+    const row: Record<string, number> = { ...n.row, slot, check_key: checkKey };
     if (doc) {
       row.flags = row.flags! | FLAG.doc;
       docs.push({ slot, check_key: checkKey, doc: encodeDoc(doc) });
