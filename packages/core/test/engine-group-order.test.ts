@@ -42,3 +42,42 @@ describe('session runs of a group that wait so long they go back to the schedule
     expect(order.at(-1)).toBe('z');
   });
 });
+
+describe('session runs claimed while a run of their group ends', () => {
+  it('wait until every run of the claim is admitted, then start in groupOrder', async () => {
+    // One run of the group at a time, 0.9 s each. A (groupOrder 0) runs; B (9) is claimed and waits;
+    // C (1) is claimed next, and reading its session takes 2 s, during which A ends. B must not
+    // take the room A left while C, ordered ahead of it, is still being admitted.
+    const clock = new FakeClock('2026-05-01T12:00:00.000Z');
+    const runner = new FakeRunner('TCP', [() => new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 900), () => resolve(passResult())))]);
+    const storage = memoryStorage();
+    let slowFor: string | null = null;
+    const get = storage.checkSessions.get.bind(storage.checkSessions);
+    storage.checkSessions.get = async (accountId, id) => {
+      const session = await get(accountId, id);
+      if (session && session.checkId === slowFor) {
+        slowFor = null;
+        await new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 2_000), () => resolve(undefined)));
+      }
+      return session;
+    };
+    const vigil = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { leaseMs: 30_000, runTimeoutMs: 1_000 } });
+    live = { vigil, clock };
+    const account = await vigil.accounts.ensure('acct');
+    const group = await vigil.checkGroups.create(account.id, { name: 'checkout', concurrency: 1 });
+    const check = async (name: string, groupOrder: number) => (await vigil.checks.create(account.id, 'TCP', {
+      name, request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: 300, groupId: group.id, groupOrder, doubleCheck: false,
+    })).id;
+    const [a, b, c] = [await check('a', 0), await check('b', 9), await check('c', 1)];
+    await vigil.start();
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [a] } });
+    await runFor(clock, 100);
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [b] } });
+    await runFor(clock, 100);
+    slowFor = c;
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
+    await runFor(clock, 6_000);
+    expect(slowFor).toBeNull();
+    expect(runner.jobs.map((j) => j.check.name)).toEqual(['a', 'c', 'b']);
+  });
+});

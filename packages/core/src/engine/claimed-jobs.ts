@@ -45,6 +45,12 @@ export class ClaimedJobs {
   /** Claimed session runs, ordered by groupOrder, until their group (and the engine) has room. */
   sessionQueue: ReadyJob[] = [];
   /**
+   * Whether claimed session runs are being admitted (their session and group read, one claim after
+   * another): until they are all queued and sorted, none of the queue starts, since a run of a lower
+   * groupOrder may still be on its way in (or out and in again, claimed anew).
+   */
+  admitting = false;
+  /**
    * The entries this process holds (queued or running), by identity. A claim of an entry held
    * already (its lease ran out while it waited, and this process claimed it again) takes the
    * queued one's place, or is left to the running one: an entry is run once at a time here.

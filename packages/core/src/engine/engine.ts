@@ -235,7 +235,14 @@ export class Engine implements SessionLauncher {
         this.kinds,
       );
       const sessions = this.jobs.take(claimed);
-      if (sessions.length > 0) await admitSessions(this.jobs, this.deps, sessions);
+      if (sessions.length > 0) {
+        this.jobs.admitting = true;
+        try {
+          await admitSessions(this.jobs, this.deps, sessions);
+        } finally {
+          this.jobs.admitting = false;
+        }
+      }
       // A whole batch means more is due: claim again at once. A busy process's smaller claim
       // filled its queue (or went back, as a session run it could not read): its next poll will do.
       more = room === this.o.claimBatch && claimed.length >= room;
@@ -292,7 +299,9 @@ export class Engine implements SessionLauncher {
       if (this.hasTimeFor(top)) this.start1(top);
       else this.jobs.giveBackClaim(top.claim);
     }
-    for (let i = 0; i < this.jobs.sessionQueue.length && this.occupied < this.o.concurrency;) {
+    // While claimed session runs are admitted the queue is not yet in groupOrder: the poll
+    // dispatches again once it is.
+    for (let i = 0; !this.jobs.admitting && i < this.jobs.sessionQueue.length && this.occupied < this.o.concurrency;) {
       const job = this.jobs.sessionQueue[i]!;
       if (this.jobs.groupFull(job)) {
         i++;
