@@ -80,4 +80,49 @@ describe('session runs claimed while a run of their group ends', () => {
     expect(slowFor).toBeNull();
     expect(runner.jobs.map((j) => j.check.name)).toEqual(['a', 'c', 'b']);
   });
+
+  it('hold back no run outside a group meanwhile', async () => {
+    // Two runs at a time in the whole engine. A1 (0.9 s) and A2 (5 s) run; D, in no group, is
+    // claimed and waits; C, in a group, is claimed next and its session takes 2 s to read. When A1
+    // ends, D starts at once, not after C is read in.
+    const clock = new FakeClock('2026-05-01T12:00:00.000Z');
+    const started = new Map<string, number>();
+    const runner = new FakeRunner('TCP', [(job) => {
+      started.set(job.check.name, clock.now().getTime());
+      const ms = job.check.name === 'a2' ? 5_000 : 900;
+      return new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + ms), () => resolve(passResult())));
+    }]);
+    const storage = memoryStorage();
+    let slowFor: string | null = null;
+    const get = storage.checkSessions.get.bind(storage.checkSessions);
+    storage.checkSessions.get = async (accountId, id) => {
+      const session = await get(accountId, id);
+      if (session && session.checkId === slowFor) {
+        slowFor = null;
+        await new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 2_000), () => resolve(undefined)));
+      }
+      return session;
+    };
+    const vigil = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { concurrency: 2, leaseMs: 30_000, runTimeoutMs: 10_000 } });
+    live = { vigil, clock };
+    const account = await vigil.accounts.ensure('acct');
+    const group = await vigil.checkGroups.create(account.id, { name: 'checkout', concurrency: 1 });
+    const check = async (name: string, groupId: number | null) => (await vigil.checks.create(account.id, 'TCP', {
+      name, request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: 300, groupId, groupOrder: groupId === null ? null : 1, doubleCheck: false,
+    })).id;
+    const [a1, a2, d, c] = [await check('a1', null), await check('a2', null), await check('d', null), await check('c', group.id)];
+    await vigil.start();
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [a1, a2] } });
+    await runFor(clock, 100);
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [d] } });
+    await runFor(clock, 100);
+    slowFor = c;
+    await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
+    await runFor(clock, 8_000);
+    expect(slowFor).toBeNull();
+    expect(runner.jobs.map((j) => j.check.name).sort()).toEqual(['a1', 'a2', 'c', 'd']);
+    // D starts as A1 ends, while C is still being read in (2 s from its claim).
+    expect(started.get('d')! - started.get('a1')!).toBeLessThan(1_000);
+    expect(started.get('c')! - started.get('d')!).toBeGreaterThan(1_000);
+  });
 });

@@ -46,8 +46,8 @@ export class ClaimedJobs {
   sessionQueue: ReadyJob[] = [];
   /**
    * Whether claimed session runs are being admitted (their session and group read, one claim after
-   * another): until they are all queued and sorted, none of the queue starts, since a run of a lower
-   * groupOrder may still be on its way in (or out and in again, claimed anew).
+   * another): until they are all queued and sorted, no run of a group starts, since a run of a
+   * lower groupOrder may still be on its way in (or out and in again, claimed anew).
    */
   admitting = false;
   /**

@@ -299,11 +299,11 @@ export class Engine implements SessionLauncher {
       if (this.hasTimeFor(top)) this.start1(top);
       else this.jobs.giveBackClaim(top.claim);
     }
-    // While claimed session runs are admitted the queue is not yet in groupOrder: the poll
-    // dispatches again once it is.
-    for (let i = 0; !this.jobs.admitting && i < this.jobs.sessionQueue.length && this.occupied < this.o.concurrency;) {
+    for (let i = 0; i < this.jobs.sessionQueue.length && this.occupied < this.o.concurrency;) {
       const job = this.jobs.sessionQueue[i]!;
-      if (this.jobs.groupFull(job)) {
+      // While claimed session runs are admitted, a run of a group waits (one of a lower groupOrder
+      // may still be on its way in): the poll dispatches again once they are all queued in order.
+      if (this.jobs.groupFull(job) || (this.jobs.admitting && job.session?.group !== undefined)) {
         i++;
         continue;
       }
