@@ -11,6 +11,7 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { pgCpu } from './pg-cpu.mjs';
 
 const PG_URL = process.env.VIGIL_PG_URL;
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 3_000);
@@ -90,12 +91,12 @@ async function round(n, waitMs) {
       else if (m.final) finals[k] = m;
       else runs[k] = m.runs;
     }))));
-    const cpu0 = await pgCpu(knex);
+    const cpu0 = pgCpu();
     const start = performance.now();
     for (const c of children) c.send('start');
     while (runs.reduce((a, b) => a + b, 0) < CHECKS) await new Promise((r) => setTimeout(r, 20));
     const seconds = (performance.now() - start) / 1000;
-    const pgCpuSeconds = (await pgCpu(knex)) - cpu0;
+    const pgCpuSeconds = pgCpu() - cpu0;
     const exits = children.map((c) => new Promise((r) => c.once('exit', r)));
     for (const c of children) c.send('stop');
     await Promise.all(exits);
@@ -118,25 +119,6 @@ async function round(n, waitMs) {
     const { rows } = await knex.raw('select tablename from pg_tables where tablename like ?', [`${prefix}%`]);
     for (const { tablename } of rows) await knex.raw('drop table if exists ?? cascade', [tablename]);
     await storage.close();
-  }
-}
-
-/** CPU seconds used by PostgreSQL's processes so far (Linux, same machine), null elsewhere. */
-async function pgCpu() {
-  try {
-    const { readFileSync, readdirSync } = await import('node:fs');
-    let ticks = 0;
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (!/\((postgres|postmaster)\)/.test(stat)) continue;
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        ticks += Number(f[11]) + Number(f[12]);
-      } catch { /* gone */ }
-    }
-    return ticks / 100;
-  } catch {
-    return NaN;
   }
 }
 

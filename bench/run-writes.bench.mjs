@@ -7,12 +7,13 @@
 // database and pool. Printed: runs a second, the process's CPU and (PostgreSQL on this machine)
 // the server's CPU a run, and the ratio. SQLite always, PostgreSQL with VIGIL_PG_URL.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { slotResultId } from '@vigil/core';
 import { alertStateFixture, checkResultFixture } from '@vigil/core/testing';
 import { knexStorage } from '@vigil/storage-knex';
+import { pgCpu } from './pg-cpu.mjs';
 
 const PG_URL = process.env.VIGIL_PG_URL;
 const CHECKS = 300;
@@ -29,20 +30,6 @@ function run(c, i) {
     id: slotResultId(`check-${c}`, 'us-east-1', new Date(due), 1), name: `check ${c}`, startedAt: at, stoppedAt: at, created_at: at,
     responseTime: 1.5, phases: { dns: 0, connection: 1.5, data: 0, total: 1.5 }, details: { response: 'PONG', errorCode: null },
   });
-}
-
-/** CPU seconds of PostgreSQL's processes so far (Linux, same machine). */
-function pgCpu() {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone */ }
-  }
-  return ticks / 100;
 }
 
 /** Runs `one(c, i)` for rounds `from`..`to` of every check, AT_ONCE at a time; its runs/s and CPU a run. */

@@ -43,6 +43,21 @@ describe('session runs of a group that wait so long they go back to the schedule
   });
 });
 
+/** The next read of a session of check `for` (set it) takes 2 s of the clock. */
+function slowSessionRead(storage: ReturnType<typeof memoryStorage>, clock: FakeClock): { for: string | null } {
+  const slow: { for: string | null } = { for: null };
+  const get = storage.checkSessions.get.bind(storage.checkSessions);
+  storage.checkSessions.get = async (accountId, id) => {
+    const session = await get(accountId, id);
+    if (session && session.checkId === slow.for) {
+      slow.for = null;
+      await new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 2_000), () => resolve(undefined)));
+    }
+    return session;
+  };
+  return slow;
+}
+
 describe('session runs claimed while a run of their group ends', () => {
   it('wait until every run of the claim is admitted, then start in groupOrder', async () => {
     // One run of the group at a time, 0.9 s each. A (groupOrder 0) runs; B (9) is claimed and waits;
@@ -51,16 +66,7 @@ describe('session runs claimed while a run of their group ends', () => {
     const clock = new FakeClock('2026-05-01T12:00:00.000Z');
     const runner = new FakeRunner('TCP', [() => new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 900), () => resolve(passResult())))]);
     const storage = memoryStorage();
-    let slowFor: string | null = null;
-    const get = storage.checkSessions.get.bind(storage.checkSessions);
-    storage.checkSessions.get = async (accountId, id) => {
-      const session = await get(accountId, id);
-      if (session && session.checkId === slowFor) {
-        slowFor = null;
-        await new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 2_000), () => resolve(undefined)));
-      }
-      return session;
-    };
+    const slow = slowSessionRead(storage, clock);
     const vigil = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { leaseMs: 30_000, runTimeoutMs: 1_000 } });
     live = { vigil, clock };
     const account = await vigil.accounts.ensure('acct');
@@ -74,10 +80,10 @@ describe('session runs claimed while a run of their group ends', () => {
     await runFor(clock, 100);
     await vigil.checkSessions.trigger(account.id, { target: { checkId: [b] } });
     await runFor(clock, 100);
-    slowFor = c;
+    slow.for = c;
     await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
     await runFor(clock, 6_000);
-    expect(slowFor).toBeNull();
+    expect(slow.for).toBeNull();
     expect(runner.jobs.map((j) => j.check.name)).toEqual(['a', 'c', 'b']);
   });
 
@@ -93,16 +99,7 @@ describe('session runs claimed while a run of their group ends', () => {
       return new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + ms), () => resolve(passResult())));
     }]);
     const storage = memoryStorage();
-    let slowFor: string | null = null;
-    const get = storage.checkSessions.get.bind(storage.checkSessions);
-    storage.checkSessions.get = async (accountId, id) => {
-      const session = await get(accountId, id);
-      if (session && session.checkId === slowFor) {
-        slowFor = null;
-        await new Promise((resolve) => clock.setTimer(new Date(clock.now().getTime() + 2_000), () => resolve(undefined)));
-      }
-      return session;
-    };
+    const slow = slowSessionRead(storage, clock);
     const vigil = createVigil({ storage, secretKey: SECRET, clock, runners: [runner], engine: { concurrency: 2, leaseMs: 30_000, runTimeoutMs: 10_000 } });
     live = { vigil, clock };
     const account = await vigil.accounts.ensure('acct');
@@ -116,10 +113,10 @@ describe('session runs claimed while a run of their group ends', () => {
     await runFor(clock, 100);
     await vigil.checkSessions.trigger(account.id, { target: { checkId: [d] } });
     await runFor(clock, 100);
-    slowFor = c;
+    slow.for = c;
     await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
     await runFor(clock, 8_000);
-    expect(slowFor).toBeNull();
+    expect(slow.for).toBeNull();
     expect(runner.jobs.map((j) => j.check.name).sort()).toEqual(['a1', 'a2', 'c', 'd']);
     // D starts as A1 ends, while C is still being read in (2 s from its claim).
     expect(started.get('d')! - started.get('a1')!).toBeLessThan(1_000);
