@@ -235,14 +235,7 @@ export class Engine implements SessionLauncher {
         this.kinds,
       );
       const sessions = this.jobs.take(claimed);
-      if (sessions.length > 0) {
-        this.jobs.admitting = true;
-        try {
-          await admitSessions(this.jobs, this.deps, sessions);
-        } finally {
-          this.jobs.admitting = false;
-        }
-      }
+      if (sessions.length > 0) await admitSessions(this.jobs, this.deps, sessions);
       // A whole batch means more is due: claim again at once. A busy process's smaller claim
       // filled its queue (or went back, as a session run it could not read): its next poll will do.
       more = room === this.o.claimBatch && claimed.length >= room;
@@ -301,8 +294,7 @@ export class Engine implements SessionLauncher {
     }
     for (let i = 0; i < this.jobs.sessionQueue.length && this.occupied < this.o.concurrency;) {
       const job = this.jobs.sessionQueue[i]!;
-      // While claimed session runs are admitted, a run of a group waits (one of a lower groupOrder
-      // may still be on its way in): the poll dispatches again once they are all queued in order.
+      // While session runs are admitted, runs of groups wait: the poll dispatches once all are in order.
       if (this.jobs.groupFull(job) || (this.jobs.admitting && job.session?.group !== undefined)) {
         i++;
         continue;

@@ -11,20 +11,26 @@ import { errorText, type ClaimedJobs, type GroupSlot, type ReadyJob } from './cl
 /**
  * Reads what the claimed session runs need (their session and group) and queues them in
  * groupOrder; a run whose session is gone or whose sequence ended already (cancelled) is done.
+ * Until they are all queued in order, `jobs.admitting` holds back the queued runs of groups.
  */
 export async function admitSessions(jobs: ClaimedJobs, deps: ServiceDeps, claims: readonly ScheduledJob[]): Promise<void> {
   const groups = new Map<string, GroupSlot | undefined>();
-  for (const claim of claims) {
-    try {
-      await admitSession(jobs, deps, claim, groups);
-    } catch (err) {
-      // This one goes back as it was; the others of the claim are admitted all the same.
-      deps.logger.warn('engine: could not read what a session run needs', { checkId: claim.checkId, checkSessionId: claim.session?.checkSessionId ?? null, error: errorText(err) });
-      jobs.giveBackClaim(claim);
+  jobs.admitting = true;
+  try {
+    for (const claim of claims) {
+      try {
+        await admitSession(jobs, deps, claim, groups);
+      } catch (err) {
+        // This one goes back as it was; the others of the claim are admitted all the same.
+        deps.logger.warn('engine: could not read what a session run needs', { checkId: claim.checkId, checkSessionId: claim.session?.checkSessionId ?? null, error: errorText(err) });
+        jobs.giveBackClaim(claim);
+      }
     }
+    const order = (j: ReadyJob) => j.session?.group?.order ?? Number.MAX_SAFE_INTEGER;
+    jobs.sessionQueue.sort((a, b) => order(a) - order(b) || a.session!.startedAt.localeCompare(b.session!.startedAt) || a.seq - b.seq);
+  } finally {
+    jobs.admitting = false;
   }
-  const order = (j: ReadyJob) => j.session?.group?.order ?? Number.MAX_SAFE_INTEGER;
-  jobs.sessionQueue.sort((a, b) => order(a) - order(b) || a.session!.startedAt.localeCompare(b.session!.startedAt) || a.seq - b.seq);
 }
 
 async function admitSession(jobs: ClaimedJobs, deps: ServiceDeps, claim: ScheduledJob, groups: Map<string, GroupSlot | undefined>): Promise<void> {
