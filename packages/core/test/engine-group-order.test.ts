@@ -58,6 +58,20 @@ function slowSessionRead(storage: ReturnType<typeof memoryStorage>, clock: FakeC
   return slow;
 }
 
+/**
+ * Starts the engine and triggers a session of each set of checks 0.1 s apart, the read of the last
+ * set's session slowed (its one check); then runs the clock for `ms`.
+ */
+async function triggerInTurn(vigil: Vigil, accountId: string, clock: FakeClock, slow: { for: string | null }, sets: string[][], ms: number): Promise<void> {
+  await vigil.start();
+  for (const [k, checkId] of sets.entries()) {
+    if (k > 0) await runFor(clock, 100);
+    if (k === sets.length - 1) slow.for = checkId[0]!;
+    await vigil.checkSessions.trigger(accountId, { target: { checkId } });
+  }
+  await runFor(clock, ms);
+}
+
 describe('session runs claimed while a run of their group ends', () => {
   it('wait until every run of the claim is admitted, then start in groupOrder', async () => {
     // One run of the group at a time, 0.9 s each. A (groupOrder 0) runs; B (9) is claimed and waits;
@@ -75,14 +89,7 @@ describe('session runs claimed while a run of their group ends', () => {
       name, request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: 300, groupId: group.id, groupOrder, doubleCheck: false,
     })).id;
     const [a, b, c] = [await check('a', 0), await check('b', 9), await check('c', 1)];
-    await vigil.start();
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [a] } });
-    await runFor(clock, 100);
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [b] } });
-    await runFor(clock, 100);
-    slow.for = c;
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
-    await runFor(clock, 6_000);
+    await triggerInTurn(vigil, account.id, clock, slow, [[a], [b], [c]], 6_000);
     expect(slow.for).toBeNull();
     expect(runner.jobs.map((j) => j.check.name)).toEqual(['a', 'c', 'b']);
   });
@@ -108,14 +115,7 @@ describe('session runs claimed while a run of their group ends', () => {
       name, request: { hostname: '127.0.0.1', port: 5432 }, frequency: 60, frequencyOffset: 300, groupId, groupOrder: groupId === null ? null : 1, doubleCheck: false,
     })).id;
     const [a1, a2, d, c] = [await check('a1', null), await check('a2', null), await check('d', null), await check('c', group.id)];
-    await vigil.start();
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [a1, a2] } });
-    await runFor(clock, 100);
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [d] } });
-    await runFor(clock, 100);
-    slow.for = c;
-    await vigil.checkSessions.trigger(account.id, { target: { checkId: [c] } });
-    await runFor(clock, 8_000);
+    await triggerInTurn(vigil, account.id, clock, slow, [[a1, a2], [d], [c]], 8_000);
     expect(slow.for).toBeNull();
     expect(runner.jobs.map((j) => j.check.name).sort()).toEqual(['a1', 'a2', 'c', 'd']);
     // D starts as A1 ends, while C is still being read in (2 s from its claim).

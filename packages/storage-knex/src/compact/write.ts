@@ -93,7 +93,6 @@ export function singleInsert(ctx: TableContext, accountId: string, plan: Compact
   return (db) => insertRows(db, pg, table, layout.columns, list);
 }
 
-
 /** A check's name as of the batch's latest run, by check id. */
 function latestNames(plan: CompactPlan): Map<string, string> {
   const names = new Map<string, string>();
