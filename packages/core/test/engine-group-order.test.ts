@@ -64,10 +64,10 @@ function slowSessionRead(storage: ReturnType<typeof memoryStorage>, clock: FakeC
  */
 async function triggerInTurn(vigil: Vigil, accountId: string, clock: FakeClock, slow: { for: string | null }, sets: string[][], ms: number): Promise<void> {
   await vigil.start();
-  for (const [k, checkId] of sets.entries()) {
+  for (const [k, ids] of sets.entries()) {
     if (k > 0) await runFor(clock, 100);
-    if (k === sets.length - 1) slow.for = checkId[0]!;
-    await vigil.checkSessions.trigger(accountId, { target: { checkId } });
+    if (k === sets.length - 1) slow.for = ids[0]!;
+    await vigil.checkSessions.trigger(accountId, { target: { checkId: ids } });
   }
   await runFor(clock, ms);
 }
