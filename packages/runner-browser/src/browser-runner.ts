@@ -212,15 +212,23 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const policy = runPolicy(job, ownPolicy);
     if (policy) pool.fence();
 
+    const cancelled = () => runResult({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
+    const noBrowser = () => runResult({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${(limitMs / 1000).toFixed(1)} s`, failureKind: 'TIMEOUT' });
     let acquired: Awaited<ReturnType<BrowserPool['acquire']>>;
     try {
       acquired = await pool.acquire(deadline);
     } catch (err) {
-      if (signal.aborted) return runResult({ hasFailures: true, errorMessage: 'The run was cancelled before a browser was free', failureKind: 'TIMEOUT' });
-      if (deadline.aborted) return runResult({ hasFailures: true, errorMessage: `No browser was free within the run's time limit of ${(limitMs / 1000).toFixed(1)} s`, failureKind: 'TIMEOUT' });
+      if (signal.aborted) return cancelled();
+      if (deadline.aborted) return noBrowser();
       return runResult({ hasErrors: true, errorMessage: `The browser could not be started: ${err instanceof Error ? err.message : String(err)}`, failureKind: 'OTHER' });
     }
     const { lease, release } = acquired;
+    // A busy event loop fires the time limit's timer late: the clock says whether the run's time
+    // went by before it got its browser, and if so the script does not start.
+    if (signal.aborted || deadline.aborted || Date.now() - started >= limitMs) {
+      release();
+      return signal.aborted ? cancelled() : noBrowser();
+    }
     if (policy && !lease.proxy) {
       release();
       return runResult({ hasErrors: true, errorMessage: 'The browser runner gave a run under a target policy a browser without its proxy', failureKind: 'OTHER' });

@@ -215,6 +215,25 @@ throw new Error('login failed with ' + process.env.API_TOKEN);`,
       }
     });
 
+    it('counts the time limit by the clock when a busy event loop fires its timer late', async () => {
+      const solo = browserRunner({ executablePath, poolSize: 1, screenshotOnFailure: false });
+      try {
+        expect((await solo.run(browserJob({ script: '1' }), signal())).errorMessage).toBeNull();
+        // The browser is cleaned after a run and the next run prepared: a second is ample for both.
+        // (Were it not, the next run would wait for the browser and still time out as below.)
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        // A run whose script side has 100 ms starts while the event loop is blocked for 300 ms: its
+        // browser is free at once, but the timer of its time limit cannot fire until the loop is.
+        const late = solo.run(browserJob({ script: 'globalThis.ran = 1;', job: { timeoutMs: 1_600 } }), signal());
+        const blockedUntil = Date.now() + 300;
+        while (Date.now() < blockedUntil);
+        expect(await late).toMatchObject({ hasFailures: true, failureKind: 'TIMEOUT', errorMessage: "No browser was free within the run's time limit of 0.1 s" });
+        expect((await solo.run(browserJob({ script: `await page.goto('${site.url}/');` }), signal())).errorMessage).toBeNull();
+      } finally {
+        await solo.close();
+      }
+    });
+
     it('replaces a browser that crashed', async () => {
       // This test's own browsers: Chromium processes started by this process for a Vigil profile.
       const chromiumPids = () => new Set(execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
