@@ -47,7 +47,8 @@ const idInRange = (id: unknown) => typeof id !== 'number' || (Number.isSafeInteg
 
 /**
  * A table of JSON documents with the columns queries filter by. Every account-scoped read and
- * write carries `account_id` in its WHERE clause.
+ * write carries `account_id` in its WHERE clause, but the read by id (`get`), which checks the
+ * account of the one row its id finds.
  */
 export class DocTable<T extends { id: string | number }> {
   readonly table: string;
@@ -123,19 +124,21 @@ export class DocTable<T extends { id: string | number }> {
   async get(accountId: string | null, id: string | number): Promise<T | null> {
     if (!storable(id) || (accountId !== null && !storable(accountId)) || (this.spec.numericId && !idInRange(id))) return null;
     // The hottest read of the API, as one fixed statement, prepared once per connection where the
-    // store owns its connections.
+    // store owns its connections. It looks the id up alone (an id is unique across accounts) and
+    // answers the row only if it is the account's. With the account in the statement too,
+    // PostgreSQL could keep a plan made while the table was empty that walks the account's index
+    // and filters every row of the account by id: one read then costs as much as the account is big.
     const scoped = !this.spec.global && accountId !== null;
-    const sql = scoped ? this.getScopedSql : this.getSql;
-    const bindings = scoped ? [accountId, id] : [id];
     const reads = this.ctx.reads;
     return this.run(async () => {
       let rows: Row[];
-      if (reads) rows = await reads.rows(sql, bindings);
+      if (reads) rows = await reads.rows(this.getSql, [id]);
       else {
-        const result = await this.reader.raw(sql, bindings);
+        const result = await this.reader.raw(this.getSql, [id]);
         rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
       }
-      return rows[0] ? this.fromRow(rows[0]) : null;
+      const row = rows[0];
+      return row && (!scoped || row.account_id === accountId) ? this.fromRow(row) : null;
     });
   }
 
@@ -143,10 +146,6 @@ export class DocTable<T extends { id: string | number }> {
   // statement prepared before it answers (PostgreSQL refuses a prepared plan whose result changed).
   private get getSql(): string {
     return `select ${this.columnsRead} from ${this.quoted} where id = ? limit 1`;
-  }
-
-  private get getScopedSql(): string {
-    return `select ${this.columnsRead} from ${this.quoted} where account_id = ? and id = ? limit 1`;
   }
 
   private get listScopedSql(): string {

@@ -58,6 +58,8 @@ describe('SQLite by-id reads on prepared statements', () => {
   });
 });
 
+type PlanNode = { 'Actual Rows': number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
+
 /** A PostgreSQL store with tables of its own prefix (dropped after `fn`), closed after `fn`. */
 const onPgStore = (options: Parameters<typeof onOwnedPgStore>[1], fn: Parameters<typeof onOwnedPgStore>[2]) => onOwnedPgStore('prepared', options, fn);
 
@@ -97,6 +99,35 @@ describe.runIf(PG_URL)('PostgreSQL by-id reads on named prepared statements', ()
       // A column added later does not change what the prepared list answers.
       await storage.knex.schema.alterTable(`${prefix}alert_channels`, (t) => t.text('added_later'));
       expect((await storage.alertChannels.listAll(ACCOUNT)).map(address)).toEqual(['renamed@example.com', 'second@example.com']);
+    });
+  });
+
+  it('stay a lookup of one row when the table grew after the statement was planned, and answer only the account\'s row', async () => {
+    await onPgStore({ pool: { min: 0, max: 1 } }, async (storage, prefix) => {
+      // Reads while the table is empty: PostgreSQL then keeps a generic plan made for an empty table.
+      for (let i = 0; i < 8; i++) expect(await storage.checks.get(ACCOUNT, `missing-${i}`)).toBeNull();
+      // The account grows by 2,000 checks (a host that adds its checks as code), and one more.
+      await storage.knex.raw(
+        `insert into "${prefix}checks" (id, account_id, data, name, check_type, created_at) select 'filler-' || i, ?, '{}', 'filler', 'TCP', '2026-01-01' from generate_series(1, 2000) i`,
+        [ACCOUNT],
+      );
+      const check = await storage.checks.insert(ACCOUNT, tcpCheckFixture({ name: 'orders-db' }) as never);
+      expect((await storage.checks.get(ACCOUNT, check.id))?.name).toBe('orders-db');
+      expect(await storage.checks.get('0a6c1f2e-1111-4a1b-8c1d-000000000002', check.id)).toBeNull();
+      // The plan the read runs on: it reads the one row by id, not every row of the account.
+      const [read] = (await storage.knex.raw(
+        "select name, parameter_types::text[] as types, generic_plans from pg_prepared_statements where name like 'vigil_%' and statement like ?",
+        [`%"${prefix}checks"%`],
+      )).rows as { name: string; types: string[]; generic_plans: string }[];
+      expect(Number(read!.generic_plans)).toBeGreaterThan(0);
+      const args = read!.types.length === 1 ? [check.id] : [ACCOUNT, check.id];
+      // EXECUTE takes its arguments as literals, not as bound parameters.
+      const literals = args.map((a) => `'${a.replaceAll("'", "''")}'`).join(', ');
+      const [{ 'QUERY PLAN': [{ Plan: plan }] }] = (await storage.knex.raw(`explain (analyze, format json) execute "${read!.name}"(${literals})`))
+        .rows as [{ 'QUERY PLAN': [{ Plan: PlanNode }] }];
+      const removed = (node: PlanNode): number => (node['Rows Removed by Filter'] ?? 0) + (node.Plans ?? []).reduce((sum, p) => sum + removed(p), 0);
+      expect(removed(plan)).toBe(0);
+      expect(plan['Actual Rows']).toBe(1);
     });
   });
 
