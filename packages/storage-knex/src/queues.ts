@@ -1,5 +1,6 @@
 import {
   isPrivateLocation,
+  JOB_KINDS,
   LOCATED_JOB_KINDS,
   type DeliveryAttempt,
   type JobKind,
@@ -69,6 +70,12 @@ function fromRow(r: Row): ScheduleEntry {
 }
 
 const KEY = ['kind', 'check_id', 'location', 'ref'];
+/**
+ * A check's entries are found through the key, whose first column is the kind: naming the kinds
+ * lets the database look up each (kind, check) in it instead of reading the whole schedule, once
+ * for every check written (and for every member of a group written).
+ */
+const UNSESSIONED_KINDS = JOB_KINDS.filter((k) => k !== 'session');
 const keyOf = (entry: ScheduleEntry) => ({ kind: entry.kind, check_id: entry.checkId, location: entry.location, ref: refOf(entry) });
 
 export function scheduleStore(ctx: TableContext): ScheduleStore {
@@ -96,7 +103,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
         return added;
       }),
     remove: (accountId, checkId) =>
-      run(async () => void (await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).whereNot('kind', 'session').delete())),
+      run(async () => void (await ctx.knex(table).whereIn('kind', UNSESSIONED_KINDS).where({ check_id: checkId, account_id: accountId }).delete())),
     claimDue: (now, serves, limit, leaseMs, owner, kinds) =>
       run(async () => {
         const at = now.getTime();
@@ -152,7 +159,7 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
     release: (owner) => run(async () => Number(await ctx.knex(table).where('lease_owner', owner).update({ lease_owner: null, lease_until_ms: null }))),
     list: (accountId, checkId) =>
       run(async () => {
-        const rows = await ctx.knex(table).where({ account_id: accountId, check_id: checkId }).orderBy(['kind', 'location', 'ref']);
+        const rows = await ctx.knex(table).whereIn('kind', JOB_KINDS).where({ check_id: checkId, account_id: accountId }).orderBy(['kind', 'location', 'ref']);
         return rows.map(fromRow);
       }),
   };
