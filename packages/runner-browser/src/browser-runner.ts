@@ -209,6 +209,8 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const finishBy = started + job.timeoutMs - 250;
     const budget = (most: number) => Math.max(0, Math.min(most, finishBy - Date.now()));
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(limitMs)]);
+    // The same limit on the monotonic clock, which a step of the wall clock does not move.
+    const limitAt = performance.now() + limitMs;
     const policy = runPolicy(job, ownPolicy);
     if (policy) pool.fence();
 
@@ -225,7 +227,7 @@ export function browserRunner(options: BrowserRunnerOptions = {}): BrowserRunner
     const { lease, release } = acquired;
     // A busy event loop fires the time limit's timer late: the clock says whether the run's time
     // went by before it got its browser, and if so the script does not start.
-    if (signal.aborted || deadline.aborted || Date.now() - started >= limitMs) {
+    if (signal.aborted || deadline.aborted || performance.now() >= limitAt) {
       release();
       return signal.aborted ? cancelled() : noBrowser();
     }
