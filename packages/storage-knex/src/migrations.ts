@@ -284,6 +284,23 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await knex.raw('create index ?? on ?? (created_ms, seq) where delivered_ms is null', [indexName(table, ['undelivered', 'created_ms', 'seq']), table]);
     },
   },
+  {
+    // Lookups made before the account is known, and a public form's limits: without these, each
+    // read the whole table (an API key's prefix on every request with a key not in the cache, a
+    // custom domain on every page request for a host, an address's or an account's pending
+    // subscriptions on every subscription).
+    name: '016_lookup_indexes',
+    async up(knex, prefix) {
+      const index = async (name: string, columns: string[]) => {
+        const table = `${prefix}${name}`;
+        await knex.schema.alterTable(table, (t) => t.index(columns, indexName(table, ['lookup', ...columns])));
+      };
+      await index('api_keys', ['prefix']);
+      await index('dashboards', ['custom_domain']);
+      await index('status_page_subscribers', ['email_hash', 'sent_ms']);
+      await index('status_page_subscribers', ['account_id', 'sent_ms']);
+    },
+  },
 ];
 
 /**

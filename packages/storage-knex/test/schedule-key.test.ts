@@ -5,6 +5,7 @@ import type { ScheduleEntry } from '@vigil/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
 import { freshStore, STORES } from './support/fresh-store.js';
+import { captured, planOf, readsWholeTable } from './support/plans.js';
 
 const ACCOUNT = '0a6c1f2e-2222-4a1b-8c1d-000000000001';
 const DUE = '2026-05-01T12:00:00.000Z';
@@ -16,17 +17,6 @@ afterEach(async () => {
   storage = null;
 });
 
-/** How the database runs `sql`: whether it reads the whole schedule. */
-async function readsWholeSchedule(kind: 'sqlite' | 'postgres', s: KnexStorage, sql: string, bindings: readonly unknown[]): Promise<boolean> {
-  if (kind === 'sqlite') {
-    const steps = (await s.knex.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as never[])) as { detail: string }[];
-    return steps.some((step) => /^SCAN /.test(step.detail));
-  }
-  // knex reports PostgreSQL's statement with its `$n` placeholders; EXPLAIN is given `?` ones.
-  const plan = (await s.knex.raw(`EXPLAIN (FORMAT JSON) ${sql.replace(/\$\d+/g, '?')}`, bindings as never[])) as { rows: { 'QUERY PLAN': unknown }[] };
-  return JSON.stringify(plan.rows[0]!['QUERY PLAN']).includes('"Seq Scan"');
-}
-
 describe.each(STORES)('a check\'s schedule entries on %s', (kind) => {
   it('are removed and listed through the key, not by reading the whole schedule', async () => {
     const s = (storage = await freshStore(kind, 'vigil_schedkey'));
@@ -36,12 +26,11 @@ describe.each(STORES)('a check\'s schedule entries on %s', (kind) => {
     const session: ScheduleEntry = { ...entry('session', 'check-7', 'us-east-1'), session: { checkSessionId: 'cs-1', sequenceId: 'seq-1' } };
     await s.schedule.ensure([...entries, session]);
     if (kind === 'postgres') await s.knex.raw('ANALYZE vigil_schedule');
-    const seen: { sql: string; bindings: readonly unknown[] }[] = [];
-    const onQuery = (q: { sql: string; bindings?: readonly unknown[] }) => seen.push({ sql: q.sql, bindings: q.bindings ?? [] });
-    s.knex.on('query', onQuery);
-    const listed = await s.schedule.list(ACCOUNT, 'check-7');
-    await s.schedule.remove(ACCOUNT, 'check-7');
-    s.knex.off('query', onQuery);
+    const { result: listed, statements: seen } = await captured(s, async () => {
+      const entries = await s.schedule.list(ACCOUNT, 'check-7');
+      await s.schedule.remove(ACCOUNT, 'check-7');
+      return entries;
+    });
     expect(listed.map((e) => `${e.kind} ${e.location}`)).toEqual(['alert-tick ', 'certificate ', 'run eu-west-1', 'run us-east-1', 'session us-east-1']);
     // A session's run stays; the check's other entries go, and no other check's.
     expect((await s.schedule.list(ACCOUNT, 'check-7')).map((e) => e.kind)).toEqual(['session']);
@@ -49,7 +38,7 @@ describe.each(STORES)('a check\'s schedule entries on %s', (kind) => {
     const [list, remove] = seen.filter((q) => /schedule/.test(q.sql));
     expect(list!.sql).toMatch(/^select/);
     expect(remove!.sql).toMatch(/^delete/);
-    expect(await readsWholeSchedule(kind, s, list!.sql, list!.bindings)).toBe(false);
-    expect(await readsWholeSchedule(kind, s, remove!.sql, remove!.bindings)).toBe(false);
+    expect(readsWholeTable(kind, await planOf(kind, s, list!))).toBe(false);
+    expect(readsWholeTable(kind, await planOf(kind, s, remove!))).toBe(false);
   });
 });

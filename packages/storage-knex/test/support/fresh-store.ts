@@ -13,12 +13,17 @@ export const STORES: ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres']
 
 /**
  * A fresh store of that kind: a SQLite file in a folder of its own, or a PostgreSQL schema of its
- * own (`prefix` names it). Closing it removes the folder or drops the schema.
+ * own (`prefix` names it). Closing it removes the folder or drops the schema. With a `pool`, a
+ * SQLite store has no read connections of its own: every query goes through its `knex`.
  */
-export async function freshStore(kind: 'sqlite' | 'postgres', prefix = 'vigil_test'): Promise<KnexStorage> {
+export async function freshStore(
+  kind: 'sqlite' | 'postgres',
+  prefix = 'vigil_test',
+  sqliteOptions: Pick<Parameters<typeof knexStorage>[0] & object, 'pool'> = {},
+): Promise<KnexStorage> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-    const storage = knexStorage({ connection: join(dir, 'vigil.sqlite') });
+    const storage = knexStorage({ connection: join(dir, 'vigil.sqlite'), ...sqliteOptions });
     const close = storage.close.bind(storage);
     storage.close = async () => {
       await close();
