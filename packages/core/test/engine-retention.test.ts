@@ -165,6 +165,28 @@ describe('retention scheduled by the engine', () => {
     expect(s.log.find((e) => e.msg === 'retention: run done')?.meta).toMatchObject({ outbox: { messages: 1, attempts: 1 } });
   });
 
+  it('removes heartbeat pings older than the account\'s retention a batch at a time, each check\'s newest kept; none of an account kept for ever', async () => {
+    const plans: Record<string, number | null | undefined> = {};
+    const s = await setup({ engine: { retention: { days: 30, batch: 2, retentionFor: async (id) => plans[id] } } });
+    const [standard, forever] = [(await s.vigil.accounts.ensure()).id, (await s.vigil.accounts.ensure()).id];
+    plans[forever] = null;
+    const hb = s.storage.heartbeats;
+    const at = (age: number) => new Date(Date.parse(T0) - age).toISOString();
+    for (const id of [standard, forever]) {
+      for (const age of [1 * DAY, 31 * DAY, 40 * DAY, 50 * DAY, 60 * DAY]) await hb.recordPing(id, { checkId: 'beat-1', at: at(age), source: null });
+      // A weekly job's heartbeat that last pinged 45 days ago: its last sign of life stays.
+      for (const age of [45 * DAY, 52 * DAY]) await hb.recordPing(id, { checkId: 'beat-2', at: at(age), source: null });
+    }
+    await start(s.vigil);
+    await runFor(s.clock, 18 * 60_000, 1_000);
+    const kept = async (id: string, checkId: string) => (await hb.listPings(id, checkId, new Date(0), new Date(T0))).map((p) => (Date.parse(T0) - Date.parse(p.at)) / DAY);
+    expect(await kept(standard, 'beat-1')).toEqual([1]);
+    expect(await kept(standard, 'beat-2')).toEqual([45]);
+    expect(await kept(forever, 'beat-1')).toEqual([60, 50, 40, 31, 1]);
+    expect(await kept(forever, 'beat-2')).toEqual([52, 45]);
+    expect(s.log.find((e) => e.msg === 'retention: removed heartbeat pings')?.meta).toMatchObject({ accountId: standard, deleted: 5 });
+  });
+
   it('refuses a malformed cron pattern, time zone or number of days when Vigil is built', () => {
     const build = (retention: object) => createVigil({ storage: memoryStorage(), secretKey: SECRET, engine: { retention } }).engine;
     expect(() => build({ cron: 'every hour' })).toThrow(/engine.retention: .*five or six/);

@@ -179,5 +179,16 @@ export function heartbeatRepository(ctx: TableContext): HeartbeatRepository {
         .orderBy([{ column: 'at_ms', order: 'asc' }, { column: 'seq', order: 'asc' }]);
       return rows.map(toPing);
     },
+    async prunePings(accountId, before, limit) {
+      // A ping goes when a later one of its check stays: each check's newest is kept, however
+      // old. The later ping is looked up along the (account, check, time) index.
+      const doomed = ctx.knex(`${name} as o`).select('o.seq')
+        .where('o.account_id', accountId)
+        .where('o.at_ms', '<', before.getTime())
+        .whereExists((later) => later.select(ctx.knex.raw('1')).from(`${name} as n`)
+          .whereRaw('n.account_id = o.account_id and n.check_id = o.check_id and n.at_ms > o.at_ms'))
+        .limit(Math.max(0, limit));
+      return Number(await ctx.knex(name).whereIn('seq', doomed).delete());
+    },
   };
 }

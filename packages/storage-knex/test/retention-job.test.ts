@@ -97,6 +97,12 @@ describe.each(dialects)('retention job of the engine on %s', (_name, open) => {
       });
       await storage.checkResults.insertMany(a, [...rows('check-1'), ...rows('check-2')]);
       await storage.checkResults.insertMany(b, rows('check-3'));
+      // A heartbeat pinged hourly over the same days, and one whose last pings are all older, in both accounts.
+      const ping = (checkId: string, ms: number) => ({ checkId, at: new Date(ms).toISOString(), source: null });
+      for (const id of [a, b]) {
+        for (let i = 0; i < 72; i++) await storage.heartbeats.recordPing(id, ping('beat-1', T0 - 32 * DAY + i * HOUR));
+        for (const age of [33, 32, 31]) await storage.heartbeats.recordPing(id, ping('beat-2', T0 - age * DAY));
+      }
       expect(Number((await storage.knex('vigil_check_runs_tcp').count({ n: '*' }))[0]!.n)).toBe(3 * 24 * 12);
       const before = new Date(T0 - 30 * DAY).getTime();
       const due = 2 * (before - (T0 - 32 * DAY)) / (5 * MIN);
@@ -118,6 +124,14 @@ describe.each(dialects)('retention job of the engine on %s', (_name, open) => {
       expect(log.find((e) => e.msg === 'retention: removed check results')?.meta).toEqual({
         accountId: a, before: new Date(before).toISOString(), days: 30, deleted: due, rolledUp: 96,
       });
+      // Pings before the cut-off go too, each check's newest kept; none of the account kept for ever.
+      const pings = async (id: string, checkId: string) => (await storage.heartbeats.listPings(id, checkId, new Date(0), new Date(T0))).map((p) => Date.parse(p.at));
+      expect(Math.min(...(await pings(a, 'beat-1')))).toBe(before);
+      expect(await pings(a, 'beat-1')).toHaveLength(24);
+      expect(await pings(a, 'beat-2')).toEqual([T0 - 31 * DAY]);
+      expect(await pings(b, 'beat-1')).toHaveLength(72);
+      expect(await pings(b, 'beat-2')).toHaveLength(3);
+      expect(log.find((e) => e.msg === 'retention: removed heartbeat pings')?.meta).toEqual({ accountId: a, before: new Date(before).toISOString(), deleted: 50 });
       expect(await storage.schedule.list('', '')).toEqual([
         { kind: 'retention', accountId: '', checkId: '', location: '', dueAt: new Date(T0 + HOUR + 17 * MIN).toISOString() },
       ]);

@@ -136,6 +136,29 @@ export class RetentionJob {
    * each run takes the hours that closed since the last, so analytics over long ranges read one
    * row an hour. Answers the roll-ups written; a store error is logged and the next run retries.
    */
+  /** The account's heartbeat pings received before its results' cut-off, each check's newest kept. */
+  private async prunePings(accountId: string, before: Date, timeLeft: () => boolean, took: (ms: number) => void, report: RetentionReport): Promise<void> {
+    const { clock, logger, storage } = this.deps;
+    if (!storage.heartbeats.prunePings) return;
+    let deleted = 0;
+    try {
+      for (;;) {
+        const t0 = clock.now().getTime();
+        const step = await storage.heartbeats.prunePings(accountId, before, this.batch);
+        took(clock.now().getTime() - t0);
+        deleted += step;
+        if (step < this.batch) break;
+        if (!timeLeft()) {
+          report.finished = false;
+          break;
+        }
+      }
+    } catch (err) {
+      logger.warn('retention: pruning an account\'s heartbeat pings failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
+    }
+    if (deleted > 0) logger.info('retention: removed heartbeat pings', { accountId, before: before.toISOString(), deleted });
+  }
+
   private async rollUp(accountId: string, timeLeft: () => boolean, took: (ms: number) => void, report: RetentionReport): Promise<number> {
     const { clock, logger, storage } = this.deps;
     if (!storage.checkResults.rollUp) return 0;
@@ -253,6 +276,7 @@ export class RetentionJob {
       } catch (err) {
         logger.warn('retention: pruning an account failed; the next run tries again', { accountId, error: err instanceof Error ? err.message : String(err) });
       }
+      if (before !== null && report.finished) await this.prunePings(accountId, before, timeLeft, (ms) => (slowest = Math.max(slowest, ms)), report);
       if (account.deleted > 0) {
         logger.info('retention: removed check results', { accountId, before: before?.toISOString(), days, ...account });
         report.accounts++;

@@ -124,4 +124,10 @@ export interface HeartbeatRepository {
   lastPing(accountId: string, checkId: string): Promise<HeartbeatPing | null>;
   /** Pings with from <= at < to, oldest first. */
   listPings(accountId: string, checkId: string, from: Date, to: Date): Promise<HeartbeatPing[]>;
+  /**
+   * Removes up to `limit` of the account's pings received before `before`, but never a check's
+   * newest (its heartbeat's last sign of life, however old); answers how many went. Retention
+   * calls it with the account's results' cut-off; a store without it keeps every ping.
+   */
+  prunePings?(accountId: string, before: Date, limit: number): Promise<number>;
 }

@@ -164,5 +164,14 @@ export function heartbeatRepository(table: MemoryTable<HeartbeatPingRow>): Heart
         return at >= from.getTime() && at < to.getTime();
       });
     },
+    async prunePings(accountId, before, limit) {
+      const newest = new Map<string, number>();
+      for (const row of table.all()) if (row.accountId === accountId) newest.set(row.checkId, Math.max(newest.get(row.checkId) ?? -Infinity, Date.parse(row.at)));
+      const doomed = [...table.entries()]
+        .filter(([, row]) => row.accountId === accountId && Date.parse(row.at) < before.getTime() && Date.parse(row.at) < newest.get(row.checkId)!)
+        .slice(0, Math.max(0, limit));
+      for (const [key] of doomed) table.remove(key);
+      return doomed.length;
+    },
   };
 }

@@ -165,6 +165,26 @@ export function runCases(c: StorageCase) {
     await checkRawCount(f.raw, 'heartbeat_pings', 6, 'every ping is stored');
   });
 
+  c('heartbeats: prunePings removes an account\'s pings before the cut-off a batch at a time, each check\'s newest kept', async (f) => {
+    const hb = f.storage.heartbeats;
+    if (!hb.prunePings) return;
+    const ping = (checkId: string, ms: number) => ({ checkId, at: isoAt(T0, ms), source: null });
+    // beat-1: five pings, two after the cut-off; beat-2: two, both before it; another account's beat-1: one before it.
+    for (const ms of [0, 1000, 2000, 6000, 7000]) await hb.recordPing(ACCOUNT_A, ping('beat-1', ms));
+    for (const ms of [1000, 3000]) await hb.recordPing(ACCOUNT_A, ping('beat-2', ms));
+    for (const ms of [0, 500]) await hb.recordPing(ACCOUNT_B, ping('beat-1', ms));
+    const cutOff = new Date(isoAt(T0, 5000));
+    check((await hb.prunePings(ACCOUNT_A, cutOff, 2)) === 2, 'a batch of two goes');
+    check((await hb.prunePings(ACCOUNT_A, cutOff, 2)) === 2, 'then the rest: beat-1\'s third and beat-2\'s older');
+    check((await hb.prunePings(ACCOUNT_A, cutOff, 2)) === 0, 'then none');
+    const all = (account: string, checkId: string) => hb.listPings(account, checkId, new Date(isoAt(T0, -1)), new Date(isoAt(T0, 10_000)));
+    checkSame((await all(ACCOUNT_A, 'beat-1')).map((p) => p.at), [isoAt(T0, 6000), isoAt(T0, 7000)], 'beat-1 keeps the pings after the cut-off');
+    checkSame((await all(ACCOUNT_A, 'beat-2')).map((p) => p.at), [isoAt(T0, 3000)], 'beat-2 keeps its newest though it is before the cut-off');
+    checkSame((await hb.lastPing(ACCOUNT_A, 'beat-2'))?.at, isoAt(T0, 3000), 'and it is still its last ping');
+    check((await all(ACCOUNT_B, 'beat-1')).length === 2, 'another account\'s pings stay');
+    await checkRawCount(f.raw, 'heartbeat_pings', 5, 'the raw table holds what is left');
+  });
+
   stateRowCases(c);
 }
 
