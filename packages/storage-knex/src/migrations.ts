@@ -285,10 +285,10 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     },
   },
   {
-    // Lookups made before the account is known, and a public form's limits: without these, each
-    // read the whole table (an API key's prefix on every request with a key not in the cache, a
-    // custom domain on every page request for a host, an address's or an account's pending
-    // subscriptions on every subscription).
+    // Lookups made before the account is known, and a public form's limit: without these, each
+    // read the whole table or the whole account (an API key's prefix on every request with a key
+    // not in the cache, a custom domain on every page request for a host, an account's pending
+    // subscriptions on every subscription). Retention finds an account's old heartbeat pings by time.
     name: '016_lookup_indexes',
     async up(knex, prefix) {
       const index = async (name: string, columns: string[]) => {
@@ -297,8 +297,8 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       };
       await index('api_keys', ['prefix']);
       await index('dashboards', ['custom_domain']);
-      await index('status_page_subscribers', ['email_hash', 'sent_ms']);
       await index('status_page_subscribers', ['account_id', 'sent_ms']);
+      await index('heartbeat_pings', ['account_id', 'at_ms']);
     },
   },
 ];

@@ -1,7 +1,7 @@
 // Lookups made before an account is known (an API key by its prefix, a dashboard by its custom
 // domain) and a public form's limits (an address's and an account's pending subscriptions) go
-// through an index of their own: each runs on requests anyone can send, and read the whole table
-// (or the whole account) before migration 016_lookup_indexes.
+// through an index of their own: each runs on requests anyone can send. Before migration
+// 016_lookup_indexes all but the address's read the whole table (or the whole account).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
 import { freshStore, STORES } from './support/fresh-store.js';
@@ -53,5 +53,23 @@ describe.each(STORES)('lookups before an account is known, on %s', (kind) => {
     // The account's count looks up by its time too, not through every subscriber of the account.
     const byTime = kind === 'sqlite' ? /USING (COVERING )?INDEX \S+ \([^)]*sent_ms>/ : /"Index Cond":"[^"]*sent_ms/;
     expect(plans[3]).toMatch(byTime);
+  });
+
+  it('find an account\'s heartbeat pings before retention\'s cut-off by time, not through every ping of the account', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_lookups'));
+    await s.migrate();
+    // 20 checks pinged every ten minutes for a fortnight; the cut-off 13 days back, so that a
+    // fourteenth of the pings are before it (an hourly run finds the hour that went by).
+    const rows = Array.from({ length: 20 * 2_016 }, (_, i) => {
+      const at = NOW - Math.floor(i / 20) * 600_000;
+      return { account_id: ACCOUNT, check_id: `beat-${i % 20}`, at: new Date(at).toISOString(), at_ms: at, source: null };
+    });
+    await insertRows(s, 'heartbeat_pings', rows);
+    if (kind === 'postgres') await s.knex.raw('ANALYZE vigil_heartbeat_pings');
+    const { result, statements } = await captured(s, () => s.heartbeats.prunePings!(ACCOUNT, new Date(NOW - 13 * 24 * HOUR_MS), 100));
+    expect(result).toBe(100);
+    const plan = await planOf(kind, s, statements.at(-1)!);
+    expect(readsWholeTable(kind, plan)).toBe(false);
+    expect(plan).toMatch(kind === 'sqlite' ? /USING (COVERING )?INDEX \S+ \(account_id=\? AND at_ms<\?\)/ : /"Index Cond":"[^"]*at_ms </);
   });
 });

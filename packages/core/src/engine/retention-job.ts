@@ -131,15 +131,14 @@ export class RetentionJob {
     return undefined;
   }
 
-  /**
-   * The account's closed hours rolled up by the store (where it keeps roll-ups), raw results kept:
-   * each run takes the hours that closed since the last, so analytics over long ranges read one
-   * row an hour. Answers the roll-ups written; a store error is logged and the next run retries.
-   */
   /** The account's heartbeat pings received before its results' cut-off, each check's newest kept. */
   private async prunePings(accountId: string, before: Date, timeLeft: () => boolean, took: (ms: number) => void, report: RetentionReport): Promise<void> {
     const { clock, logger, storage } = this.deps;
     if (!storage.heartbeats.prunePings) return;
+    if (!timeLeft()) {
+      report.finished = false;
+      return;
+    }
     let deleted = 0;
     try {
       for (;;) {
@@ -159,6 +158,11 @@ export class RetentionJob {
     if (deleted > 0) logger.info('retention: removed heartbeat pings', { accountId, before: before.toISOString(), deleted });
   }
 
+  /**
+   * The account's closed hours rolled up by the store (where it keeps roll-ups), raw results kept:
+   * each run takes the hours that closed since the last, so analytics over long ranges read one
+   * row an hour. Answers the roll-ups written; a store error is logged and the next run retries.
+   */
   private async rollUp(accountId: string, timeLeft: () => boolean, took: (ms: number) => void, report: RetentionReport): Promise<number> {
     const { clock, logger, storage } = this.deps;
     if (!storage.checkResults.rollUp) return 0;
