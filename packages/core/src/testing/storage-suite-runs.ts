@@ -169,7 +169,7 @@ export function runCases(c: StorageCase) {
     const hb = f.storage.heartbeats;
     if (!hb.prunePings) return;
     const ping = (checkId: string, ms: number) => ({ checkId, at: isoAt(T0, ms), source: null });
-    // beat-1: five pings, two after the cut-off; beat-2: two, both before it; another account's beat-1: one before it.
+    // beat-1: five pings, two after the cut-off; beat-2: two, both before it; another account's beat-1: two, both before it.
     for (const ms of [0, 1000, 2000, 6000, 7000]) await hb.recordPing(ACCOUNT_A, ping('beat-1', ms));
     for (const ms of [1000, 3000]) await hb.recordPing(ACCOUNT_A, ping('beat-2', ms));
     for (const ms of [0, 500]) await hb.recordPing(ACCOUNT_B, ping('beat-1', ms));
