@@ -301,6 +301,30 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       await index('heartbeat_pings', ['account_id', 'at_ms']);
     },
   },
+  {
+    // Reads of the first rows in an order that found them among all of a check's, a page's or a
+    // channel's rows and sorted those: a session's results (once a session run, and a session's
+    // page), a page's subscribers 500 at a time by id (a notice to every subscriber), a check's
+    // alerts and a channel's attempts newest first. The two indexes these supersede go.
+    name: '017_ordered_reads',
+    async up(knex, prefix) {
+      const results = `${prefix}check_results`;
+      // Scheduled runs, most full rows, belong to no session: only rows of a session are indexed.
+      await knex.raw('create index ?? on ?? (account_id, check_id, check_session_id, started_ms) where check_session_id is not null', [indexName(results, ['session', 'started_ms']), results]);
+      const subscribers = `${prefix}status_page_subscribers`;
+      await knex.schema.alterTable(subscribers, (t) => {
+        t.dropIndex(['account_id', 'status_page_id'], indexName(subscribers, ['account_id', 'status_page_id']));
+        t.index(['account_id', 'status_page_id', 'id'], indexName(subscribers, ['account_id', 'status_page_id', 'id']));
+      });
+      const outbox = `${prefix}outbox`;
+      await knex.schema.alterTable(outbox, (t) => t.index(['check_id', 'created_ms', 'seq'], indexName(outbox, ['check_id', 'created_ms', 'seq'])));
+      const attempts = `${prefix}delivery_attempts`;
+      await knex.schema.alterTable(attempts, (t) => {
+        t.dropIndex(['account_id', 'alert_channel_id', 'seq'], indexName(attempts, ['account_id', 'alert_channel_id', 'seq']));
+        t.index(['account_id', 'alert_channel_id', 'at', 'seq'], indexName(attempts, ['account_id', 'alert_channel_id', 'at', 'seq']));
+      });
+    },
+  },
 ];
 
 /**

@@ -117,7 +117,7 @@ export class AlertStep {
       const effect = await maintenanceEffect(this.c.maintenanceWindows, accountId, forRun, now);
       const step = evaluateTick(state, { settings: check.alertSettings, runParallel: check.runParallel, muted: forRun.muted, silenced: effect.silenced, now });
       const [last] = step.raised.length > 0
-        ? (await storage.checkResults.listByCheck(accountId, check.id, { limit: 1, offset: 0, resultType: 'FINAL' })).items
+        ? (await storage.checkResults.listByCheck(accountId, check.id, { limit: 1, offset: 0, resultType: 'FINAL', countTotal: false })).items
         : [];
       const incidentId = await this.followIncident(accountId, forRun, state, step, effect.silenced, last ?? null);
       const next = incidentId === (step.state.incidentId ?? null) ? step.state : { ...step.state, incidentId };
@@ -137,7 +137,7 @@ export class AlertStep {
     if (session && session.sequences.length > 1) {
       if (!isFinalSessionStatus(session.status)) return null;
       const page = await storage.checkResults.listByCheck(spec.accountId, check.id, {
-        limit: 100, offset: 0, checkSessionId: session.checkSessionId, resultType: 'FINAL',
+        limit: 100, offset: 0, checkSessionId: session.checkSessionId, resultType: 'FINAL', countTotal: false,
       });
       // A cancelled sequence's run tells nothing of the check: the round is its other sequences'.
       const kept = new Set(session.sequences.filter((s) => s.status !== 'CANCELLED').map((s) => s.sequenceId));

@@ -158,7 +158,7 @@ export class ResultSink {
   /** The final result stored for a session's sequence, if any. */
   async storedSequenceResult(accountId: string, checkId: string, ref: SequenceRef): Promise<CheckResult | null> {
     const page = await this.deps.storage.checkResults.listByCheck(accountId, checkId, {
-      limit: 100, offset: 0, checkSessionId: ref.checkSessionId, resultType: 'FINAL',
+      limit: 100, offset: 0, checkSessionId: ref.checkSessionId, resultType: 'FINAL', countTotal: false,
     });
     return page.items.find((r) => r.sequenceId === ref.sequenceId) ?? null;
   }

@@ -48,6 +48,12 @@ export interface ResultListQuery extends ListOptions {
   to?: Date;
   resultType?: 'FINAL' | 'ATTEMPT';
   checkSessionId?: string;
+  /**
+   * false: the caller reads the page's items alone (the newest result for an alert, a page of
+   * recent runs), so the store need not count every result of the check; `total` is then -1, or
+   * the count where the store has it anyway.
+   */
+  countTotal?: boolean;
 }
 
 export interface CheckResultRepository {

@@ -82,7 +82,7 @@ export class CheckSessionService {
   private async toResponse(session: CheckSession): Promise<CheckSessionResponse> {
     const { accountId, ...rest } = session;
     const page = await this.storage.checkResults.listByCheck(accountId, session.checkId, {
-      limit: 100, offset: 0, checkSessionId: session.checkSessionId,
+      limit: 100, offset: 0, checkSessionId: session.checkSessionId, countTotal: false,
     });
     return { ...rest, results: page.items.map(toResultResponse) };
   }

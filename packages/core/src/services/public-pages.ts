@@ -288,7 +288,7 @@ export class PublicPageService {
     const status = await this.storage.checkStatuses.get(dashboard.accountId, check.id);
     const groups = new Map(group ? [[group.id, group]] : []);
     const [view] = await this.publicChecks(dashboard.accountId, [check], new Map(status ? [[check.id, status]] : []), groups, this.deps.clock.now(), true);
-    const page = await this.storage.checkResults.listByCheck(dashboard.accountId, check.id, { limit, offset: 0, resultType: 'FINAL' });
+    const page = await this.storage.checkResults.listByCheck(dashboard.accountId, check.id, { limit, offset: 0, resultType: 'FINAL', countTotal: false });
     return { check: view!, results: page.items };
   }
 

@@ -105,6 +105,9 @@ export function resultCases(c: StorageCase) {
     const page = await list({ limit: 2, offset: 1 });
     checkSame(ids(page), byIndex(3, 2), 'limit/offset');
     check(page.total === 5 && page.offset === 1, 'a page carries the total');
+    const uncounted = await list({ limit: 2, offset: 1, countTotal: false });
+    checkSame(ids(uncounted), byIndex(3, 2), 'a page not counted has the same items');
+    check(uncounted.total === -1 || uncounted.total === 5, `a page not counted has -1 or the total, got ${uncounted.total}`);
     checkSame(ids(await list({ from: new Date(rows[1]!.startedAt), to: new Date(rows[3]!.startedAt) })), byIndex(2, 1), 'from is inclusive, to exclusive');
     checkSame(ids(await list({ resultType: 'FINAL' })), byIndex(3, 2, 0), 'resultType FINAL');
     checkSame(ids(await list({ resultType: 'ATTEMPT' })), byIndex(4, 1), 'resultType ATTEMPT');

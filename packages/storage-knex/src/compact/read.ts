@@ -13,6 +13,9 @@ import { FLAG, LAYOUTS, locationKeySql, MAX_OFFSET_MS, packable, slotAt, SLOTS_P
 
 type Row = Record<string, unknown>;
 
+/** How far before its `offset + limit`-th row's due time a branch of narrow rows is read (see listMerged). */
+const WINDOW_MS = 2 * MAX_OFFSET_MS + 1;
+
 /** Narrow rows with their check (account, id, name) and location name; `where` narrows `n`. */
 function selectNarrow(db: Knex, ctx: TableContext, layout: Layout, where: (q: Knex.QueryBuilder) => void): Knex.QueryBuilder {
   const t = tables(ctx);
@@ -70,6 +73,13 @@ export async function getNarrow(db: Knex, ctx: TableContext, accountId: string, 
 /**
  * A page of a check's results, newest first: the narrow rows and the full rows in one ordered
  * UNION ALL of their keys, then each page's rows read whole. `fullRow` reads a full row.
+ *
+ * Each branch gives only its first `offset + limit` keys, so a page costs about as much however
+ * many results the check keeps. The full rows come in order along their (account, check, start)
+ * index. A narrow row's start is its slot's due time plus an offset of at most MAX_OFFSET_MS
+ * either way, so the branch's keys are those of its rows due no earlier than WINDOW_MS before the
+ * due time of its `offset + limit`-th row by slot: that many rows start no earlier than that due
+ * time less MAX_OFFSET_MS, and every row due before the window starts before it.
  */
 export async function listMerged(
   db: Knex,
@@ -85,25 +95,42 @@ export async function listMerged(
   if (query.to) fullQ.where('started_ms', '<', query.to.getTime());
   if (query.resultType) fullQ.where('result_type', query.resultType);
   if (query.checkSessionId !== undefined) fullQ.where('check_session_id', query.checkSessionId);
-  const branches: Knex.QueryBuilder[] = [];
+  const upTo = query.offset + query.limit;
   // Scheduled runs belong to no session: a list of a session's runs has no narrow rows.
   const key = query.checkSessionId === undefined || query.checkSessionId === null ? await readCheckKey(db, ctx, accountId, checkId) : null;
-  if (key) {
-    LAYOUTS.forEach((layout, i) => {
-      const q = db({ n: tables(ctx).runs(layout) }).where('n.check_key', key.key);
-      if (query.from) q.where('n.slot', '>=', slotAt(query.from.getTime() - MAX_OFFSET_MS)).whereRaw(`${startedSql('n')} >= ?`, [query.from.getTime()]);
-      if (query.to) q.where('n.slot', '<', slotAt(query.to.getTime() + MAX_OFFSET_MS + 1)).whereRaw(`${startedSql('n')} < ?`, [query.to.getTime()]);
-      if (query.resultType) q.whereRaw(`(n.flags & ${FLAG.attempt}) ${query.resultType === 'ATTEMPT' ? '<>' : '='} 0`);
-      branches.push(q.select(db.raw(`${i + 1} as src`), db.raw('n.slot as k'), db.raw(`${startedSql('n')} as started_ms`)));
-    });
-  }
-  const counts = await Promise.all([fullQ.clone(), ...branches.map((b) => b.clone().clearSelect())].map(async (q) => {
-    const [{ count }] = (await q.count({ count: '*' })) as [{ count: string | number }];
-    return Number(count);
-  }));
-  const total = counts.reduce((a, b) => a + b, 0);
-  const keysQ = fullQ.clone().select(db.raw('0 as src'), db.raw('seq as k'), 'started_ms');
-  const union = branches.length === 0 ? keysQ : keysQ.unionAll(branches, false);
+  const narrow = (layout: Layout, alias: string) => {
+    const q = db({ [alias]: tables(ctx).runs(layout) }).where(`${alias}.check_key`, key!.key);
+    if (query.from) q.where(`${alias}.slot`, '>=', slotAt(query.from.getTime() - MAX_OFFSET_MS)).whereRaw(`${startedSql(alias)} >= ?`, [query.from.getTime()]);
+    if (query.to) q.where(`${alias}.slot`, '<', slotAt(query.to.getTime() + MAX_OFFSET_MS + 1)).whereRaw(`${startedSql(alias)} < ?`, [query.to.getTime()]);
+    if (query.resultType) q.whereRaw(`(${alias}.flags & ${FLAG.attempt}) ${query.resultType === 'ATTEMPT' ? '<>' : '='} 0`);
+    return q;
+  };
+  const layouts = key ? LAYOUTS : [];
+  // Each branch's count (null: not counted, for a caller that reads the items alone).
+  const counts = query.countTotal === false
+    ? [null, ...layouts.map(() => null)]
+    : await Promise.all([fullQ.clone(), ...layouts.map((layout) => narrow(layout, 'n'))].map(async (q) => {
+      const [{ count }] = (await q.count({ count: '*' })) as [{ count: string | number }];
+      return Number(count);
+    }));
+  const total = query.countTotal === false ? -1 : counts.reduce<number>((a, b) => a + b!, 0);
+  const branches = [fullQ.clone().select(db.raw('0 as src'), db.raw('seq as k'), 'started_ms')
+    .orderBy([{ column: 'started_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(upTo)];
+  layouts.forEach((layout, i) => {
+    const count = counts[i + 1] ?? null;
+    if (count === 0) return;
+    const q = narrow(layout, 'n');
+    if (count === null || count > upTo) {
+      const nth = narrow(layout, 'w').select('w.slot').orderBy('w.slot', 'desc').limit(1).offset(upTo - 1);
+      q.whereRaw('n.slot >= coalesce((?), 0) - ?', [nth, WINDOW_MS * SLOTS_PER_MS]);
+    }
+    branches.push(q
+      .select(db.raw(`${i + 1} as src`), db.raw('n.slot as k'), db.raw(`${startedSql('n')} as started_ms`))
+      .orderBy([{ column: 'started_ms', order: 'desc' }, { column: 'k', order: 'desc' }]).limit(upTo));
+  });
+  // Each branch in a derived table of its own: SQLite takes no ORDER BY or LIMIT inside a compound SELECT.
+  const [first, ...rest] = branches.map((b, i) => db.select('*').from(b.as(`b${i}`)));
+  const union = rest.length === 0 ? first! : first!.unionAll(rest, false);
   const page = (await db.from(union.as('u')).select('src', 'k')
     .orderBy([{ column: 'started_ms', order: 'desc' }, { column: 'src', order: 'desc' }, { column: 'k', order: 'desc' }])
     .limit(query.limit).offset(query.offset)) as Row[];

@@ -1,0 +1,173 @@
+// Reads of the first rows in an order: they read the rows near the page, not every row of the check,
+// the page or the channel. A check's results page by page (its scheduled runs are ordered by start,
+// which may be up to 32.767 s off their due time), a session's results, a status page's
+// subscribers by id, a check's alerts and a channel's delivery attempts.
+import { slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
+import { checkResultFixture } from '@vigil/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KnexStorage } from '../src/index.js';
+import { freshStore, STORES } from './support/fresh-store.js';
+import { captured, planOf, readsWholeTable, type Statement } from './support/plans.js';
+
+const ACCOUNT = '0a6c1f2e-4444-4a1b-8c1d-000000000001';
+const OTHER = '0a6c1f2e-4444-4a1b-8c1d-000000000002';
+const T0 = Date.parse('2026-05-01T10:00:00.000Z');
+const LOCATIONS = ['us-east-1', 'eu-west-1'];
+
+let storage: KnexStorage | null = null;
+afterEach(async () => {
+  await storage?.close();
+  storage = null;
+});
+
+/**
+ * `count` scheduled runs of `checkId`, two locations every 10 s, each started somewhere in the
+ * 32.767 s before or after its due time, so that the order by start is not the order by due time;
+ * every ninth an attempt. No two start at the same millisecond (`taken` holds the starts).
+ */
+function scheduledRuns(checkId: string, count: number, taken: Set<number>): NewRecord<CheckResult>[] {
+  const runs: NewRecord<CheckResult>[] = [];
+  for (let i = 0; runs.length < count; i++) {
+    const due = T0 + Math.floor(i / 2) * 10_000;
+    const started = due + ((i * 7_919) % 65_535) - 32_767;
+    if (taken.has(started)) continue;
+    taken.add(started);
+    const location = LOCATIONS[i % 2]!;
+    const at = (ms: number) => new Date(ms).toISOString();
+    runs.push(checkResultFixture(checkId, {
+      id: slotResultId(checkId, location, new Date(due), 1), runLocation: location,
+      startedAt: at(started), stoppedAt: at(started + 80), created_at: at(started + 80), responseTime: 80,
+      phases: { dns: 10, connection: 30, data: 40, total: 80 }, details: { response: 'PONG', errorCode: null },
+      ...(i % 9 === 4 ? { resultType: 'ATTEMPT' as const, hasFailures: true } : {}),
+    }));
+  }
+  return runs;
+}
+
+/** Runs started by hand (full rows) among the scheduled ones, at starts no other run has. */
+function manualRuns(checkId: string, count: number, span: number, taken: Set<number>, extra: Partial<NewRecord<CheckResult>> = {}): NewRecord<CheckResult>[] {
+  return Array.from({ length: count }, (_, i) => {
+    let started = T0 + Math.floor((i * span) / count) + 333;
+    while (taken.has(started)) started += 1;
+    taken.add(started);
+    return checkResultFixture(checkId, { startedAt: new Date(started).toISOString(), runSource: 'TRIGGER_API', ...extra });
+  });
+}
+
+async function insertResults(s: KnexStorage, accountId: string, results: NewRecord<CheckResult>[]): Promise<void> {
+  for (let i = 0; i < results.length; i += 500) await s.checkResults.insertMany(accountId, results.slice(i, i + 500));
+}
+
+async function insertRows(s: KnexStorage, table: string, rows: Record<string, unknown>[]): Promise<void> {
+  // 50 rows a statement stays under SQLite's limit of bound variables.
+  for (let i = 0; i < rows.length; i += 50) await s.knex(`vigil_${table}`).insert(rows.slice(i, i + 50));
+}
+
+const newestFirst = (results: NewRecord<CheckResult>[]) => [...results].sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
+
+/** The rows PostgreSQL's scans of tables named with `relation` read to run the statement. */
+async function rowsScanned(s: KnexStorage, { sql, bindings }: Statement, relation: string): Promise<number> {
+  const explained = (await s.knex.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql.replace(/\$\d+/g, '?')}`, bindings as never[])) as { rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[] };
+  const walk = (node: PlanNode): number => (node['Relation Name']?.includes(relation) ? node['Actual Rows'] * node['Actual Loops'] + (node['Rows Removed by Filter'] ?? 0) : 0)
+    + (node.Plans ?? []).reduce((sum, p) => sum + walk(p), 0);
+  return walk(explained.rows[0]!['QUERY PLAN'][0].Plan);
+}
+
+/** Whether a plan (planOf) sorts rows rather than reading them in order along an index. */
+const sorts = (kind: 'sqlite' | 'postgres', plan: string) => (kind === 'sqlite' ? /USE TEMP B-TREE FOR (RIGHT PART OF )?ORDER BY/.test(plan) : /"Node Type":"(Incremental )?Sort"/.test(plan));
+
+describe.each(STORES)('ordered reads on %s', (kind) => {
+  it('pages a check\'s runs in the order they started, runs up to 32 s off their due time among runs started by hand', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered'));
+    await s.migrate();
+    const taken = new Set<number>();
+    const scheduled = scheduledRuns('c1', 400, taken);
+    const manual = manualRuns('c1', 30, 2_000_000, taken);
+    await insertResults(s, ACCOUNT, [...scheduled, ...manual]);
+    await insertResults(s, OTHER, scheduledRuns('c1', 40, new Set()));
+    const all = newestFirst([...scheduled, ...manual]);
+    const ids = (results: { id: string }[]) => results.map((r) => r.id);
+    for (const [limit, offset] of [[1, 0], [7, 0], [7, 7], [25, 100], [50, 380], [100, 400]] as const) {
+      const page = await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit, offset });
+      expect(ids(page.items), `limit ${limit}, offset ${offset}`).toEqual(ids(all.slice(offset, offset + limit)));
+      expect(page.total).toBe(430);
+      const uncounted = await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit, offset, countTotal: false });
+      expect(ids(uncounted.items)).toEqual(ids(page.items));
+      expect(uncounted.total).toBe(-1);
+    }
+    const finals = all.filter((r) => r.resultType === 'FINAL');
+    expect(ids((await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 1, offset: 0, resultType: 'FINAL', countTotal: false })).items)).toEqual([finals[0]!.id]);
+    expect(ids((await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 10, offset: 20, resultType: 'ATTEMPT' })).items))
+      .toEqual(ids(all.filter((r) => r.resultType === 'ATTEMPT').slice(20, 30)));
+    const from = new Date(T0 + 300_000);
+    const to = new Date(T0 + 900_000);
+    const inWindow = all.filter((r) => Date.parse(r.startedAt) >= from.getTime() && Date.parse(r.startedAt) < to.getTime());
+    const window = await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 15, offset: 30, from, to, countTotal: false });
+    expect(ids(window.items)).toEqual(ids(inWindow.slice(30, 45)));
+  });
+
+  it('reads a check\'s newest result from the rows near it, without counting the check\'s results', async () => {
+    // One SQLite connection, so the reads go through the knex whose statements are captured.
+    const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
+    await s.migrate();
+    const taken = new Set<number>();
+    const scheduled = scheduledRuns('c1', 5_000, taken);
+    await insertResults(s, ACCOUNT, [...scheduled, ...manualRuns('c1', 50, 25_000_000, taken)]);
+    if (kind === 'postgres') await s.knex.raw('ANALYZE');
+    const { result, statements } = await captured(s, () => s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 1, offset: 0, resultType: 'FINAL', countTotal: false }));
+    expect(result.items.map((r) => r.id)).toEqual([newestFirst(scheduled).find((r) => r.resultType === 'FINAL')!.id]);
+    expect(statements.some((st) => /count\(/i.test(st.sql))).toBe(false);
+    const keys = statements.find((st) => /union all/i.test(st.sql))!;
+    if (kind === 'sqlite') {
+      // The scheduled runs are searched from a slot on, not read whole and sorted.
+      expect(await planOf(kind, s, keys)).toMatch(/SEARCH n USING PRIMARY KEY \(check_key=\? AND slot>\?\)/);
+    } else {
+      expect(await rowsScanned(s, keys, 'check_runs_tcp')).toBeLessThan(100);
+    }
+  });
+
+  it('reads a session\'s results, a page\'s subscribers, a check\'s alerts and a channel\'s attempts in order along an index', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
+    await s.migrate();
+    const session = '5e55a1b2-0000-4000-8000-000000000001';
+    // A check run by hand 2,000 times, in 400 sessions of 5 runs.
+    const taken = new Set<number>();
+    const runs = Array.from({ length: 400 }, (_, i) => manualRuns('c1', 5, 1_000_000, taken, { checkSessionId: i === 7 ? session : `5e55a1b2-0000-4000-8000-${String(i).padStart(12, '0')}` })).flat();
+    await insertResults(s, ACCOUNT, runs);
+    const n = Array.from({ length: 2_000 }, (_, i) => i);
+    await insertRows(s, 'status_page_subscribers', n.map((i) => ({
+      id: `sub-${String(i).padStart(5, '0')}`, account_id: ACCOUNT, data: '{}', status_page_id: `page-${i % 4}`, page_email: `pe-${i}`,
+      token_hash: `th-${i}`, email_hash: `eh-${i}`, confirmed: true, sent_ms: T0,
+    })));
+    await insertRows(s, 'outbox', n.map((i) => ({
+      id: `msg-${i}`, account_id: ACCOUNT, check_id: `c${i % 4}`, alert_channel_id: i % 4, created_ms: T0 + i * 1_000, next_attempt_ms: T0, delivered_ms: T0, data: JSON.stringify({ id: `msg-${i}` }),
+    })));
+    await insertRows(s, 'delivery_attempts', n.map((i) => ({
+      account_id: ACCOUNT, alert_channel_id: i % 4, outbox_id: `msg-${i}`, at: new Date(T0 + i * 1_000).toISOString(), ok: true, detail: null,
+    })));
+    if (kind === 'postgres') await s.knex.raw('ANALYZE');
+
+    const results = await captured(s, () => s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 100, offset: 0, checkSessionId: session, resultType: 'FINAL', countTotal: false }));
+    expect(results.result.items.map((r) => r.id)).toEqual(newestFirst(runs.filter((r) => r.checkSessionId === session)).map((r) => r.id));
+    const subscribers = await captured(s, () => s.statusPageSubscribers.listByPage(ACCOUNT, 'page-1', 'sub-01001', 100));
+    expect(subscribers.result.map((r) => r.id)).toEqual(n.filter((i) => i % 4 === 1 && i > 1001).slice(0, 100).map((i) => `sub-${String(i).padStart(5, '0')}`));
+    const alerts = await captured(s, () => s.outbox.listByCheck(ACCOUNT, 'c2', 10));
+    expect(alerts.result.map((m) => m.id)).toEqual(n.filter((i) => i % 4 === 2).reverse().slice(0, 10).map((i) => `msg-${i}`));
+    const attempts = await captured(s, () => s.outbox.listAttempts(ACCOUNT, 3, 10));
+    expect(attempts.result.map((a) => a.outboxId)).toEqual(n.filter((i) => i % 4 === 3).reverse().slice(0, 10).map((i) => `msg-${i}`));
+
+    // The session's runs are found through the index of sessions, not among all of the check's
+    // results (the page's few keys are then sorted).
+    const sessionKeys = results.statements.find((st) => /order by/i.test(st.sql) && /check_session_id/.test(st.sql))!;
+    expect(await planOf(kind, s, sessionKeys)).toMatch(kind === 'sqlite'
+      ? /SEARCH vigil_check_results USING INDEX vigil_check_results_session_started_ms_index \(account_id=\? AND check_id=\? AND check_session_id=\?\)/
+      : /"Index Name":"vigil_check_results_session_started_ms_index"/);
+    const plans = await Promise.all([subscribers, alerts, attempts].map(({ statements }) => planOf(kind, s, statements.at(-1)!)));
+    for (const plan of plans) {
+      expect(readsWholeTable(kind, plan), plan).toBe(false);
+      expect(sorts(kind, plan), plan).toBe(false);
+    }
+  });
+});
