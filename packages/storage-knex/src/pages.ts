@@ -84,17 +84,41 @@ export function statusPageRepository(ctx: TableContext): StatusPageRepository {
 }
 
 /** Up to `limit` rows after the one with id `afterId` (from the start when null; none when unknown). */
-function after<T extends { id: string }>(rows: T[], afterId: string | null, limit: number): T[] {
-  const start = afterId === null ? 0 : rows.findIndex((r) => r.id === afterId) + 1;
-  if (start === 0 && afterId !== null) return [];
-  return rows.slice(start, start + Math.max(0, limit));
+/**
+ * The account's rows after the row `afterId` (null: from the first), `limit` of them in the order
+ * of `columns` (each descending or not; the last names one row): read from the cursor's row on
+ * along an index in that order, never the account's rows before it. A cursor that is not a row
+ * of the account gives none.
+ */
+function listAfter<T extends { id: string }>(table: DocTable<T>, accountId: string, afterId: string | null, limit: number, columns: [string, 'asc' | 'desc'][]): Promise<T[]> {
+  return table.run(async () => {
+    if (afterId !== null && afterId.includes('\0')) return [];
+    const q = table.readQuery(accountId).orderBy(columns.map(([column, order]) => ({ column, order }))).limit(Math.max(0, Math.min(limit, 2 ** 31 - 1)));
+    if (afterId !== null) {
+      const [cursor] = (await table.readQuery(accountId).select(columns.map(([c]) => c)).where('id', afterId).limit(1)) as Record<string, unknown>[];
+      if (!cursor) return [];
+      // (a, b) after (x, y): a past x, or a at x and b past y; and so on for more columns. The
+      // first column's bound alone as well, for the index to start from.
+      const [first, firstOrder] = columns[0]!;
+      q.where(first, firstOrder === 'desc' ? '<=' : '>=', cursor[first] as number);
+      q.where((w) => {
+        columns.forEach(([column, order], i) => {
+          w.orWhere((term) => {
+            for (const [earlier] of columns.slice(0, i)) term.where(earlier, cursor[earlier] as number);
+            term.where(column, order === 'desc' ? '<' : '>', cursor[column] as number);
+          });
+        });
+      });
+    }
+    return ((await q) as Record<string, unknown>[]).map((r) => table.fromRow(r));
+  });
 }
 
 export function serviceRepository(ctx: TableContext): ServiceRepository {
   const table = new DocTable<Service>(ctx, { name: 'services', numericId: false });
   return {
     ...docRepository<Service, string>(table),
-    listAfter: async (accountId, afterId, limit) => after(await table.where(accountId), afterId, limit),
+    listAfter: (accountId, afterId, limit) => listAfter(table, accountId, afterId, limit, [['seq', 'asc']]),
     listByIds: (accountId, ids) => (ids.length ? table.where(accountId, { id: ids }) : Promise.resolve([])),
   };
 }
@@ -109,11 +133,8 @@ export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncid
   const kids = children(table as unknown as DocTable<{ id: string; accountId: string }>, updates);
   return {
     ...docRepository<StatusPageIncident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
-    async listAfter(accountId, afterId, limit) {
-      const rows = (await table.where(accountId)).map((row, index) => ({ row, index }));
-      rows.sort((a, b) => Date.parse(b.row.created_at) - Date.parse(a.row.created_at) || b.index - a.index);
-      return after(rows.map((r) => r.row), afterId, limit);
-    },
+    // Newest first along the (account, created) index; of two created at the same time, the later stored first.
+    listAfter: (accountId, afterId, limit) => listAfter(table, accountId, afterId, limit, [['created_ms', 'desc'], ['seq', 'desc']]),
     insertUpdate: (accountId, update) => kids.insert(accountId, update),
     listUpdates: (accountId, incidentId) => kids.list(accountId, incidentId),
   };

@@ -1,7 +1,8 @@
 // Reads of the first rows in an order: they read the rows near the page, not every row of the check,
 // the page or the channel. A check's results page by page (its scheduled runs are ordered by start,
 // which may be up to 32.767 s off their due time), a session's results, a status page's
-// subscribers by id, a check's alerts and a channel's delivery attempts.
+// subscribers by id, a check's alerts, a channel's delivery attempts, and an account's status page
+// incidents and services after a cursor.
 import { slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
 import { checkResultFixture } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -168,6 +169,40 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
     for (const plan of plans) {
       expect(readsWholeTable(kind, plan), plan).toBe(false);
       expect(sorts(kind, plan), plan).toBe(false);
+    }
+  });
+
+  it('pages an account\'s status page incidents newest first and its services from a cursor on, not through the rows before it', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
+    await s.migrate();
+    // 2,000 incidents, two at each second (the later stored comes first), and 2,000 services.
+    const n = Array.from({ length: 2_000 }, (_, i) => i);
+    await insertRows(s, 'status_page_incidents', n.map((i) => ({
+      id: `inc-${i}`, account_id: ACCOUNT, data: '{}', created_ms: T0 + Math.floor(i / 2) * 1_000,
+    })));
+    await insertRows(s, 'services', n.map((i) => ({ id: `svc-${i}`, account_id: ACCOUNT, data: '{}' })));
+    await insertRows(s, 'status_page_incidents', [{ id: 'inc-other', account_id: OTHER, data: '{}', created_ms: T0 }]);
+    if (kind === 'postgres') await s.knex.raw('ANALYZE');
+    const newestFirst = [...n].reverse().map((i) => `inc-${i}`);
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+    expect(ids(await s.statusPageIncidents.listAfter(ACCOUNT, null, 3))).toEqual(newestFirst.slice(0, 3));
+    // After a cursor: its twin created at the same time comes next when stored before it.
+    expect(ids(await s.statusPageIncidents.listAfter(ACCOUNT, 'inc-201', 3))).toEqual(['inc-200', 'inc-199', 'inc-198']);
+    expect(ids(await s.statusPageIncidents.listAfter(ACCOUNT, 'inc-200', 3))).toEqual(['inc-199', 'inc-198', 'inc-197']);
+    expect(ids(await s.statusPageIncidents.listAfter(ACCOUNT, 'inc-1', 5))).toEqual(['inc-0']);
+    expect(await s.statusPageIncidents.listAfter(ACCOUNT, 'inc-other', 5)).toEqual([]);
+    expect(await s.statusPageIncidents.listAfter(ACCOUNT, 'no-such-incident', 5)).toEqual([]);
+    expect(ids(await s.services.listAfter(ACCOUNT, 'svc-1899', 3))).toEqual(['svc-1900', 'svc-1901', 'svc-1902']);
+    expect(await s.services.listAfter(ACCOUNT, 'svc-1999', 3)).toEqual([]);
+
+    const incidents = await captured(s, () => s.statusPageIncidents.listAfter(ACCOUNT, 'inc-101', 100));
+    expect(ids(incidents.result)).toEqual(newestFirst.slice(1_899, 1_999));
+    const services = await captured(s, () => s.services.listAfter(ACCOUNT, 'svc-1899', 100));
+    expect(ids(services.result)).toEqual(n.slice(1_900).map((i) => `svc-${i}`));
+    for (const [{ statements }, table] of [[incidents, 'status_page_incidents'], [services, 'services']] as const) {
+      const page = statements.at(-1)!;
+      if (kind === 'sqlite') expect(await planOf(kind, s, page)).toMatch(table === 'services' ? /SEARCH vigil_services USING INDEX \S+ \(account_id=\? AND rowid>\?\)/ : /SEARCH vigil_status_page_incidents USING INDEX \S+ \(account_id=\? AND created_ms<\?\)/);
+      else expect(await rowsScanned(s, page, table)).toBeLessThan(250);
     }
   });
 });
