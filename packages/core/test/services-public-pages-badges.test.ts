@@ -49,6 +49,20 @@ describe('PublicPageService badges', () => {
     expect(await vigil.publicPages.checkBadge(randomUUID())).toBeNull();
   });
 
+  it('reads the statuses of a badge\'s own checks, not every status of the account', async () => {
+    const { vigil, storage, a, addGroup, addCheck, setStatus } = await setupPublished();
+    const g = await addGroup(a, { name: 'G' });
+    const inGroup = await addCheck(a, { name: 'in group', groupId: g.id });
+    const alone = await addCheck(a, { name: 'alone' });
+    await setStatus(a, inGroup.id, { isDegraded: true });
+    await setStatus(a, alone.id, { hasFailures: true });
+    for (let i = 0; i < 20; i++) await setStatus(a, (await addCheck(a, { name: `other-${i}` })).id);
+    // A badge is asked for often (an image in a README); the account may have thousands of checks.
+    storage.checkStatuses.list = () => Promise.reject(new Error('every status of the account was read'));
+    expect(await vigil.publicPages.checkBadge(alone.id)).toEqual({ state: 'FAILING', responseTime: null });
+    expect(await vigil.publicPages.groupBadge(g.id)).toEqual({ state: 'DEGRADED', responseTime: null });
+  });
+
   it('groupBadge: the worst state of the group\'s active checks and the average response time of their runs', async () => {
     const { vigil, a, addGroup, addCheck, setStatus, addResults } = await setupPublished();
     const g = await addGroup(a, { name: 'G' });

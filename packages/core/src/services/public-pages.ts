@@ -378,9 +378,11 @@ export class PublicPageService {
 
   private async badge(accountId: string, checks: Check[], paused = false): Promise<BadgeView> {
     if (paused) return { state: 'PAUSED', responseTime: null };
-    const statuses = new Map((await this.storage.checkStatuses.list(accountId)).map((s) => [s.checkId, s]));
     const active = checks.filter((c) => c.activated);
     if (checks.length > 0 && active.length === 0) return { state: 'PAUSED', responseTime: null };
+    // The badge's own checks' statuses, each by id: not every status of the account.
+    const statuses = new Map<string, CheckStatus>();
+    for (const status of await Promise.all(active.map((c) => this.storage.checkStatuses.get(accountId, c.id)))) if (status) statuses.set(status.checkId, status);
     const states = active.map((c) => stateOf(c, statuses.get(c.id)));
     const state = states.length ? states.reduce((a, b) => (rank(b) < rank(a) ? b : a)) : 'PENDING';
     const now = this.deps.clock.now();
