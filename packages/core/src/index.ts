@@ -205,7 +205,7 @@ export {
   IncidentUpdateSchema, type IncidentUpdateStatus,
 } from './model/incident.js';
 export {
-  DEFAULT_THEMES, type Service, type ServiceCreate, ServiceCreateSchema, type ServiceListQuery, ServiceListQuerySchema,
+  DEFAULT_THEMES, incidentClosedMs, type Service, type ServiceCreate, ServiceCreateSchema, type ServiceListQuery, ServiceListQuerySchema,
   type ServiceResponse, ServiceResponseSchema, ServiceSchema, ServiceUpdateSchema, type StatusPage, type StatusPageCard,
   StatusPageCardCreateSchema, StatusPageCardSchema, type StatusPageCreate, StatusPageCreateSchema, type StatusPageIncident,
   type StatusPageIncidentCreate, StatusPageIncidentCreateSchema, type StatusPageIncidentEntry, StatusPageIncidentEntrySchema,

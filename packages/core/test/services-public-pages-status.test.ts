@@ -35,8 +35,12 @@ describe('PublicPageService.statusPageView', () => {
     expect(view.cards[0]!.services[0]!.state).toBe('OPERATIONAL');
   });
 
-  it('an incident opened long ago and still open counts, behind any number of newer ones', async () => {
-    const { vigil, a, clock } = await setup('2026-01-01T00:00:00.000Z');
+  // A store with `listCurrent` gives the open incidents and those closed within the days shown (the
+  // page then reads no other incident); without it, the page reads every incident of the account.
+  it.each([['finds the current incidents', true], ['reads every incident', false]])('an incident opened long ago and still open counts, behind any number of newer ones: a store that %s', async (_how, current) => {
+    const { vigil, a, clock, storage } = await setup('2026-01-01T00:00:00.000Z');
+    if (current) storage.statusPageIncidents.listAfter = () => Promise.reject(new Error('every incident of the account was read'));
+    else delete storage.statusPageIncidents.listCurrent;
     const api = await vigil.services.create(a, { name: 'API' });
     const page = await vigil.statusPages.create(a, { name: 'Acme', url: 'acme', cards: [{ name: 'Core', serviceIds: [api.id] }] });
     await vigil.statusPageIncidents.create(a, { name: 'Long open', serviceIds: [api.id], incidentUpdate: { description: 'x', status: 'IDENTIFIED' } });

@@ -1,3 +1,4 @@
+import { incidentClosedMs, type StatusPageIncident } from '@vigil/core';
 import type { Knex } from 'knex';
 import { isPostgres } from './compact/layout.js';
 import { createMarksTable } from './compact/marks.js';
@@ -323,6 +324,22 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.dropIndex(['account_id', 'alert_channel_id', 'seq'], indexName(attempts, ['account_id', 'alert_channel_id', 'seq']));
         t.index(['account_id', 'alert_channel_id', 'at', 'seq'], indexName(attempts, ['account_id', 'alert_channel_id', 'at', 'seq']));
       });
+    },
+  },
+  {
+    // A status page shows the incidents open, or closed within its days: when each closed (null
+    // while open), so that a view reads those alone and not every incident of the account.
+    name: '018_incident_closed',
+    async up(knex, prefix) {
+      const table = `${prefix}status_page_incidents`;
+      await knex.schema.alterTable(table, (t) => {
+        t.bigInteger('closed_ms').nullable();
+        t.index(['account_id', 'closed_ms'], indexName(table, ['account_id', 'closed_ms']));
+      });
+      for (const row of (await knex(table).select('seq', 'data')) as { seq: number; data: string }[]) {
+        const closed = incidentClosedMs(JSON.parse(row.data) as StatusPageIncident);
+        if (closed !== null) await knex(table).where('seq', row.seq).update({ closed_ms: closed });
+      }
     },
   },
 ];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
+  incidentClosedMs,
   NotFoundError,
   type Dashboard,
   type DashboardRepository,
@@ -125,7 +126,7 @@ export function serviceRepository(ctx: TableContext): ServiceRepository {
 
 export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncidentRepository {
   const table = new DocTable<StatusPageIncident>(ctx, {
-    name: 'status_page_incidents', numericId: false, columns: { created_ms: (i) => Date.parse(i.created_at) },
+    name: 'status_page_incidents', numericId: false, columns: { created_ms: (i) => Date.parse(i.created_at), closed_ms: incidentClosedMs },
   });
   const updates = new DocTable<StatusPageIncidentUpdate>(ctx, {
     name: 'status_page_incident_updates', numericId: false, columns: { incident_id: (u) => u.incidentId },
@@ -135,6 +136,15 @@ export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncid
     ...docRepository<StatusPageIncident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
     // Newest first along the (account, created) index; of two created at the same time, the later stored first.
     listAfter: (accountId, afterId, limit) => listAfter(table, accountId, afterId, limit, [['created_ms', 'desc'], ['seq', 'desc']]),
+    // The open ones and those closed since, each along the (account, closed) index, not every
+    // incident; the few found are put in order here.
+    listCurrent: (accountId, since) =>
+      table.run(async () => {
+        const closed = table.readQuery(accountId).where('closed_ms', '>=', since.getTime());
+        const rows = (await table.readQuery(accountId).whereNull('closed_ms').unionAll(closed, false)) as Record<string, unknown>[];
+        rows.sort((a, b) => Number(b.created_ms) - Number(a.created_ms) || Number(b.seq) - Number(a.seq));
+        return rows.map((r) => table.fromRow(r));
+      }),
     insertUpdate: (accountId, update) => kids.insert(accountId, update),
     listUpdates: (accountId, incidentId) => kids.list(accountId, incidentId),
   };

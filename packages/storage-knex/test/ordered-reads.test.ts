@@ -6,7 +6,7 @@
 import { slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
 import { checkResultFixture } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KnexStorage } from '../src/index.js';
+import { migrate, type KnexStorage } from '../src/index.js';
 import { freshStore, STORES } from './support/fresh-store.js';
 import { captured, planOf, readsWholeTable, type Statement } from './support/plans.js';
 
@@ -172,7 +172,28 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
     }
   });
 
-  it('pages an account\'s status page incidents newest first and its services from a cursor on, not through the rows before it', async () => {
+  it('migration 018 records when each stored incident closed, and a status page finds it by that', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered'));
+    // The database as version 017 left it, with an open, a resolved and an old resolved incident.
+    await migrate(s.knex, 'vigil_', '017_ordered_reads');
+    const incident = (id: string, at: number, fields: object) => ({
+      id, account_id: ACCOUNT, created_ms: T0 + at,
+      data: JSON.stringify({ name: id, serviceIds: ['svc'], created_at: new Date(T0 + at).toISOString(), updated_at: null, ...fields }),
+    });
+    await insertRows(s, 'status_page_incidents', [
+      incident('open', 0, { status: 'IDENTIFIED', stoppedAt: null }),
+      incident('resolved', 1_000, { status: 'RESOLVED', stoppedAt: new Date(T0 + 7_200_000).toISOString() }),
+      incident('old', 2_000, { status: 'RESOLVED', stoppedAt: new Date(T0 + 60_000).toISOString() }),
+      incident('before-statuses', 3_000, {}),
+    ]);
+    await s.migrate();
+    const closed = Object.fromEntries(((await s.knex('vigil_status_page_incidents').select('id', 'closed_ms')) as { id: string; closed_ms: unknown }[])
+      .map((r) => [r.id, r.closed_ms === null ? null : Number(r.closed_ms)]));
+    expect(closed).toEqual({ open: null, resolved: T0 + 7_200_000, old: T0 + 60_000, 'before-statuses': null });
+    expect((await s.statusPageIncidents.listCurrent!(ACCOUNT, new Date(T0 + 3_600_000))).map((i) => i.id)).toEqual(['before-statuses', 'resolved', 'open']);
+  });
+
+  it('pages an account\'s status page incidents newest first and its services from a cursor on, and finds a status page\'s incidents, not through the other rows', async () => {
     const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
     await s.migrate();
     // 2,000 incidents, two at each second (the later stored comes first), and 2,000 services.
@@ -199,6 +220,15 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
     expect(ids(incidents.result)).toEqual(newestFirst.slice(1_899, 1_999));
     const services = await captured(s, () => s.services.listAfter(ACCOUNT, 'svc-1899', 100));
     expect(ids(services.result)).toEqual(n.slice(1_900).map((i) => `svc-${i}`));
+    // A status page's incidents: the open ones and those closed within its days, not all 2,000.
+    await s.knex('vigil_status_page_incidents').where('account_id', ACCOUNT).update({ closed_ms: T0 });
+    await s.knex('vigil_status_page_incidents').whereIn('id', ['inc-7', 'inc-1500']).update({ closed_ms: null });
+    await s.knex('vigil_status_page_incidents').whereIn('id', ['inc-3']).update({ closed_ms: T0 + 86_400_000 });
+    if (kind === 'postgres') await s.knex.raw('ANALYZE vigil_status_page_incidents');
+    const current = await captured(s, () => s.statusPageIncidents.listCurrent!(ACCOUNT, new Date(T0 + 3_600_000)));
+    expect(ids(current.result)).toEqual(['inc-1500', 'inc-7', 'inc-3']);
+    if (kind === 'sqlite') expect(await planOf(kind, s, current.statements.at(-1)!)).not.toMatch(/SCAN|USING INDEX \S+ \(account_id=\?\)/);
+    else expect(await rowsScanned(s, current.statements.at(-1)!, 'status_page_incidents')).toBeLessThan(10);
     for (const [{ statements }, table] of [[incidents, 'status_page_incidents'], [services, 'services']] as const) {
       const page = statements.at(-1)!;
       if (kind === 'sqlite') expect(await planOf(kind, s, page)).toMatch(table === 'services' ? /SEARCH vigil_services USING INDEX \S+ \(account_id=\? AND rowid>\?\)/ : /SEARCH vigil_status_page_incidents USING INDEX \S+ \(account_id=\? AND created_ms<\?\)/);

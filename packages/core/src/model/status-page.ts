@@ -148,6 +148,13 @@ export const StatusPageIncidentSchema = v.object({
 });
 export type StatusPageIncident = v.InferOutput<typeof StatusPageIncidentSchema>;
 
+/**
+ * When a status page incident closed, in ms: when it was resolved, or null while it is open (or
+ * resolved with no time of resolution). A status page shows the incidents closed within its days.
+ */
+export const incidentClosedMs = (incident: Pick<StatusPageIncident, 'status' | 'stoppedAt'>): number | null =>
+  (incident.status ?? 'INVESTIGATING') === 'RESOLVED' && incident.stoppedAt ? Date.parse(incident.stoppedAt) : null;
+
 export const StatusPageIncidentUpdateSchema = v.object({
   id: v.string(),
   accountId: v.string(),

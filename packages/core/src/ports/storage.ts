@@ -160,6 +160,12 @@ export interface ServiceRepository extends Repository<Service, string> {
 export interface StatusPageIncidentRepository extends Repository<StatusPageIncident, string> {
   /** Incidents newest first, from the one after `afterId` (none when `afterId` is unknown). */
   listAfter(accountId: string, afterId: string | null, limit: number): Promise<StatusPageIncident[]>;
+  /**
+   * Optional: the incidents a status page shows, newest first as `listAfter` gives them: those
+   * open, and those closed (`incidentClosedMs`) at or after `since`. Without it, a status page
+   * reads every incident of the account.
+   */
+  listCurrent?(accountId: string, since: Date): Promise<StatusPageIncident[]>;
   /** NotFoundError when the incident is not in this account. Deleting an incident deletes its updates. */
   insertUpdate(accountId: string, update: NewRecord<StatusPageIncidentUpdate>): Promise<StatusPageIncidentUpdate>;
   listUpdates(accountId: string, incidentId: string): Promise<StatusPageIncidentUpdate[]>;

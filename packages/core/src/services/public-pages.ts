@@ -309,18 +309,10 @@ export class PublicPageService {
     // Incidents newest first, down to the oldest day shown; only those touching this page's services.
     const entries: StatusPageIncidentEntry[] = [];
     const serviceIdsOf = new Map<string, string[]>();
-    for (let after: string | null = null; ;) {
-      const batch = await this.storage.statusPageIncidents.listAfter(accountId, after, 100);
-      for (const i of batch) {
-        const open = (i.status ?? 'INVESTIGATING') !== 'RESOLVED';
-        if (!open && i.stoppedAt && Date.parse(i.stoppedAt) < cutoff) continue;
-        if (!i.serviceIds.some((id) => serviceIds.has(id))) continue;
-        entries.push(await this.statusPageIncidents.toEntry(accountId, i));
-        serviceIdsOf.set(i.id, i.serviceIds);
-      }
-      // Older rows are still read: an incident opened long ago may be open still.
-      if (batch.length < 100) break;
-      after = batch.at(-1)!.id;
+    for (const i of await this.statusPageIncidents.current(accountId, new Date(cutoff))) {
+      if (!i.serviceIds.some((id) => serviceIds.has(id))) continue;
+      entries.push(await this.statusPageIncidents.toEntry(accountId, i));
+      serviceIdsOf.set(i.id, i.serviceIds);
     }
 
     const publicServices = new Map<string, PublicService>();

@@ -1,6 +1,7 @@
 import { parse } from '../model/parse.js';
 import type { CursorPage } from '../model/primitives.js';
 import {
+  incidentClosedMs,
   StatusPageIncidentCreateSchema,
   StatusPageIncidentListQuerySchema,
   StatusPageIncidentUpdateCreateSchema,
@@ -38,6 +39,23 @@ export class StatusPageIncidentService {
 
   private get storage() {
     return this.deps.storage;
+  }
+
+  /**
+   * The account's incidents open, or closed at or after `since`, newest first: from the store
+   * where it can find them alone, else from every incident of the account (an incident opened
+   * long ago may be open still).
+   */
+  async current(accountId: string, since: Date): Promise<StatusPageIncident[]> {
+    const incidents = this.storage.statusPageIncidents;
+    if (incidents.listCurrent) return incidents.listCurrent(accountId, since);
+    const current: StatusPageIncident[] = [];
+    for (let after: string | null = null; ;) {
+      const batch = await incidents.listAfter(accountId, after, 100);
+      current.push(...batch.filter((i) => (incidentClosedMs(i) ?? Infinity) >= since.getTime()));
+      if (batch.length < 100) return current;
+      after = batch.at(-1)!.id;
+    }
   }
 
   /** The read-only entry of an incident: its services and updates, newest first. */

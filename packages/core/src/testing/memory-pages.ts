@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Dashboard } from '../model/dashboard.js';
 import type { Incident, IncidentUpdateRecord } from '../model/incident.js';
-import type { Service, StatusPage, StatusPageIncident, StatusPageIncidentUpdate, StatusPageSubscriber } from '../model/status-page.js';
+import { incidentClosedMs, type Service, type StatusPage, type StatusPageIncident, type StatusPageIncidentUpdate, type StatusPageSubscriber } from '../model/status-page.js';
 import { ConflictError } from '../errors.js';
 import type {
   DashboardRepository,
@@ -104,6 +104,14 @@ export function serviceRepository(table: MemoryTable<Service>): ServiceRepositor
   };
 }
 
+/** Incidents newest first; of two created at the same time, the later stored first. */
+function newestFirst(rows: StatusPageIncident[]): StatusPageIncident[] {
+  return rows
+    .map((row, index) => ({ row, index }))
+    .sort((a, b) => Date.parse(b.row.created_at) - Date.parse(a.row.created_at) || b.index - a.index)
+    .map(({ row }) => row);
+}
+
 export function statusPageIncidentRepository(
   table: MemoryTable<StatusPageIncident>,
   updates: MemoryTable<StatusPageIncidentUpdate>,
@@ -112,12 +120,10 @@ export function statusPageIncidentRepository(
   return {
     ...repository<StatusPageIncident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
     async listAfter(accountId, afterId, limit) {
-      const newestFirst = table
-        .ofAccount(accountId)
-        .map((row, index) => ({ row, index }))
-        .sort((a, b) => Date.parse(b.row.created_at) - Date.parse(a.row.created_at) || b.index - a.index)
-        .map(({ row }) => row);
-      return after(newestFirst, afterId, limit);
+      return after(newestFirst(table.ofAccount(accountId)), afterId, limit);
+    },
+    async listCurrent(accountId, since) {
+      return newestFirst(table.ofAccount(accountId)).filter((i) => (incidentClosedMs(i) ?? Infinity) >= since.getTime());
     },
     async insertUpdate(accountId, update) {
       return kids.insert(accountId, update);

@@ -244,6 +244,28 @@ export function pageCases(c: StorageCase) {
     checkSame((await services.listByIds(ACCOUNT_A, [ids[2]!, foreign.id, ids[0]!])).map((s) => s.id).sort(), [ids[0]!, ids[2]!].sort(), 'listByIds answers only this account\'s');
   });
 
+  c('status-page incidents: listCurrent gives those open and those closed since, newest first', async (f) => {
+    const incidents = f.storage.statusPageIncidents;
+    if (!incidents.listCurrent) return;
+    const since = new Date(Date.parse(T0) + 10_000);
+    const add = (accountId: string, at: number, fields: Partial<StatusPageIncident>) =>
+      incidents.insert(accountId, statusPageIncidentFixture({ created_at: isoAt(T0, at), ...fields }));
+    const openOld = await add(ACCOUNT_A, 0, { status: 'INVESTIGATING', stoppedAt: null });
+    const closedBefore = await add(ACCOUNT_A, 1000, { status: 'RESOLVED', stoppedAt: isoAt(T0, 5000) });
+    const closedSince = await add(ACCOUNT_A, 2000, { status: 'RESOLVED', stoppedAt: isoAt(T0, 10_000) });
+    const noStatus = await add(ACCOUNT_A, 3000, {});
+    const resolvedNoTime = await add(ACCOUNT_A, 4000, { status: 'RESOLVED', stoppedAt: null });
+    const maintenance = await add(ACCOUNT_A, 5000, { status: 'MAINTENANCE', stoppedAt: null });
+    await add(ACCOUNT_B, 6000, { status: 'INVESTIGATING' });
+    const current = async () => (await incidents.listCurrent!(ACCOUNT_A, since)).map((i) => i.id);
+    checkSame(await current(), [maintenance, resolvedNoTime, noStatus, closedSince, openOld].map((i) => i.id), 'open, or closed at or after `since`, newest first');
+    const { accountId: _a, ...rest } = openOld;
+    await incidents.update(ACCOUNT_A, openOld.id, { ...rest, status: 'RESOLVED', stoppedAt: isoAt(T0, 9_999) });
+    const { accountId: _b, ...again } = closedBefore;
+    await incidents.update(ACCOUNT_A, closedBefore.id, { ...again, status: 'MONITORING', stoppedAt: null });
+    checkSame(await current(), [maintenance, resolvedNoTime, noStatus, closedSince, closedBefore].map((i) => i.id), 'one resolved before `since`, one open again');
+  });
+
   c('status-page incidents: listAfter newest first and updates', async (f) => {
     const incidents = f.storage.statusPageIncidents;
     const ids: string[] = [];
