@@ -80,7 +80,7 @@ const ROOT_EXPORTS = [
   'aesGcmSecretBox', 'apiScriptSource', 'apiScriptSyntaxError', 'applyShouldFail', 'asNumber', 'asText',
   'classifyAddress', 'closeOnSignals', 'compareNumber', 'compareValue', 'consoleLogger', 'createToken',
   'createVigil', 'credentialSecrets', 'cutText', 'defineCheckType', 'defineTransport', 'directoryArtifacts',
-  'dnsAssertionProblem', 'embeddedIpv4', 'endWithHost', 'fillVariables', 'formatIpAddress', 'formatPlan', 'hasCode',
+  'dnsAssertionProblem', 'embeddedIpv4', 'endWithHost', 'fillVariables', 'formatIpAddress', 'formatPlan', 'hasCode', 'incidentClosedMs',
   'integerAtLeast', 'integerBetween', 'isConstruct', 'isCredentialHeader', 'isDegradedRun', 'isEmptyValue',
   'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime', 'isPrivateLocation', 'isRelativeApiUrl',
   'isSuiteConfigFile', 'isSuitePath', 'isSuiteTestFile', 'isValidationError', 'isVigilError', 'lookupChecked',
