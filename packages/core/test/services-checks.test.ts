@@ -184,6 +184,30 @@ describe('alert channels', () => {
     await vigil.alertChannels.delete(a, ch.id);
     expect((await vigil.checks.get(a, c.id)).alertChannels.sms).toEqual([]);
   });
+
+  it('a page of checks shows their subscriptions without reading every subscription of the account', async () => {
+    const { vigil, storage, a } = await setup();
+    const sms = await vigil.alertChannels.create(a, { type: 'SMS', config: { number: '+14155550100', name: 'on call' } });
+    const mail = await vigil.alertChannels.create(a, { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const g = await vigil.checkGroups.create(a, { name: 'g' }, { autoAssignAlerts: false });
+    const first = await vigil.checks.create(a, 'TCP', { ...tcp, groupId: g.id }, { autoAssignAlerts: false });
+    const second = await vigil.checks.create(a, 'TCP', { ...tcp, groupId: g.id }, { autoAssignAlerts: false });
+    const quiet = await vigil.checks.create(a, 'TCP', tcp, { autoAssignAlerts: false });
+    await vigil.alertChannels.updateSubscriptions(a, sms.id, [{ checkId: first.id }, { checkId: second.id, activated: false }]);
+    await vigil.alertChannels.updateSubscriptions(a, mail.id, [{ checkId: second.id }]);
+    // Changed from the channel's side, then read page by page: the account may hold thousands of rows.
+    storage.alertSubscriptions.listAll = () => Promise.reject(new Error('every subscription of the account was read'));
+    const shown = (checks: { id: string; alertChannelSubscriptions: unknown[]; alertChannels: { sms: unknown[]; email: unknown[] } }[]) =>
+      checks.map((c) => [c.id, c.alertChannelSubscriptions, c.alertChannels.sms.length, c.alertChannels.email.length]);
+    const expected = [
+      [first.id, [{ alertChannelId: sms.id, activated: true }], 1, 0],
+      [second.id, [{ alertChannelId: sms.id, activated: false }, { alertChannelId: mail.id, activated: true }], 0, 1],
+      [quiet.id, [], 0, 0],
+    ];
+    expect(shown((await vigil.checks.list(a, {})).items)).toEqual(expected);
+    expect(shown((await vigil.checkGroups.listChecks(a, g.id, {})).items)).toEqual(expected.slice(0, 2));
+    expect(shown(await vigil.checks.listByGroup(a, g.id))).toEqual(expected.slice(0, 2));
+  });
 });
 
 describe('API keys', () => {

@@ -5,7 +5,7 @@ import type { CheckResponse } from '../model/check.js';
 import { parse } from '../model/parse.js';
 import type { Page } from '../model/primitives.js';
 import { checkChannelIds, resolveSubscriptions, type AssignOptions } from './checks.js';
-import { toCheckResponse } from './check-responses.js';
+import { checkResponses } from './check-responses.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { maskVariables, openVariables, sealVariables } from './masking.js';
 import { maskApiRequest, openApiRequest, sealApiRequest, unmaskApiRequest } from './sealing.js';
@@ -120,10 +120,8 @@ export class CheckGroupService {
 
   async listChecks(accountId: string, rawId: unknown, rawQuery: unknown): Promise<Page<CheckResponse>> {
     const group = await this.getRecord(accountId, rawId);
-    const channels = await this.deps.storage.alertChannels.listAll(accountId);
-    const subs = await this.deps.storage.alertSubscriptions.listAll(accountId);
-    const checks = await this.deps.storage.checks.listByGroup(accountId, group.id);
-    return mapPage(slicePage(checks, pageOptions(rawQuery)), (c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
+    const page = slicePage(await this.deps.storage.checks.listByGroup(accountId, group.id), pageOptions(rawQuery));
+    return { ...page, items: await checkResponses(this.deps.storage, accountId, page.items, this.deps.secretBox) };
   }
 
   private async syncSubscriptions(accountId: string, group: CheckGroup): Promise<void> {

@@ -1,6 +1,7 @@
 import { LOCKED_CONFIG_LISTS, type AlertChannel, type AlertSubscription } from '../model/alert-channel.js';
 import { hasOwnVariables, type AlertChannelsSummary, type Check, type CheckResponse } from '../model/check.js';
 import type { SecretBox } from '../ports/secret-box.js';
+import type { VigilStorage } from '../ports/storage.js';
 import { maskVariables } from './masking.js';
 import { ChannelCredentials, maskApiRequest, UNOPENED } from './sealing.js';
 
@@ -64,4 +65,22 @@ export function toCheckResponse(
   }
   if (rest.checkType === 'API') return { ...rest, request: maskApiRequest(rest.request, box), alertChannels };
   return { ...rest, alertChannels } as CheckResponse;
+}
+
+/**
+ * API responses of checks from their own subscription lists, which are kept in step with the
+ * subscription rows from both sides: no read of the account's subscription rows, and the
+ * account's channels read once, only when one of the checks notifies one.
+ */
+export async function checkResponses(
+  storage: Pick<VigilStorage, 'alertChannels'>,
+  accountId: string,
+  checks: readonly Check[],
+  box: SecretBox = UNOPENED,
+): Promise<CheckResponse[]> {
+  const notifies = checks.some((c) => c.alertChannelSubscriptions.some((s) => s.activated));
+  const channels = notifies ? await storage.alertChannels.listAll(accountId) : [];
+  return checks.map((check) => toCheckResponse(check, channels, check.alertChannelSubscriptions.map((s, i) => ({
+    id: i, accountId, alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
+  })), box));
 }

@@ -19,7 +19,7 @@ import { CHECK_TYPES, type Page } from '../model/primitives.js';
 import { isRelativeApiUrl } from '../model/urls.js';
 import { mergeApiCheckDefaults } from '../rules/api-check-defaults.js';
 import { effectiveCheckSettings } from '../rules/group-defaults.js';
-import { toCheckResponse } from './check-responses.js';
+import { checkResponses, toCheckResponse } from './check-responses.js';
 import type { VigilStorage } from '../ports/storage.js';
 import { nowIso, type ServiceDeps } from './deps.js';
 import { openVariables, runSecrets, sealVariables } from './masking.js';
@@ -27,7 +27,7 @@ import { syncSchedule } from './schedule-sync.js';
 import { openApiRequest, sealApiRequest, unmaskApiRequest } from './sealing.js';
 import { checkTargetFields } from './target-fields.js';
 import { policyForAccount } from '../runner-kit/target-policy.js';
-import { found, mapPage, mergeDefined, pageOptions, stringId } from './support.js';
+import { found, mergeDefined, pageOptions, stringId } from './support.js';
 
 export interface AssignOptions {
   /** Subscribe a new check (or group) to every alert channel of the account. Default true. */
@@ -237,13 +237,8 @@ export class CheckService {
   async get(accountId: string, rawId: unknown, checkType?: string): Promise<CheckResponse> {
     const check = await this.getRecord(accountId, rawId);
     if (checkType && check.checkType !== checkType) found(null, 'Check');
-    // The check's own list is kept in step with the subscription rows (from either side), so a read
-    // needs no second query; the channels are read only when the check notifies one.
-    const subs = check.alertChannelSubscriptions.map((s, i) => ({
-      id: i, accountId, alertChannelId: s.alertChannelId, checkId: check.id, groupId: null, activated: s.activated,
-    }));
-    const channels = subs.some((s) => s.activated) ? await this.storage.alertChannels.listAll(accountId) : [];
-    return toCheckResponse(check, channels, subs, this.deps.secretBox);
+    const [response] = await checkResponses(this.storage, accountId, [check], this.deps.secretBox);
+    return response!;
   }
 
   async getRecord(accountId: string, rawId: unknown): Promise<Check> {
@@ -253,15 +248,11 @@ export class CheckService {
   async list(accountId: string, rawQuery: unknown): Promise<Page<CheckResponse>> {
     const options = pageOptions(rawQuery);
     const page = await this.storage.checks.list(accountId, options);
-    const channels = await this.storage.alertChannels.listAll(accountId);
-    const subs = await this.storage.alertSubscriptions.listAll(accountId);
-    return mapPage(page, (c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
+    return { ...page, items: await checkResponses(this.storage, accountId, page.items, this.deps.secretBox) };
   }
 
   async listByGroup(accountId: string, groupId: number): Promise<CheckResponse[]> {
-    const channels = await this.storage.alertChannels.listAll(accountId);
-    const subs = await this.storage.alertSubscriptions.listAll(accountId);
-    return (await this.storage.checks.listByGroup(accountId, groupId)).map((c) => toCheckResponse(c, channels, subs, this.deps.secretBox));
+    return checkResponses(this.storage, accountId, await this.storage.checks.listByGroup(accountId, groupId), this.deps.secretBox);
   }
 
   async delete(accountId: string, rawId: unknown): Promise<void> {
