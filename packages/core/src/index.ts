@@ -192,7 +192,7 @@ export {
   MaintenanceWindowResponseSchema, MaintenanceWindowSchema, type MaintenanceWindowUpdate, MaintenanceWindowUpdateSchema,
   REPEAT_UNITS, type RepeatUnit,
 } from './model/maintenance-window.js';
-export { type MaintenanceEffect, type MaintenanceTarget } from './rules/maintenance.js';
+export { type MaintenanceEffect, maintenanceWindowEndMs, type MaintenanceTarget } from './rules/maintenance.js';
 export {
   type Dashboard, DASHBOARD_WIDTHS, type DashboardCreate, DashboardCreateSchema, type DashboardKeyRecord,
   DashboardKeyRecordSchema, type DashboardKeyResponse, DashboardKeyResponseSchema, type DashboardResponse,

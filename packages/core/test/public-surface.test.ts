@@ -84,6 +84,7 @@ const ROOT_EXPORTS = [
   'integerAtLeast', 'integerBetween', 'isConstruct', 'isCredentialHeader', 'isDegradedRun', 'isEmptyValue',
   'isFinalSessionStatus', 'isJsonPath', 'isOverMaxResponseTime', 'isPrivateLocation', 'isRelativeApiUrl',
   'isSuiteConfigFile', 'isSuitePath', 'isSuiteTestFile', 'isValidationError', 'isVigilError', 'lookupChecked',
+  'maintenanceWindowEndMs',
   'modelObject', 'noopMetrics', 'oneOf', 'outsideRequest', 'parse', 'parseCidr', 'parseIpAddress', 'parseIpv4',
   'parseIpv6', 'parseSecretKey', 'percentileCont', 'permissionFlag', 'policyOf', 'positiveOption',
   'probeCertificate', 'quoteText', 'randomIdGenerator', 'readJsonPath', 'reasonPhrase', 'redactingLogger',

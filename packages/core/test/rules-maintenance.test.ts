@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeWindows, isWindowActive, maintenanceEffect, nextMaintenanceChange, type MaintenanceWindowInput } from '../src/rules/maintenance.js';
+import { activeWindows, isWindowActive, maintenanceEffect, maintenanceWindowEndMs, nextMaintenanceChange, type MaintenanceWindowInput } from '../src/rules/maintenance.js';
 
 const w = (o: Partial<MaintenanceWindowInput> = {}): MaintenanceWindowInput => ({
   id: 1, startsAt: '2026-01-05T02:00:00.000Z', endsAt: '2026-01-05T04:00:00.000Z', repeatUnit: 'DAY', repeatInterval: null,
@@ -148,6 +148,46 @@ describe('maintenance windows: when active', () => {
     expect(nextMaintenanceChange(w(), new Date('2026-01-05T04:00:00Z'))?.toISOString()).toBe('2026-01-06T02:00:00.000Z');
     const once = w({ repeatEndsAt: '2026-01-01T00:00:00Z' });
     expect(nextMaintenanceChange(once, new Date('2026-01-05T05:00:00Z'))).toBeNull();
+  });
+});
+
+describe('maintenance windows: when over for good', () => {
+  const endOf = (win: MaintenanceWindowInput) => maintenanceWindowEndMs(win);
+  /** In force just before its end, and at no occurrence from its end on (each hour of the next 400 days). */
+  const endsThere = (win: MaintenanceWindowInput) => {
+    const end = endOf(win)!;
+    expect(isWindowActive(win, new Date(end - 1))).toBe(true);
+    for (let t = end; t < end + 400 * 86_400_000; t += 3_600_000) expect(isWindowActive(win, new Date(t)), new Date(t).toISOString()).toBe(false);
+    expect(nextMaintenanceChange(win, new Date(end))).toBeNull();
+  };
+
+  it('never for a window that repeats for ever', () => {
+    expect(endOf(w())).toBeNull();
+    expect(endOf(w({ repeatUnit: 'MONTH', repeatInterval: 3 }))).toBeNull();
+  });
+
+  it('at its end when it does not repeat (a repeat end at or before its start)', () => {
+    expect(endOf(w({ repeatEndsAt: '2026-01-05T02:00:00.000Z' }))).toBe(Date.parse('2026-01-05T04:00:00.000Z'));
+    expect(endOf(w({ repeatEndsAt: '2025-12-31T00:00:00.000Z' }))).toBe(Date.parse('2026-01-05T04:00:00.000Z'));
+    endsThere(w({ repeatEndsAt: '2026-01-05T02:00:00.000Z' }));
+  });
+
+  it('at the end of the last occurrence to start by its repeat end', () => {
+    expect(endOf(w({ repeatEndsAt: '2026-01-10T03:00:00.000Z' }))).toBe(Date.parse('2026-01-10T04:00:00.000Z'));
+    // An occurrence that starts exactly at the repeat end still happens.
+    expect(endOf(w({ repeatEndsAt: '2026-01-10T02:00:00.000Z' }))).toBe(Date.parse('2026-01-10T04:00:00.000Z'));
+    expect(endOf(w({ repeatEndsAt: '2026-01-10T01:59:59.999Z' }))).toBe(Date.parse('2026-01-09T04:00:00.000Z'));
+    endsThere(w({ repeatEndsAt: '2026-01-10T03:00:00.000Z' }));
+    endsThere(w({ repeatUnit: 'WEEK', repeatInterval: 2, repeatEndsAt: '2026-03-01T00:00:00.000Z' }));
+    endsThere(w({ repeatUnit: 'MONTH', startsAt: '2026-01-31T22:00:00.000Z', endsAt: '2026-02-01T01:00:00.000Z', repeatEndsAt: '2026-06-15T00:00:00.000Z' }));
+  });
+
+  it('on the wall clock of its zone across a DST change, and for a window longer than its period', () => {
+    const berlin = w({ startsAt: '2026-01-05T01:00:00.000Z', endsAt: '2026-01-05T03:00:00.000Z', timezone: 'Europe/Berlin', repeatEndsAt: '2026-04-01T12:00:00.000Z' });
+    // 02:00-04:00 in Berlin on 2026-04-01 is 00:00-02:00 UTC (summer time).
+    expect(endOf(berlin)).toBe(Date.parse('2026-04-01T02:00:00.000Z'));
+    endsThere(berlin);
+    endsThere(w({ endsAt: '2026-01-06T14:00:00.000Z', repeatEndsAt: '2026-01-20T00:00:00.000Z' }));
   });
 });
 

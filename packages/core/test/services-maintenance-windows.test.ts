@@ -114,4 +114,18 @@ describe('MaintenanceWindowService.activeEffect', () => {
     expect(await windows.activeEffect(ACCOUNT_A, { tags: ['api'] }, during)).toMatchObject({ paused: false, silenced: false });
     expect(await windows.activeEffect(ACCOUNT_B, { tags: ['api'] }, during)).toMatchObject({ paused: true, silenced: true });
   });
+
+  it.each([['the windows that may be in force', true], ['every window', false]])('reads %s from a store that can tell them', async (_what, inForce) => {
+    const { windows, storage } = setup();
+    // A deploy's one-off windows pile up; every run asks for the effect.
+    for (let day = 1; day <= 20; day++) await windows.create(ACCOUNT_A, body({ startsAt: `2026-04-${String(day).padStart(2, '0')}T11:00:00Z`, endsAt: `2026-04-${String(day).padStart(2, '0')}T13:00:00Z`, repeatEndsAt: `2026-04-${String(day).padStart(2, '0')}T11:00:00Z`, pauseAllChecks: true }));
+    const weekly = await windows.create(ACCOUNT_A, body({ repeatUnit: 'WEEK', tags: ['db'] }));
+    const listAll = storage.maintenanceWindows.listAll;
+    if (inForce) storage.maintenanceWindows.listAll = () => Promise.reject(new Error('every window of the account was read'));
+    else delete storage.maintenanceWindows.listInForce;
+    expect(await windows.activeEffect(ACCOUNT_A, { tags: ['db'] }, new Date('2026-05-08T12:00:00Z'))).toEqual({ paused: true, silenced: true, windowIds: [weekly.id] });
+    expect(await windows.activeEffect(ACCOUNT_A, { tags: ['web'] }, new Date('2026-05-08T12:00:00Z'))).toEqual({ paused: false, silenced: false, windowIds: [] });
+    expect((await windows.effectsAt(ACCOUNT_A, new Date('2026-04-20T12:00:00Z')))({ tags: [] })).toMatchObject({ paused: true });
+    storage.maintenanceWindows.listAll = listAll;
+  });
 });

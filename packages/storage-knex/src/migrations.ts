@@ -1,4 +1,4 @@
-import { incidentClosedMs, type StatusPageIncident } from '@vigil/core';
+import { incidentClosedMs, maintenanceWindowEndMs, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
 import type { Knex } from 'knex';
 import { isPostgres } from './compact/layout.js';
 import { createMarksTable } from './compact/marks.js';
@@ -339,6 +339,22 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
       for (const row of (await knex(table).select('seq', 'data')) as { seq: number; data: string }[]) {
         const closed = incidentClosedMs(JSON.parse(row.data) as StatusPageIncident);
         if (closed !== null) await knex(table).where('seq', row.seq).update({ closed_ms: closed });
+      }
+    },
+  },
+  {
+    // Every run reads its account's maintenance windows: when each is over for good (null while it
+    // repeats for ever), so that a run reads those that may be in force, not every window.
+    name: '019_maintenance_window_ends',
+    async up(knex, prefix) {
+      const table = `${prefix}maintenance_windows`;
+      await knex.schema.alterTable(table, (t) => {
+        t.bigInteger('ends_ms').nullable();
+        t.index(['account_id', 'ends_ms'], indexName(table, ['account_id', 'ends_ms']));
+      });
+      for (const row of (await knex(table).select('id', 'data')) as { id: number; data: string }[]) {
+        const ends = maintenanceWindowEndMs(JSON.parse(row.data) as MaintenanceWindow);
+        if (ends !== null) await knex(table).where('id', row.id).update({ ends_ms: ends });
       }
     },
   },

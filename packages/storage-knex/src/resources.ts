@@ -13,6 +13,7 @@ import {
   type CheckRepository,
   type ClientCertificate,
   type ClientCertificateRepository,
+  maintenanceWindowEndMs,
   type MaintenanceWindow,
   type MaintenanceWindowRepository,
   type Snippet,
@@ -147,8 +148,13 @@ export function alertChannelRepository(ctx: TableContext): AlertChannelRepositor
 }
 
 export function maintenanceWindowRepository(ctx: TableContext): MaintenanceWindowRepository {
-  const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true });
-  return { ...docRepository<MaintenanceWindow, number>(table), listAll: (accountId) => table.where(accountId) };
+  const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true, columns: { ends_ms: maintenanceWindowEndMs } });
+  return {
+    ...docRepository<MaintenanceWindow, number>(table),
+    listAll: (accountId) => table.where(accountId),
+    // Read for every run: the windows whose repeats have ended are left in the table, unparsed.
+    listInForce: (accountId, at) => table.whereFixed(accountId, 'ends_ms is null or ends_ms > ?', [at.getTime()]),
+  };
 }
 
 export function snippetRepository(ctx: TableContext): SnippetRepository {

@@ -129,17 +129,29 @@ export class DocTable<T extends { id: string | number }> {
     // PostgreSQL could keep a plan made while the table was empty that walks the account's index
     // and filters every row of the account by id: one read then costs as much as the account is big.
     const scoped = !this.spec.global && accountId !== null;
-    const reads = this.ctx.reads;
     return this.run(async () => {
-      let rows: Row[];
-      if (reads) rows = await reads.rows(this.getSql, [id]);
-      else {
-        const result = await this.reader.raw(this.getSql, [id]);
-        rows = (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
-      }
-      const row = rows[0];
+      const row = (await this.fixedRows(this.getSql, [id]))[0];
       return row && (!scoped || row.account_id === accountId) ? this.fromRow(row) : null;
     });
+  }
+
+  /**
+   * The account's rows that meet `condition` (SQL over the table's columns, with `?` for each of
+   * `bindings`), in creation order: one fixed statement, prepared once per connection like the
+   * read by id.
+   */
+  async whereFixed(accountId: string, condition: string, bindings: readonly unknown[]): Promise<T[]> {
+    if (!storable(accountId)) return [];
+    const sql = `select ${this.columnsRead} from ${this.quoted} where account_id = ? and (${condition}) order by ${this.spec.numericId ? 'id' : 'seq'} asc`;
+    return this.run(async () => (await this.fixedRows(sql, [accountId, ...bindings])).map((r) => this.fromRow(r)));
+  }
+
+  /** The rows of a fixed statement: prepared on the store's own connections, else through knex. */
+  private async fixedRows(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+    const reads = this.ctx.reads;
+    if (reads) return reads.rows(sql, bindings);
+    const result = await this.reader.raw(sql, [...bindings] as never[]);
+    return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
   }
 
   // The columns fromRow reads, named: a column a later migration adds does not change what a

@@ -133,6 +133,12 @@ export interface DashboardRepository extends Repository<Dashboard, number> {
 
 export interface MaintenanceWindowRepository extends Repository<MaintenanceWindow, number> {
   listAll(accountId: string): Promise<MaintenanceWindow[]>;
+  /**
+   * Optional: the account's windows that may be in force at `at` or later, in creation order:
+   * every window but those whose repeats ended by then (`maintenanceWindowEndMs` at or before
+   * `at`). Every run reads them; without it, a run reads every window the account ever had.
+   */
+  listInForce?(accountId: string, at: Date): Promise<MaintenanceWindow[]>;
 }
 
 /** Deleting an incident deletes its updates. */

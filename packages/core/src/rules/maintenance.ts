@@ -90,6 +90,16 @@ export function isWindowActive(w: MaintenanceWindowInput, at: Date): boolean {
   return nearbyOccurrences(s, t).some((o) => o.start <= t && t < o.end);
 }
 
+/**
+ * The instant from which a window is never in force again: the end of its last occurrence (the
+ * last to start at or before repeatEndsAt); null for a window that repeats for ever.
+ */
+export function maintenanceWindowEndMs(w: Pick<MaintenanceWindowInput, 'startsAt' | 'endsAt' | 'repeatUnit' | 'repeatInterval' | 'repeatEndsAt' | 'timezone'>): number | null {
+  if (w.repeatEndsAt === null) return null;
+  const s = series({ ...w, id: 0, tags: [], pauseAllChecks: false, silenceAlertsTags: [], silenceAllAlerts: false });
+  return Math.max(s.end, ...nearbyOccurrences(s, s.repeatEnds!).map((o) => o.end));
+}
+
 export function activeWindows<T extends MaintenanceWindowInput>(windows: readonly T[], at: Date): T[] {
   return windows.filter((w) => isWindowActive(w, at));
 }

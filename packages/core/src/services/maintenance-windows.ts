@@ -46,12 +46,18 @@ export class MaintenanceWindowService {
 
   /** Whether the account's windows pause or silence a check at an instant. */
   async activeEffect(accountId: string, target: MaintenanceTarget, at: Date): Promise<MaintenanceEffect> {
-    return maintenanceEffect(await this.deps.storage.maintenanceWindows.listAll(accountId), target, at);
+    return maintenanceEffect(await this.inForce(accountId, at), target, at);
   }
 
   /** The account's windows in force at an instant, read once, as the effect on any check (a page of many checks asks each). */
   async effectsAt(accountId: string, at: Date): Promise<(target: MaintenanceTarget) => MaintenanceEffect> {
-    const windows = activeWindows(await this.deps.storage.maintenanceWindows.listAll(accountId), at);
+    const windows = activeWindows(await this.inForce(accountId, at), at);
     return (target) => maintenanceEffect(windows, target, at);
+  }
+
+  /** The windows that may be in force at `at`: those whose repeats have not ended, where the store can tell. */
+  private inForce(accountId: string, at: Date): Promise<MaintenanceWindow[]> {
+    const windows = this.deps.storage.maintenanceWindows;
+    return windows.listInForce ? windows.listInForce(accountId, at) : windows.listAll(accountId);
   }
 }

@@ -1,4 +1,5 @@
 import type { Account, ApiKey } from '../model/account.js';
+import { maintenanceWindowEndMs } from '../rules/maintenance.js';
 import type { AlertChannel, AlertSubscription } from '../model/alert-channel.js';
 import type { CheckGroup } from '../model/check-group.js';
 import type { CheckResult } from '../model/check-result.js';
@@ -145,6 +146,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): VigilStorage 
     maintenanceWindows: {
       ...repository<MaintenanceWindow, number>(t.maintenance_windows),
       listAll: async (accountId) => t.maintenance_windows.ofAccount(accountId),
+      listInForce: async (accountId, at) => t.maintenance_windows.ofAccount(accountId, (w) => (maintenanceWindowEndMs(w) ?? Infinity) > at.getTime()),
     },
     incidents: incidentRepository(t.incidents, t.incident_updates),
     statusPages: statusPageRepository(t.status_pages),

@@ -59,6 +59,25 @@ export function pageCases(c: StorageCase) {
     change: (row, marker) => ({ ...row, name: `Window ${marker}`, silenceAllAlerts: !row.silenceAllAlerts }),
     rich: (record) => ({ ...record, name: UNICODE_TEXT, tags: [], silenceAlertsTags: ['db', 'ü'], repeatInterval: null, repeatEndsAt: null }),
   });
+  c('maintenance windows: listInForce leaves out the windows whose repeats have ended', async (f) => {
+    const windows = f.storage.maintenanceWindows;
+    if (!windows.listInForce) return;
+    const add = (accountId: string, fields: Partial<MaintenanceWindow>) => windows.insert(accountId, maintenanceWindowFixture(fields));
+    // The fixture: 01:00-03:00 UTC on 2026-05-02, every week.
+    const forEver = await add(ACCOUNT_A, { repeatEndsAt: null });
+    const once = await add(ACCOUNT_A, { repeatEndsAt: '2026-05-02T01:00:00.000Z' });
+    const fourWeeks = await add(ACCOUNT_A, { repeatEndsAt: '2026-05-23T02:00:00.000Z' });
+    await add(ACCOUNT_B, { repeatEndsAt: null });
+    const ids = async (at: string) => (await windows.listInForce!(ACCOUNT_A, new Date(at))).map((w) => w.id);
+    checkSame(await ids('2026-05-01T00:00:00.000Z'), [forEver.id, once.id, fourWeeks.id], 'before any starts, in creation order');
+    checkSame(await ids('2026-05-02T02:59:59.999Z'), [forEver.id, once.id, fourWeeks.id], 'during the first occurrence');
+    checkSame(await ids('2026-05-02T03:00:00.000Z'), [forEver.id, fourWeeks.id], 'the one-off is over at its end');
+    checkSame(await ids('2026-05-23T02:59:59.999Z'), [forEver.id, fourWeeks.id], 'during the last occurrence');
+    checkSame(await ids('2026-05-23T03:00:00.000Z'), [forEver.id], 'only the one that repeats for ever');
+    const { accountId: _a, ...rest } = once;
+    await windows.update(ACCOUNT_A, once.id, { ...rest, repeatEndsAt: null });
+    checkSame(await ids('2030-01-01T00:00:00.000Z'), [forEver.id, once.id], 'a window made to repeat for ever again');
+  });
   repositoryCases<Snippet>(c, {
     label: 'snippets',
     table: 'snippets',
