@@ -111,6 +111,34 @@ describe('PublicPageService.dashboardView', () => {
     expect(view.counts).toEqual({ FAILING: 3, DEGRADED: 1, PENDING: 2, PASSING: 2, PAUSED: 1 });
   });
 
+  it('a page of a dashboard that paginates: its checks in order, every check counted, the figures of that page alone', async () => {
+    const { vigil, storage, a, addCheck, setStatus, addResults, addDashboard } = await setup();
+    const names = ['e-fail', 'a-pass', 'b-pass', 'c-pass', 'd-degraded'];
+    const ids = new Map<string, string>();
+    for (const name of names) {
+      const check = await addCheck(a, { name });
+      ids.set(name, check.id);
+      await setStatus(a, check.id, { hasFailures: name.endsWith('fail'), isDegraded: name.endsWith('degraded') });
+      await addResults(a, check.id, [{ startedAt: '2026-05-01T11:00:00.000Z', responseTime: 100 }]);
+    }
+    const d = await addDashboard(a, { paginate: true, checksPerPage: 2 });
+    const asked: string[][] = [];
+    const aggregate = storage.checkResults.aggregate.bind(storage.checkResults);
+    storage.checkResults.aggregate = (accountId, query) => (asked.push([...query.checkIds]), aggregate(accountId, query));
+    const second = await vigil.publicPages.dashboardView(d, { page: 2 });
+    expect(second.checks.map((c) => [c.name, c.runs24h])).toEqual([['a-pass', 1], ['b-pass', 1]]);
+    expect([second.page, second.pages]).toEqual([2, 3]);
+    expect(second.counts).toEqual({ FAILING: 1, DEGRADED: 1, PENDING: 0, PASSING: 3, PAUSED: 0 });
+    expect(asked.flat().sort()).toEqual([ids.get('a-pass'), ids.get('b-pass')].sort());
+    // Past the last page: the last; without a page, or where the dashboard does not paginate, every check.
+    expect((await vigil.publicPages.dashboardView(d, { page: 99 })).checks.map((c) => c.name)).toEqual(['c-pass']);
+    expect((await vigil.publicPages.dashboardView(d, { page: 0 })).page).toBe(1);
+    const all = await vigil.publicPages.dashboardView(d);
+    expect([all.checks.length, all.page, all.pages]).toEqual([5, 1, 1]);
+    const flat = await vigil.publicPages.dashboardView(await addDashboard(a, { paginate: false, checksPerPage: 2 }), { page: 2 });
+    expect([flat.checks.map((c) => c.name), flat.page, flat.pages]).toEqual([['e-fail', 'd-degraded', 'a-pass', 'b-pass', 'c-pass'], 1, 1]);
+  });
+
   it('counts every state, 0 for states no check is in', async () => {
     const { vigil, a, addCheck, setStatus, addDashboard } = await setup();
     await setStatus(a, (await addCheck(a, { name: 'p1' })).id);

@@ -3,121 +3,23 @@ import type { CheckGroup } from '../model/check-group.js';
 import type { CheckResult } from '../model/check-result.js';
 import type { CheckStatus } from '../model/check-status.js';
 import type { Dashboard } from '../model/dashboard.js';
-import type { IncidentUpdateStatus } from '../model/incident.js';
 import type { StatusPage, StatusPageIncidentEntry } from '../model/status-page.js';
-import { dailyUptime, overallUptime, type DownSpan, type UptimeDay } from '../rules/uptime.js';
+import { dailyUptime, overallUptime, type DownSpan } from '../rules/uptime.js';
 import type { ServiceDeps } from './deps.js';
+import {
+  PUBLIC_CHECK_STATES, type BadgeView, type DashboardView, type PublicCheck, type PublicCheckHour, type PublicCheckState,
+  type PublicIncident, type PublicPageOptions, type PublicService, type ServiceState, type StatusPageView,
+} from './public-page-views.js';
 import type { StatusPageIncidentService } from './status-page-incidents.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** What a public page says of a check. */
-export type PublicCheckState = 'PASSING' | 'DEGRADED' | 'FAILING' | 'PAUSED' | 'PENDING';
-export const PUBLIC_CHECK_STATES: readonly PublicCheckState[] = ['FAILING', 'DEGRADED', 'PENDING', 'PASSING', 'PAUSED'];
-
-/** One hour of a check's last day: how its final runs went. */
-export interface PublicCheckHour {
-  start: string;
-  runs: number;
-  failures: number;
-  /** Median response time of the hour's final runs, in milliseconds (null without runs): a sparkline's point. */
-  p50: number | null;
-}
-
-export interface PublicCheck {
-  id: string;
-  name: string;
-  checkType: string;
-  state: PublicCheckState;
-  groupName: string | null;
-  /** The check's own tags. */
-  tags: string[];
-  /** Over the last 24 hours, in milliseconds (null without runs). */
-  avg: number | null;
-  p95: number | null;
-  p99: number | null;
-  /** Percent of the last 24 hours' final runs that passed (null without runs). */
-  successRatio: number | null;
-  runs24h: number;
-  lastRunAt: string | null;
-  lastRunLocation: string | null;
-  /** The last 24 hours by the hour, oldest first (only when asked for). */
-  hours: PublicCheckHour[];
-}
-
-export interface PublicIncidentUpdate {
-  id: string;
-  status: IncidentUpdateStatus;
-  description: string;
-  created_at: string;
-}
-
-/** A dashboard incident as its page shows it: updates newest first. */
-export interface PublicIncident {
-  id: string;
-  name: string;
-  impact: string;
-  status: IncidentUpdateStatus;
-  /** Started (no startedAt, or one in the past) and not stopped. */
-  active: boolean;
-  /** Its startedAt lies ahead (announced maintenance, say). */
-  upcoming: boolean;
-  startedAt: string | null;
-  stoppedAt: string | null;
-  created_at: string;
-  updates: PublicIncidentUpdate[];
-}
-
-export type PublicDashboard = Omit<Dashboard, 'accountId' | 'keys'>;
-
-export interface DashboardView {
-  dashboard: PublicDashboard;
-  /** Every check the dashboard shows: failing first, then degraded, pending, passing, paused; by name within. */
-  checks: PublicCheck[];
-  counts: Record<PublicCheckState, number>;
-  incidents: PublicIncident[];
-  generatedAt: string;
-}
-
-export type ServiceState = 'OPERATIONAL' | 'MAINTENANCE' | 'DISRUPTED';
-
-export interface PublicService {
-  id: string;
-  name: string;
-  state: ServiceState;
-  /** Percent over the days shown (null before any). */
-  uptime: number | null;
-  days: UptimeDay[];
-}
-
-export type PublicStatusPage = Omit<StatusPage, 'accountId' | 'cards'>;
-
-export interface StatusPageView {
-  page: PublicStatusPage;
-  state: ServiceState;
-  cards: { id: string; name: string; services: PublicService[] }[];
-  /** Open incidents on the page's services, newest first. */
-  activeIncidents: StatusPageIncidentEntry[];
-  /** Resolved ones of the days shown, newest first. */
-  pastIncidents: StatusPageIncidentEntry[];
-  generatedAt: string;
-}
-
-export interface BadgeView {
-  state: PublicCheckState;
-  /** Average response time over the last 24 hours, in milliseconds (null without runs). */
-  responseTime: number | null;
-}
-
-export interface PublicPageOptions {
-  /** Days of history on a status page. Default 90. */
-  uptimeDays?: number;
-  /** Resolved dashboard incidents stay listed this long. Default 7 days. */
-  incidentHistoryMs?: number;
-  /** How many past status-page incidents a page lists. Default 20. */
-  pastIncidents?: number;
-}
+export { PUBLIC_CHECK_STATES } from './public-page-views.js';
+export type {
+  BadgeView, DashboardView, PublicCheck, PublicCheckHour, PublicCheckState, PublicDashboard, PublicIncident, PublicIncidentUpdate,
+  PublicPageOptions, PublicService, PublicStatusPage, ServiceState, StatusPageView,
+} from './public-page-views.js';
 
 function stateOf(check: Check, status: CheckStatus | undefined, group?: CheckGroup): PublicCheckState {
   if (!check.activated || group?.activated === false) return 'PAUSED';
@@ -177,8 +79,12 @@ export class PublicPageService {
     return this.options.uptimeDays ?? 90;
   }
 
-  /** The checks of a dashboard with their state and figures of the last 24 hours. */
-  async dashboardView(dashboard: Dashboard, options: { hours?: boolean } = {}): Promise<DashboardView> {
+  /**
+   * The checks of a dashboard with their state and figures of the last 24 hours. `page` (from 1,
+   * kept within the pages there are) asks for one page of a dashboard that paginates: the figures
+   * of that page's checks alone are worked out.
+   */
+  async dashboardView(dashboard: Dashboard, options: { hours?: boolean; page?: number } = {}): Promise<DashboardView> {
     const now = this.deps.clock.now();
     const { accountId, keys: _keys, ...publicFields } = dashboard;
     const [checks, groups, statuses] = await Promise.all([
@@ -188,14 +94,21 @@ export class PublicPageService {
     ]);
     const groupById = new Map(groups.map((g) => [g.id, g]));
     const statusById = new Map(statuses.map((s) => [s.checkId, s]));
-    const shown = checks.filter((c) => dashboardShows(dashboard, c, c.groupId === null ? undefined : groupById.get(c.groupId)));
-    const views = await this.publicChecks(accountId, shown, statusById, groupById, now, options.hours ?? dashboard.expandChecks);
-    views.sort((a, b) => rank(a.state) - rank(b.state) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    const groupOf = (c: Check) => (c.groupId === null ? undefined : groupById.get(c.groupId));
+    const shown = checks.filter((c) => dashboardShows(dashboard, c, groupOf(c)));
+    const stateById = new Map(shown.map((c) => [c.id, stateOf(c, statusById.get(c.id), groupOf(c))]));
     const counts = Object.fromEntries(PUBLIC_CHECK_STATES.map((s) => [s, 0])) as Record<PublicCheckState, number>;
-    for (const v of views) counts[v.state]++;
+    for (const state of stateById.values()) counts[state]++;
+    shown.sort((a, b) => rank(stateById.get(a.id)!) - rank(stateById.get(b.id)!) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    const perPage = dashboard.paginate && options.page !== undefined ? (dashboard.checksPerPage ?? 15) : Math.max(shown.length, 1);
+    const pages = Math.max(1, Math.ceil(shown.length / perPage));
+    const page = Math.min(Math.max(Math.floor(options.page ?? 1), 1), pages);
+    const onPage = shown.slice((page - 1) * perPage, page * perPage);
     return {
       dashboard: publicFields,
-      checks: views,
+      checks: await this.publicChecks(accountId, onPage, statusById, groupById, now, options.hours ?? dashboard.expandChecks),
+      page,
+      pages,
       counts,
       incidents: dashboard.enableIncidents ? await this.dashboardIncidents(accountId, dashboard.id, now) : [],
       generatedAt: now.toISOString(),

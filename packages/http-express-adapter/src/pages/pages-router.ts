@@ -57,9 +57,9 @@ function presentedKey(req: Request): string | null {
   return fromQuery || req.get('x-dashboard-key') || null;
 }
 
-function pageNumber(raw: unknown, pages: number): number {
-  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
-  return Math.min(Math.max(n, 1), pages);
+/** The page asked for (the view keeps it within the pages there are). */
+function pageNumber(raw: unknown): number {
+  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
 }
 
 /**
@@ -112,11 +112,10 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     }
     // A sparkline shows response times: only where the dashboard shows them (expanded cards' average, p95 or p99).
     const sparkline = dashboard.expandChecks || dashboard.showP95 || dashboard.showP99;
-    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: sparkline });
+    // The figures of the page shown alone are worked out (a dashboard that paginates).
+    const view: DashboardView = await vigil.publicPages.dashboardView(dashboard, { hours: sparkline, page: pageNumber(req.query.page) });
     const d = view.dashboard;
-    const perPage = d.paginate ? (d.checksPerPage ?? 15) : Math.max(view.checks.length, 1);
-    const pages = Math.max(1, Math.ceil(view.checks.length / perPage));
-    const page = pageNumber(req.query.page, pages);
+    const { page, pages } = view;
     const key = typeof req.query.key === 'string' ? req.query.key : null;
     const keyQuery = key ? `?key=${encodeURIComponent(key)}` : '';
     const link = (n: number) => {
@@ -127,7 +126,7 @@ export function vigilPages(source: Vigil | DependencyContainer, options: VigilPa
     };
     const [logo, favicon] = images(d.logo, d.favicon);
     const nonce = newNonce();
-    const shown = view.checks.slice((page - 1) * perPage, page * perPage);
+    const shown = view.checks;
     const sparks = sparkline ? shown.map(sparkChart) : [];
     pageHeaders(res, nonce, [imageSource(logo), imageSource(favicon)], { private: d.isPrivate });
     send(res, 200, dashboardTemplate({
