@@ -29,10 +29,8 @@ export function errorGroupRepository(ctx: TableContext): ErrorGroupRepository {
     async findByHash(accountId, checkId, errorHash) {
       return (await table.where(accountId, { check_id: checkId, error_hash: errorHash }))[0] ?? null;
     },
-    async listByCheck(accountId, checkId, options) {
-      const all = await table.where(accountId, { check_id: checkId });
-      return { items: all.slice(options.offset, options.offset + options.limit), total: all.length, offset: options.offset };
-    },
+    // The page's groups alone are read whole (each holds its analyses), not every group of the check.
+    listByCheck: (accountId, checkId, options) => table.page(accountId, options, { check_id: checkId }),
   };
 }
 

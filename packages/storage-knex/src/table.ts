@@ -172,12 +172,14 @@ export class DocTable<T extends { id: string | number }> {
     return `"${this.table.replaceAll('"', '""')}"`;
   }
 
-  async page(accountId: string, options?: { limit: number; offset: number }): Promise<{ items: T[]; total: number; offset: number }> {
+  /** A page of the account's rows (those whose columns hold `filter`'s values), in creation order, with their count. */
+  async page(accountId: string, options?: { limit: number; offset: number }, filter: Record<string, string | number> = {}): Promise<{ items: T[]; total: number; offset: number }> {
     return this.run(async () => {
       const limit = options?.limit ?? Number.MAX_SAFE_INTEGER;
       const offset = options?.offset ?? 0;
-      const [{ count }] = (await this.readQuery(accountId).count({ count: '*' })) as [{ count: number | string }];
-      const rows = await this.order(this.readQuery(accountId)).limit(Math.min(limit, 2 ** 31 - 1)).offset(offset);
+      if (!storable(accountId) || !Object.values(filter).every(storable)) return { items: [], total: 0, offset };
+      const [{ count }] = (await this.readQuery(accountId).where(filter).count({ count: '*' })) as [{ count: number | string }];
+      const rows = await this.order(this.readQuery(accountId).where(filter)).limit(Math.min(limit, 2 ** 31 - 1)).offset(offset);
       return { items: rows.map((r: Row) => this.fromRow(r)), total: Number(count), offset };
     });
   }

@@ -1,10 +1,11 @@
 // Reads of the first rows in an order: they read the rows near the page, not every row of the check,
 // the page or the channel. A check's results page by page (its scheduled runs are ordered by start,
 // which may be up to 32.767 s off their due time), a session's results, a status page's
-// subscribers by id, a check's alerts, a channel's delivery attempts, and an account's status page
-// incidents and services after a cursor.
+// subscribers by id, a check's alerts, a channel's delivery attempts, an account's status page
+// incidents and services after a cursor, the incidents a status page shows, and a page of a
+// check's error groups.
 import { slotResultId, type CheckResult, type NewRecord } from '@vigil/core';
-import { checkResultFixture } from '@vigil/core/testing';
+import { checkResultFixture, errorGroupFixture } from '@vigil/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, type KnexStorage } from '../src/index.js';
 import { freshStore, STORES } from './support/fresh-store.js';
@@ -170,6 +171,21 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
       expect(readsWholeTable(kind, plan), plan).toBe(false);
       expect(sorts(kind, plan), plan).toBe(false);
     }
+  });
+
+  it('reads a page of a check\'s error groups, not every group of the check', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
+    await s.migrate();
+    const groups = [];
+    for (let i = 0; i < 60; i++) groups.push(await s.errorGroups.insert(ACCOUNT, errorGroupFixture(i % 3 === 0 ? 'other' : 'c1')));
+    await s.errorGroups.insert(OTHER, errorGroupFixture('c1'));
+    const { result, statements } = await captured(s, () => s.errorGroups.listByCheck(ACCOUNT, 'c1', { limit: 10, offset: 20 }));
+    expect(result.total).toBe(40);
+    expect(result.items.map((g) => g.id)).toEqual(groups.filter((g) => g.checkId === 'c1').slice(20, 30).map((g) => g.id));
+    // Each group is a document with its analyses: the statement that reads them reads the page alone.
+    const documents = statements.filter((st) => /select \*/i.test(st.sql));
+    expect(documents).toHaveLength(1);
+    expect(documents[0]!.sql).toMatch(/limit/i);
   });
 
   it('migration 018 records when each stored incident closed, and a status page finds it by that', async () => {
