@@ -1,9 +1,10 @@
-import { incidentClosedMs, maintenanceWindowEndMs, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
+import { incidentClosedMs, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
 import type { Knex } from 'knex';
 import { isPostgres } from './compact/layout.js';
 import { createMarksTable } from './compact/marks.js';
 import { createCompactTables } from './compact/schema.js';
 import { createDocTable, DOC_TABLES, indexName, SNIPPETS_TABLE, SUBSCRIBERS_TABLE } from './doc-tables.js';
+import { windowEndsMs } from './resources.js';
 
 const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: string) => Promise<void> }[] = [
   {
@@ -353,7 +354,7 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
         t.index(['account_id', 'ends_ms'], indexName(table, ['account_id', 'ends_ms']));
       });
       for (const row of (await knex(table).select('id', 'data')) as { id: number; data: string }[]) {
-        const ends = maintenanceWindowEndMs(JSON.parse(row.data) as MaintenanceWindow);
+        const ends = windowEndsMs(JSON.parse(row.data) as MaintenanceWindow);
         if (ends !== null) await knex(table).where('id', row.id).update({ ends_ms: ends });
       }
     },

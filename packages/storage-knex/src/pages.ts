@@ -84,7 +84,6 @@ export function statusPageRepository(ctx: TableContext): StatusPageRepository {
   };
 }
 
-/** Up to `limit` rows after the one with id `afterId` (from the start when null; none when unknown). */
 /**
  * The account's rows after the row `afterId` (null: from the first), `limit` of them in the order
  * of `columns` (each descending or not; the last names one row): read from the cursor's row on

@@ -147,8 +147,21 @@ export function alertChannelRepository(ctx: TableContext): AlertChannelRepositor
   return { ...docRepository<AlertChannel, number>(table), listAll: (accountId) => table.where(accountId) };
 }
 
+/**
+ * When a window is over for good, as its `ends_ms` column keeps it; null (read for every run, as
+ * one that repeats for ever) where that cannot be worked out, such as a time zone this runtime no
+ * longer knows.
+ */
+export function windowEndsMs(window: MaintenanceWindow): number | null {
+  try {
+    return maintenanceWindowEndMs(window);
+  } catch {
+    return null;
+  }
+}
+
 export function maintenanceWindowRepository(ctx: TableContext): MaintenanceWindowRepository {
-  const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true, columns: { ends_ms: maintenanceWindowEndMs } });
+  const table = new Table<MaintenanceWindow>(ctx, { name: 'maintenance_windows', numericId: true, columns: { ends_ms: windowEndsMs } });
   return {
     ...docRepository<MaintenanceWindow, number>(table),
     listAll: (accountId) => table.where(accountId),

@@ -31,7 +31,8 @@ describe.each(STORES)('maintenance windows over for good, on %s', (kind) => {
     const ends = Object.fromEntries(((await s.knex('vigil_maintenance_windows').select('data', 'ends_ms')) as { data: string; ends_ms: unknown }[])
       .map((r) => [JSON.parse(r.data).name, r.ends_ms === null ? null : Number(r.ends_ms)]));
     expect(ends).toEqual(Object.fromEntries(Object.entries(windows).map(([name, w]) => [name, maintenanceWindowEndMs(w)])));
-    expect(ends).toMatchObject({ forEver: null, once: Date.parse('2026-05-02T03:00:00.000Z'), fourWeeks: Date.parse('2026-05-23T03:00:00.000Z') });
+    // Berlin's 03:00-05:00 (CET from 25 October): the last starts on the 29th at 02:00 UTC.
+    expect(ends).toMatchObject({ forEver: null, once: Date.parse('2026-05-02T03:00:00.000Z'), fourWeeks: Date.parse('2026-05-23T03:00:00.000Z'), berlin: Date.parse('2026-10-29T04:00:00.000Z') });
     const inForce = async (at: string) => (await s.maintenanceWindows.listInForce!(ACCOUNT, new Date(at))).map((w) => w.name);
     expect(await inForce('2026-05-10T00:00:00.000Z')).toEqual(['forEver', 'fourWeeks', 'berlin']);
     expect(await inForce('2026-11-01T00:00:00.000Z')).toEqual(['forEver']);

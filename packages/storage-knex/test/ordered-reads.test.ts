@@ -99,6 +99,7 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
       expect(ids(uncounted.items)).toEqual(ids(page.items));
       expect(uncounted.total).toBe(-1);
     }
+    expect(await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 0, offset: 0 })).toEqual({ items: [], total: 430, offset: 0 });
     const finals = all.filter((r) => r.resultType === 'FINAL');
     expect(ids((await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 1, offset: 0, resultType: 'FINAL', countTotal: false })).items)).toEqual([finals[0]!.id]);
     expect(ids((await s.checkResults.listByCheck(ACCOUNT, 'c1', { limit: 10, offset: 20, resultType: 'ATTEMPT' })).items))

@@ -95,7 +95,7 @@ export function isWindowActive(w: MaintenanceWindowInput, at: Date): boolean {
  * last to start at or before repeatEndsAt); null for a window that repeats for ever.
  */
 export function maintenanceWindowEndMs(w: Pick<MaintenanceWindowInput, 'startsAt' | 'endsAt' | 'repeatUnit' | 'repeatInterval' | 'repeatEndsAt' | 'timezone'>): number | null {
-  if (w.repeatEndsAt === null) return null;
+  if (w.repeatEndsAt === null || w.repeatEndsAt === undefined) return null;
   const s = series({ ...w, id: 0, tags: [], pauseAllChecks: false, silenceAlertsTags: [], silenceAllAlerts: false });
   return Math.max(s.end, ...nearbyOccurrences(s, s.repeatEnds!).map((o) => o.end));
 }

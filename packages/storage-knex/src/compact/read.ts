@@ -114,6 +114,7 @@ export async function listMerged(
       return Number(count);
     }));
   const total = query.countTotal === false ? -1 : counts.reduce<number>((a, b) => a + b!, 0);
+  if (upTo <= 0) return { items: [], total, offset: query.offset };
   const branches = [fullQ.clone().select(db.raw('0 as src'), db.raw('seq as k'), 'started_ms')
     .orderBy([{ column: 'started_ms', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(upTo)];
   layouts.forEach((layout, i) => {
