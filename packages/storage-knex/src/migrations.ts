@@ -331,35 +331,36 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     // A status page shows the incidents open, or closed within its days: when each closed (null
     // while open), so that a view reads those alone and not every incident of the account.
     name: '018_incident_closed',
-    async up(knex, prefix) {
-      const table = `${prefix}status_page_incidents`;
-      await knex.schema.alterTable(table, (t) => {
-        t.bigInteger('closed_ms').nullable();
-        t.index(['account_id', 'closed_ms'], indexName(table, ['account_id', 'closed_ms']));
-      });
-      for (const row of (await knex(table).select('seq', 'data')) as { seq: number; data: string }[]) {
-        const closed = incidentClosedMs(JSON.parse(row.data) as StatusPageIncident);
-        if (closed !== null) await knex(table).where('seq', row.seq).update({ closed_ms: closed });
-      }
-    },
+    up: (knex, prefix) => addDerivedColumn(knex, `${prefix}status_page_incidents`, 'seq', 'closed_ms', (doc) => incidentClosedMs(doc as StatusPageIncident)),
   },
   {
     // Every run reads its account's maintenance windows: when each is over for good (null while it
     // repeats for ever), so that a run reads those that may be in force, not every window.
     name: '019_maintenance_window_ends',
-    async up(knex, prefix) {
-      const table = `${prefix}maintenance_windows`;
-      await knex.schema.alterTable(table, (t) => {
-        t.bigInteger('ends_ms').nullable();
-        t.index(['account_id', 'ends_ms'], indexName(table, ['account_id', 'ends_ms']));
-      });
-      for (const row of (await knex(table).select('id', 'data')) as { id: number; data: string }[]) {
-        const ends = windowEndsMs(JSON.parse(row.data) as MaintenanceWindow);
-        if (ends !== null) await knex(table).where('id', row.id).update({ ends_ms: ends });
-      }
-    },
+    up: (knex, prefix) => addDerivedColumn(knex, `${prefix}maintenance_windows`, 'id', 'ends_ms', (doc) => windowEndsMs(doc as MaintenanceWindow)),
   },
 ];
+
+/**
+ * A document table's new column of a time derived from each document (null for none), indexed
+ * after the account, and filled in for the documents stored before.
+ */
+async function addDerivedColumn(
+  knex: Knex | Knex.Transaction,
+  table: string,
+  key: 'id' | 'seq',
+  column: string,
+  derive: (doc: unknown) => number | null,
+): Promise<void> {
+  await knex.schema.alterTable(table, (t) => {
+    t.bigInteger(column).nullable();
+    t.index(['account_id', column], indexName(table, ['account_id', column]));
+  });
+  for (const row of (await knex(table).select(key, 'data')) as Record<string, string | number>[]) {
+    const value = derive(JSON.parse(String(row.data)));
+    if (value !== null) await knex(table).where(key, row[key]!).update({ [column]: value });
+  }
+}
 
 /**
  * Creates Vigil's tables, forward only. Each migration runs once; a second process migrating at
