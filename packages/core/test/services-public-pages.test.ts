@@ -234,6 +234,22 @@ describe('PublicPageService.dashboardView', () => {
     expect(check).toMatchObject({ runs24h: 2, avg: 100 });
   });
 
+  // A store with `listCurrentByDashboard` leaves out the incidents stopped before the days shown
+  // (the view then reads no other incident); without it, the view reads every incident of the dashboard.
+  it.each([['finds the current incidents', true], ['reads every incident', false]])('a dashboard\'s incidents from a store that %s', async (_how, current) => {
+    const { vigil, a, clock, storage, addDashboard } = await setup();
+    const d = await addDashboard(a, { enableIncidents: true });
+    for (let n = 0; n < 5; n++) {
+      const i = await vigil.incidents.create(a, { name: `old ${n}`, dashboardId: d.id, incidentUpdates: [{ status: 'INVESTIGATING', description: 'x' }] });
+      await vigil.incidents.addUpdate(a, i.id, { status: 'RESOLVED', description: 'fixed' });
+    }
+    clock.set('2026-05-20T12:00:00.000Z');
+    await vigil.incidents.create(a, { name: 'now', dashboardId: d.id, incidentUpdates: [{ status: 'INVESTIGATING', description: 'x' }] });
+    if (current) storage.incidents.listByDashboard = () => Promise.reject(new Error('every incident of the dashboard was read'));
+    else delete storage.incidents.listCurrentByDashboard;
+    expect((await vigil.publicPages.dashboardView(d)).incidents.map((i) => i.name)).toEqual(['now']);
+  });
+
   it('lists incidents only when enableIncidents: active first, newest first within; a resolved one older than 7 days is left out', async () => {
     const { vigil, a, clock, addDashboard } = await setup();
     const d = await addDashboard(a, { enableIncidents: true });

@@ -1,4 +1,4 @@
-import { incidentClosedMs, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
+import { incidentClosedMs, type Incident, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
 import type { Knex } from 'knex';
 import { isPostgres } from './compact/layout.js';
 import { createMarksTable } from './compact/marks.js';
@@ -339,11 +339,20 @@ const MIGRATIONS: { name: string; up: (knex: Knex | Knex.Transaction, prefix: st
     name: '019_maintenance_window_ends',
     up: (knex, prefix) => addDerivedColumn(knex, `${prefix}maintenance_windows`, 'id', 'ends_ms', (doc) => windowEndsMs(doc as MaintenanceWindow)),
   },
+  {
+    // A public dashboard shows its incidents open, or stopped within the last days: when each
+    // stopped, so that a view leaves the older ones unread (found along the dashboard's index).
+    name: '020_incident_stopped',
+    up: (knex, prefix) => addDerivedColumn(knex, `${prefix}incidents`, 'seq', 'stopped_ms', (doc) => {
+      const { stoppedAt } = doc as Incident;
+      return stoppedAt ? Date.parse(stoppedAt) : null;
+    }, false),
+  },
 ];
 
 /**
  * A document table's new column of a time derived from each document (null for none), indexed
- * after the account, and filled in for the documents stored before.
+ * after the account unless `indexed` is false, and filled in for the documents stored before.
  */
 async function addDerivedColumn(
   knex: Knex | Knex.Transaction,
@@ -351,10 +360,11 @@ async function addDerivedColumn(
   key: 'id' | 'seq',
   column: string,
   derive: (doc: unknown) => number | null,
+  indexed = true,
 ): Promise<void> {
   await knex.schema.alterTable(table, (t) => {
     t.bigInteger(column).nullable();
-    t.index(['account_id', column], indexName(table, ['account_id', column]));
+    if (indexed) t.index(['account_id', column], indexName(table, ['account_id', column]));
   });
   for (const row of (await knex(table).select(key, 'data')) as Record<string, string | number>[]) {
     const value = derive(JSON.parse(String(row.data)));

@@ -58,7 +58,9 @@ function children<TChild extends { id: string; accountId: string; incidentId: st
 }
 
 export function incidentRepository(ctx: TableContext): IncidentRepository {
-  const table = new DocTable<Incident>(ctx, { name: 'incidents', numericId: false, columns: { dashboard_id: (i) => i.dashboardId } });
+  const table = new DocTable<Incident>(ctx, {
+    name: 'incidents', numericId: false, columns: { dashboard_id: (i) => i.dashboardId, stopped_ms: (i) => (i.stoppedAt ? Date.parse(i.stoppedAt) : null) },
+  });
   const updates = new DocTable<IncidentUpdateRecord>(ctx, {
     name: 'incident_updates', numericId: false, columns: { incident_id: (u) => u.incidentId },
   });
@@ -66,6 +68,9 @@ export function incidentRepository(ctx: TableContext): IncidentRepository {
   return {
     ...docRepository<Incident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
     listByDashboard: (accountId, dashboardId) => table.where(accountId, { dashboard_id: dashboardId }),
+    // Along the (account, dashboard) index; the incidents stopped before `since` are left unparsed.
+    listCurrentByDashboard: (accountId, dashboardId, since) =>
+      table.whereFixed(accountId, 'dashboard_id = ? and (stopped_ms is null or stopped_ms >= ?)', [dashboardId, since.getTime()]),
     insertUpdate: (accountId, update) => kids.insert(accountId, update),
     listUpdates: (accountId, incidentId) => kids.list(accountId, incidentId),
   };

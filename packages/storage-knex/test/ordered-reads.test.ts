@@ -210,6 +210,27 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
     expect((await s.statusPageIncidents.listCurrent!(ACCOUNT, new Date(T0 + 3_600_000))).map((i) => i.id)).toEqual(['before-statuses', 'resolved', 'open']);
   });
 
+  it('migration 020 records when each stored dashboard incident stopped, and a dashboard finds those stopped since by it', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered'));
+    await migrate(s.knex, 'vigil_', '019_maintenance_window_ends');
+    const incident = (id: string, dashboardId: number, stoppedAt: string | null) => ({
+      id, account_id: ACCOUNT, dashboard_id: dashboardId,
+      data: JSON.stringify({ name: id, impact: 'MINOR', dashboardId, startedAt: new Date(T0).toISOString(), stoppedAt, created_at: new Date(T0).toISOString(), updated_at: null }),
+    });
+    await insertRows(s, 'incidents', [
+      incident('open', 1, null),
+      incident('stopped-long-ago', 1, new Date(T0 + 60_000).toISOString()),
+      incident('stopped-lately', 1, new Date(T0 + 7_200_000).toISOString()),
+      incident('other-dashboard', 2, null),
+    ]);
+    await s.migrate();
+    const stopped = Object.fromEntries(((await s.knex('vigil_incidents').select('id', 'stopped_ms')) as { id: string; stopped_ms: unknown }[])
+      .map((r) => [r.id, r.stopped_ms === null ? null : Number(r.stopped_ms)]));
+    expect(stopped).toEqual({ open: null, 'stopped-long-ago': T0 + 60_000, 'stopped-lately': T0 + 7_200_000, 'other-dashboard': null });
+    expect((await s.incidents.listCurrentByDashboard!(ACCOUNT, 1, new Date(T0 + 3_600_000))).map((i) => i.id)).toEqual(['open', 'stopped-lately']);
+    expect(await s.incidents.listCurrentByDashboard!(OTHER, 1, new Date(T0))).toEqual([]);
+  });
+
   it('pages an account\'s status page incidents newest first and its services from a cursor on, and finds a status page\'s incidents, not through the other rows', async () => {
     const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
     await s.migrate();

@@ -144,6 +144,12 @@ export interface MaintenanceWindowRepository extends Repository<MaintenanceWindo
 /** Deleting an incident deletes its updates. */
 export interface IncidentRepository extends Repository<Incident, string> {
   listByDashboard(accountId: string, dashboardId: number): Promise<Incident[]>;
+  /**
+   * Optional: the dashboard's incidents not stopped before `since` (those with no stoppedAt, or
+   * stopped at or after it), in the order of `listByDashboard`: what a public dashboard shows.
+   * Without it, a dashboard's view reads every incident the dashboard ever had.
+   */
+  listCurrentByDashboard?(accountId: string, dashboardId: number, since: Date): Promise<Incident[]>;
   /** NotFoundError when the incident is not in this account. */
   insertUpdate(accountId: string, update: NewRecord<IncidentUpdateRecord>): Promise<IncidentUpdateRecord>;
   /** Updates of an incident, oldest first. */

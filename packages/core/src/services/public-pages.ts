@@ -173,7 +173,9 @@ export class PublicPageService {
 
   private async dashboardIncidents(accountId: string, dashboardId: number, now: Date): Promise<PublicIncident[]> {
     const keepFor = this.options.incidentHistoryMs ?? 7 * DAY_MS;
-    const incidents = await this.storage.incidents.listByDashboard(accountId, dashboardId);
+    const { incidents: store } = this.storage;
+    const since = new Date(now.getTime() - keepFor);
+    const incidents = store.listCurrentByDashboard ? await store.listCurrentByDashboard(accountId, dashboardId, since) : await store.listByDashboard(accountId, dashboardId);
     const out: PublicIncident[] = [];
     for (const i of incidents) {
       const upcoming = i.startedAt !== null && Date.parse(i.startedAt) > now.getTime();

@@ -61,6 +61,9 @@ export function incidentRepository(
     async listByDashboard(accountId, dashboardId) {
       return table.ofAccount(accountId, (i) => i.dashboardId === dashboardId);
     },
+    async listCurrentByDashboard(accountId, dashboardId, since) {
+      return table.ofAccount(accountId, (i) => i.dashboardId === dashboardId && (!i.stoppedAt || Date.parse(i.stoppedAt) >= since.getTime()));
+    },
     async insertUpdate(accountId, update) {
       return kids.insert(accountId, update);
     },

@@ -233,6 +233,25 @@ export function pageCases(c: StorageCase) {
     check((await pages.findAnywhere('nope')) === null, 'an unknown id finds nothing');
   });
 
+  c('incidents: listCurrentByDashboard leaves out those stopped before a time', async (f) => {
+    const incidents = f.storage.incidents;
+    if (!incidents.listCurrentByDashboard) return;
+    const since = new Date(Date.parse(T0) + 10_000);
+    const open = await incidents.insert(ACCOUNT_A, incidentFixture(1));
+    const stoppedBefore = await incidents.insert(ACCOUNT_A, incidentFixture(1, { stoppedAt: isoAt(T0, 9_999) }));
+    const stoppedAt = await incidents.insert(ACCOUNT_A, incidentFixture(1, { stoppedAt: isoAt(T0, 10_000) }));
+    const stopsLater = await incidents.insert(ACCOUNT_A, incidentFixture(1, { startedAt: isoAt(T0, 50_000), stoppedAt: isoAt(T0, 60_000) }));
+    await incidents.insert(ACCOUNT_A, incidentFixture(2));
+    await incidents.insert(ACCOUNT_B, incidentFixture(1));
+    const ids = async () => (await incidents.listCurrentByDashboard!(ACCOUNT_A, 1, since)).map((i) => i.id);
+    checkSame(await ids(), [open.id, stoppedAt.id, stopsLater.id], 'open, or stopped at or after `since`, in creation order');
+    const { accountId: _a, ...rest } = open;
+    await incidents.update(ACCOUNT_A, open.id, { ...rest, stoppedAt: isoAt(T0, 0) });
+    const { accountId: _b, ...again } = stoppedBefore;
+    await incidents.update(ACCOUNT_A, stoppedBefore.id, { ...again, stoppedAt: null });
+    checkSame(await ids(), [stoppedBefore.id, stoppedAt.id, stopsLater.id], 'one stopped since, one open again');
+  });
+
   c('incidents: listByDashboard and updates, oldest first, in one account', async (f) => {
     const incidents = f.storage.incidents;
     const i1 = await incidents.insert(ACCOUNT_A, incidentFixture(1));
