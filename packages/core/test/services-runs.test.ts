@@ -204,6 +204,21 @@ describe('client certificates', () => {
     expect(await code(vigil.clientCertificates.get(b, created.id))).toBe('NOT_FOUND');
   });
 
+  it.each([['looks the host up', true], ['reads every certificate', false]])('finds a host\'s certificate from a store that %s', async (_how, byHost) => {
+    const { vigil, storage, a } = await setup();
+    for (let n = 0; n < 5; n++) await vigil.clientCertificates.create(a, { host: `other-${n}.example.org`, cert: fixture('client.crt'), key: fixture('client.key') });
+    await vigil.clientCertificates.create(a, { host: '*.example.com', cert: fixture('encrypted.crt'), key: fixture('encrypted.key'), passphrase: 'secret' });
+    await vigil.clientCertificates.create(a, { host: 'api.example.com', cert: fixture('client.crt'), key: fixture('client.key') });
+    // Asked for the host of every HTTPS run: the account may hold many certificates.
+    if (byHost) storage.clientCertificates.list = () => Promise.reject(new Error('every certificate of the account was read'));
+    else delete storage.clientCertificates.listByHosts;
+    expect((await vigil.clientCertificates.findForHost(a, 'API.example.com'))?.host).toBe('api.example.com');
+    expect((await vigil.clientCertificates.findForHost(a, 'shop.example.com'))?.host).toBe('*.example.com');
+    expect(await vigil.clientCertificates.findForHost(a, 'a.shop.example.com')).toBeNull();
+    expect(await vigil.clientCertificates.findForHost(a, 'example.com')).toBeNull();
+    expect(await vigil.clientCertificates.findForHost(a, 'localhost')).toBeNull();
+  });
+
   it('refuses a key of another certificate, a wrong passphrase and an unreadable certificate', async () => {
     const { vigil, a, storage } = await setup();
     const keys = async (body: object) => (await vigil.clientCertificates.create(a, body).catch((e) => e)).keys;

@@ -175,9 +175,15 @@ export function snippetRepository(ctx: TableContext): SnippetRepository {
 }
 
 export function clientCertificateRepository(ctx: TableContext): ClientCertificateRepository {
-  const table = new Table<ClientCertificate>(ctx, { name: 'client_certificates', numericId: false });
+  const table = new Table<ClientCertificate>(ctx, { name: 'client_certificates', numericId: false, columns: { host: (c) => c.host } });
   const repo = docRepository<ClientCertificate, string>(table);
-  return { insert: repo.insert, get: repo.get, list: repo.list, delete: repo.delete };
+  return {
+    insert: repo.insert, get: repo.get, list: repo.list, delete: repo.delete,
+    // Along the (account, host) index: an HTTPS run reads its host's certificates, not the account's.
+    listByHosts: (accountId, hosts) => (hosts.length === 0 || !hosts.every((h) => !h.includes('\0'))
+      ? Promise.resolve([])
+      : table.whereFixed(accountId, `host in (${hosts.map(() => '?').join(', ')})`, hosts)),
+  };
 }
 
 type Target = { checkId: string } | { groupId: number };

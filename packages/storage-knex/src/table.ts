@@ -136,14 +136,21 @@ export class DocTable<T extends { id: string | number }> {
   }
 
   /**
-   * The account's rows that meet `condition` (SQL over the table's columns, with `?` for each of
-   * `bindings`), in creation order: one fixed statement, prepared once per connection like the
-   * read by id.
+   * The few rows of an account that meet `condition` (SQL over the table's columns, with `?` for
+   * each of `bindings`), in creation order: one fixed statement, prepared once per connection like
+   * the read by id. The rows are put in order here, so that the database finds them along the
+   * index that `condition` names rather than along the one that gives the order (SQLite, with no
+   * statistics, takes the one that saves a sort).
    */
   async whereFixed(accountId: string, condition: string, bindings: readonly unknown[]): Promise<T[]> {
     if (!storable(accountId)) return [];
-    const sql = `select ${this.columnsRead} from ${this.quoted} where account_id = ? and (${condition}) order by ${this.spec.numericId ? 'id' : 'seq'} asc`;
-    return this.run(async () => (await this.fixedRows(sql, [accountId, ...bindings])).map((r) => this.fromRow(r)));
+    const order = this.spec.numericId ? 'id' : 'seq';
+    const sql = `select ${this.columnsRead}${order === 'seq' ? ', seq' : ''} from ${this.quoted} where account_id = ? and (${condition})`;
+    return this.run(async () => {
+      const rows = await this.fixedRows(sql, [accountId, ...bindings]);
+      rows.sort((a, b) => Number(a[order]) - Number(b[order]));
+      return rows.map((r) => this.fromRow(r));
+    });
   }
 
   /** The rows of a fixed statement: prepared on the store's own connections, else through knex. */

@@ -231,6 +231,31 @@ describe.each(STORES)('ordered reads on %s', (kind) => {
     expect(await s.incidents.listCurrentByDashboard!(OTHER, 1, new Date(T0))).toEqual([]);
   });
 
+  it('migration 021 records each stored client certificate\'s host, and a run finds its host\'s by it', async () => {
+    const s = (storage = await freshStore(kind, 'vigil_ordered'));
+    await migrate(s.knex, 'vigil_', '020_incident_stopped');
+    const cert = (id: string, host: string, accountId = ACCOUNT) => ({
+      id, account_id: accountId, data: JSON.stringify({ host, cert: 'PEM', ca: null, encryptedKey: null, encryptedPassphrase: null, created_at: new Date(T0).toISOString() }),
+    });
+    await insertRows(s, 'client_certificates', [
+      ...Array.from({ length: 500 }, (_, i) => cert(`other-${i}`, `host-${i}.example.org`)),
+      cert('wild', '*.example.com'), cert('api', 'api.example.com'), cert('theirs', 'api.example.com', OTHER),
+    ]);
+    await s.migrate();
+    if (kind === 'postgres') await s.knex.raw('ANALYZE vigil_client_certificates');
+    const hosts = ['api.example.com', '*.example.com'];
+    expect((await s.clientCertificates.listByHosts!(ACCOUNT, hosts)).map((c) => [c.id, c.host])).toEqual([['wild', '*.example.com'], ['api', 'api.example.com']]);
+    // The store's statement, prepared on its own connection (so not seen by knex).
+    const plan = await planOf(kind, s, {
+      sql: 'select id, account_id, data, seq from "vigil_client_certificates" where account_id = ? and (host in (?, ?))', bindings: [ACCOUNT, ...hosts],
+    });
+    expect(readsWholeTable(kind, plan), plan).toBe(false);
+    expect(plan).toMatch(kind === 'sqlite' ? /USING INDEX \S+ \(account_id=\? AND host=\?\)/ : /"Index Cond":"[^"]*host/);
+    // A certificate written after the migration carries its host too.
+    await s.clientCertificates.insert(ACCOUNT, { id: 'later', host: 'shop.example.com', cert: 'PEM', ca: null, encryptedKey: null, encryptedPassphrase: null, created_at: new Date(T0).toISOString() });
+    expect((await s.clientCertificates.listByHosts!(ACCOUNT, ['shop.example.com'])).map((c) => c.id)).toEqual(['later']);
+  });
+
   it('pages an account\'s status page incidents newest first and its services from a cursor on, and finds a status page\'s incidents, not through the other rows', async () => {
     const s = (storage = await freshStore(kind, 'vigil_ordered', { pool: { min: 1, max: 1 } }));
     await s.migrate();

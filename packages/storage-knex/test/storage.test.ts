@@ -134,7 +134,7 @@ describe('migrations', () => {
     expect(names).toContain('mon_checks');
     expect(names.filter((x) => !x.startsWith('mon_'))).toEqual(['orders']);
     expect(names).toContain('mon_status_page_subscribers');
-    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 20 }]);
+    expect(await storage.knex('mon_migrations').count({ n: '*' })).toEqual([{ n: 21 }]);
     await storage.close();
   });
 });

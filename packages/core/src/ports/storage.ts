@@ -227,6 +227,12 @@ export interface ClientCertificateRepository {
   get(accountId: string, id: string): Promise<ClientCertificate | null>;
   list(accountId: string, options?: ListOptions): Promise<Page<ClientCertificate>>;
   delete(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Optional: the account's certificates whose host is one of `hosts` (as stored, lower case), in
+   * creation order. An HTTPS run looks its target's host up; without it, the run reads every
+   * certificate of the account.
+   */
+  listByHosts?(accountId: string, hosts: readonly string[]): Promise<ClientCertificate[]>;
 }
 
 export interface ErrorGroupRepository extends Repository<ErrorGroup, string> {

@@ -89,8 +89,14 @@ export class ClientCertificateService {
 
   /** The certificate for a target host: an exact host first, else a one-label wildcard. */
   async findForHost(accountId: string, hostname: string): Promise<OpenedCertificate | null> {
-    const all = (await this.deps.storage.clientCertificates.list(accountId, { limit: 10_000, offset: 0 })).items;
-    const match = all.find((c) => c.host === hostname.toLowerCase()) ?? all.find((c) => hostMatches(c.host, hostname));
+    const store = this.deps.storage.clientCertificates;
+    const host = hostname.toLowerCase();
+    // The host itself and the one wildcard that covers it (a wildcard covers one label).
+    const dot = host.indexOf('.');
+    const all = store.listByHosts
+      ? await store.listByHosts(accountId, dot > 0 ? [host, `*${host.slice(dot)}`] : [host])
+      : (await store.list(accountId, { limit: 10_000, offset: 0 })).items;
+    const match = all.find((c) => c.host === host) ?? all.find((c) => hostMatches(c.host, hostname));
     if (!match) return null;
     const box = this.deps.secretBox;
     return {

@@ -114,7 +114,10 @@ function createTables(): MemoryTables {
 
 function clientCertificateRepository(table: MemoryTable<ClientCertificate>): ClientCertificateRepository {
   const { insert, get, list, delete: remove } = repository<ClientCertificate, string>(table);
-  return { insert, get, list, delete: remove };
+  return {
+    insert, get, list, delete: remove,
+    listByHosts: async (accountId, hosts) => table.ofAccount(accountId, (c) => hosts.includes(c.host)),
+  };
 }
 
 /**

@@ -208,6 +208,19 @@ export function pageCases(c: StorageCase) {
     await checkRawCount(f.raw, 'client_certificates', 1, 'the other certificate stays');
   });
 
+  c('client certificates: listByHosts gives this account\'s of those hosts, in creation order', async (f) => {
+    const certs = f.storage.clientCertificates;
+    if (!certs.listByHosts) return;
+    const wild = await certs.insert(ACCOUNT_A, clientCertificateFixture({ host: '*.example.com' }));
+    await certs.insert(ACCOUNT_A, clientCertificateFixture({ host: 'db.example.com' }));
+    const exact = await certs.insert(ACCOUNT_A, clientCertificateFixture({ host: 'api.example.com' }));
+    const again = await certs.insert(ACCOUNT_A, clientCertificateFixture({ host: 'api.example.com' }));
+    await certs.insert(ACCOUNT_B, clientCertificateFixture({ host: 'api.example.com' }));
+    checkSame((await certs.listByHosts(ACCOUNT_A, ['api.example.com', '*.example.com'])).map((c) => c.id), [wild.id, exact.id, again.id], 'both hosts, in creation order');
+    checkSame(await certs.listByHosts(ACCOUNT_A, ['shop.example.org']), [], 'a host with none');
+    checkSame((await certs.listByHosts(ACCOUNT_A, ['api.example.com']))[0], exact, 'a certificate as stored');
+  });
+
   c('dashboards: customUrl is unique across accounts; findByCustomUrl and findByCustomDomain', async (f) => {
     const boards = f.storage.dashboards;
     const mine = await boards.insert(ACCOUNT_A, dashboardFixture({ customUrl: 'status-acme', customDomain: 'status.acme.example' }));
