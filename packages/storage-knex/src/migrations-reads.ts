@@ -6,6 +6,7 @@
 import { incidentClosedMs, type Incident, type MaintenanceWindow, type StatusPageIncident } from '@vigil/core';
 import type { Knex } from 'knex';
 import { indexName } from './doc-tables.js';
+import { incidentStoppedMs } from './pages.js';
 import { windowEndsMs } from './resources.js';
 
 export interface Migration {
@@ -71,10 +72,7 @@ export const READ_MIGRATIONS: Migration[] = [
     // A public dashboard shows its incidents open, or stopped within the last days: when each
     // stopped, so that a view leaves the older ones unread (found along the dashboard's index).
     name: '020_incident_stopped',
-    up: (knex, prefix) => addDerivedColumn(knex, `${prefix}incidents`, 'seq', 'stopped_ms', (doc) => {
-      const { stoppedAt } = doc as Incident;
-      return stoppedAt ? Date.parse(stoppedAt) : null;
-    }, false),
+    up: (knex, prefix) => addDerivedColumn(knex, `${prefix}incidents`, 'seq', 'stopped_ms', (doc) => incidentStoppedMs(doc as Incident), false),
   },
   {
     // An HTTPS run looks up the client certificate for its target's host: each certificate's host

@@ -57,9 +57,12 @@ function children<TChild extends { id: string; accountId: string; incidentId: st
   };
 }
 
+/** When a dashboard incident stopped, as its `stopped_ms` column keeps it (null while it has no stop). */
+export const incidentStoppedMs = (incident: Pick<Incident, 'stoppedAt'>): number | null => (incident.stoppedAt ? Date.parse(incident.stoppedAt) : null);
+
 export function incidentRepository(ctx: TableContext): IncidentRepository {
   const table = new DocTable<Incident>(ctx, {
-    name: 'incidents', numericId: false, columns: { dashboard_id: (i) => i.dashboardId, stopped_ms: (i) => (i.stoppedAt ? Date.parse(i.stoppedAt) : null) },
+    name: 'incidents', numericId: false, columns: { dashboard_id: (i) => i.dashboardId, stopped_ms: incidentStoppedMs },
   });
   const updates = new DocTable<IncidentUpdateRecord>(ctx, {
     name: 'incident_updates', numericId: false, columns: { incident_id: (u) => u.incidentId },
@@ -140,15 +143,12 @@ export function statusPageIncidentRepository(ctx: TableContext): StatusPageIncid
     ...docRepository<StatusPageIncident, string>(table, { afterDelete: (row) => kids.removeOf(row) }),
     // Newest first along the (account, created) index; of two created at the same time, the later stored first.
     listAfter: (accountId, afterId, limit) => listAfter(table, accountId, afterId, limit, [['created_ms', 'desc'], ['seq', 'desc']]),
-    // The open ones and those closed since, each along the (account, closed) index, not every
-    // incident; the few found are put in order here.
-    listCurrent: (accountId, since) =>
-      table.run(async () => {
-        const closed = table.readQuery(accountId).where('closed_ms', '>=', since.getTime());
-        const rows = (await table.readQuery(accountId).whereNull('closed_ms').unionAll(closed, false)) as Record<string, unknown>[];
-        rows.sort((a, b) => Number(b.created_ms) - Number(a.created_ms) || Number(b.seq) - Number(a.seq));
-        return rows.map((r) => table.fromRow(r));
-      }),
+    // The open ones and those closed since, along the (account, closed) index, not every incident:
+    // newest first, those created at the same time the later stored first (a stable sort of the
+    // rows from the last stored on).
+    listCurrent: async (accountId, since) =>
+      (await table.whereFixed(accountId, 'closed_ms is null or closed_ms >= ?', [since.getTime()]))
+        .reverse().sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at)),
     insertUpdate: (accountId, update) => kids.insert(accountId, update),
     listUpdates: (accountId, incidentId) => kids.list(accountId, incidentId),
   };

@@ -180,7 +180,7 @@ export function clientCertificateRepository(ctx: TableContext): ClientCertificat
   return {
     insert: repo.insert, get: repo.get, list: repo.list, delete: repo.delete,
     // Along the (account, host) index: an HTTPS run reads its host's certificates, not the account's.
-    listByHosts: (accountId, hosts) => (hosts.length === 0 || !hosts.every((h) => !h.includes('\0'))
+    listByHosts: (accountId, hosts) => (hosts.length === 0 || hosts.some((h) => h.includes('\0'))
       ? Promise.resolve([])
       : table.whereFixed(accountId, `host in (${hosts.map(() => '?').join(', ')})`, hosts)),
   };
