@@ -10,6 +10,7 @@
  * wraps them.
  */
 import type { Knex } from 'knex';
+import type { PreparedWrites } from './prepared.js';
 
 type Row = Record<string, unknown>;
 type Value = number | string;
@@ -49,9 +50,11 @@ function statement(db: Knex, pg: boolean, table: string, columns: readonly (read
  * statement for up to 5,000 rows. Every row has a value of its kind in every column of `columns`
  * (other fields of a row are not written), or nothing is inserted and the error names the table,
  * the column and the row. Text must be well-formed (SQLite's JSON would store a lone surrogate as
- * it is). `pg`: the database is PostgreSQL, else SQLite.
+ * it is). `pg`: the database is PostgreSQL, else SQLite. `writes`: outside a transaction, on the
+ * store's own PostgreSQL connections, the statement runs prepared once per connection there (not
+ * through knex, so a query listener on `db` does not see it).
  */
-export async function insertRows(db: Knex, pg: boolean, table: string, columns: Readonly<Record<string, ColumnKind>>, rows: readonly Row[]): Promise<void> {
+export async function insertRows(db: Knex, pg: boolean, table: string, columns: Readonly<Record<string, ColumnKind>>, rows: readonly Row[], writes?: PreparedWrites | null): Promise<void> {
   if (rows.length === 0) return;
   const cols = Object.entries(columns);
   const sql = statement(db, pg, table, cols);
@@ -78,7 +81,8 @@ export async function insertRows(db: Knex, pg: boolean, table: string, columns: 
   }
   for (const bindings of batches) {
     try {
-      await db.raw(sql, bindings);
+      if (writes) await writes.count(sql, bindings);
+      else await db.raw(sql, bindings);
     } catch (err) {
       throw shortened(err, table, rows.length);
     }

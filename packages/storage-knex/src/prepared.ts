@@ -17,12 +17,29 @@ export interface PreparedReads {
   rows(sql: string, bindings: readonly unknown[]): Promise<Row[]>;
 }
 
+/**
+ * The writes every run makes (its narrow result row, its status's and alert state's
+ * compare-and-set, its schedule entry), each one statement outside any transaction, as statements
+ * prepared once per connection of PostgreSQL's pool: the server parses and plans each once per
+ * connection instead of once per run. Each is atomic by itself, so a statement the server no longer
+ * has is sent once more unnamed, as a read is.
+ */
+export interface PreparedWrites {
+  /** The count of rows `sql` (placeholders `?`) wrote for `bindings`. */
+  count(sql: string, bindings: readonly unknown[]): Promise<number>;
+}
+
 interface SqliteConnection {
   all(sql: string, bindings: unknown[], cb: (err: Error | null, rows: Row[]) => void): void;
 }
 
+interface PgResult {
+  rows: Row[];
+  rowCount: number | null;
+}
+
 interface PgConnection {
-  query(config: { name?: string; text: string; values: readonly unknown[] }, cb: (err: Error | null, result: { rows: Row[] }) => void): void;
+  query(config: { name?: string; text: string; values: readonly unknown[] }, cb: (err: Error | null, result: PgResult) => void): void;
   /** The driver's wire connection, with its record of the statements prepared on it, by name. */
   connection?: { parsedStatements?: Record<string, string>; submittedNamedStatements?: Record<string, string> };
 }
@@ -34,12 +51,20 @@ interface PoolClient {
   positionBindings(sql: string): string;
 }
 
+const isPg = (knex: Knex) => ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
+
 /** Prepared reads on `knex`'s connections, for its SQLite or PostgreSQL client; null for another client. */
 export function preparedReads(knex: Knex): PreparedReads | null {
-  const name = String(knex.client.config.client);
-  if (name === 'sqlite3') return sqliteReads(knex);
-  if (['pg', 'postgres', 'postgresql'].includes(name)) return pgReads(knex);
-  return null;
+  if (String(knex.client.config.client) === 'sqlite3') return sqliteReads(knex);
+  return isPg(knex) ? pgStatements(knex) : null;
+}
+
+/**
+ * Prepared writes on `knex`'s connections for a PostgreSQL client; null for another (SQLite's own
+ * connections keep every statement they run: sqlite-statements.ts).
+ */
+export function preparedWrites(knex: Knex): PreparedWrites | null {
+  return isPg(knex) ? pgStatements(knex) : null;
 }
 
 /** Runs `query` on a connection of the pool, cancelled with the request it is made for. */
@@ -81,7 +106,16 @@ function sqliteReads(knex: Knex): PreparedReads {
   };
 }
 
-function pgReads(knex: Knex): PreparedReads {
+/** One set of statement names a knex, shared by its reads and writes. */
+const pgOf = new WeakMap<Knex, PreparedReads & PreparedWrites>();
+
+function pgStatements(knex: Knex): PreparedReads & PreparedWrites {
+  let statements = pgOf.get(knex);
+  if (!statements) pgOf.set(knex, (statements = pgPrepared(knex)));
+  return statements;
+}
+
+function pgPrepared(knex: Knex): PreparedReads & PreparedWrites {
   const client = knex.client as unknown as PoolClient;
   // Each SQL text gets one statement name (the driver prepares it on a connection's first use and
   // names it there); the text is written with PostgreSQL's $n placeholders once.
@@ -94,26 +128,29 @@ function pgReads(knex: Knex): PreparedReads {
     }
     return statement;
   };
-  const query = (connection: PgConnection, config: { name?: string; text: string; values: readonly unknown[] }) => new Promise<Row[]>((resolve, reject) => {
-    connection.query(config, (err, result) => (err ? reject(err) : resolve(result.rows)));
+  const query = (connection: PgConnection, config: { name?: string; text: string; values: readonly unknown[] }) => new Promise<PgResult>((resolve, reject) => {
+    connection.query(config, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+  const run = (sql: string, bindings: readonly unknown[]) => onConnection(knex, true, async (raw) => {
+    const connection = raw as PgConnection;
+    const statement = statementFor(sql);
+    try {
+      return await query(connection, { ...statement, values: bindings });
+    } catch (err) {
+      if (!STALE_STATEMENT.has(String((err as { code?: unknown }).code))) throw err;
+      // The server does not have the statement the driver thinks it prepared (a pooler moved the
+      // session), has it already, or can no longer use it (a column changed type): the driver
+      // forgets it, and this statement goes once more unnamed (it ran nowhere: the server refused it
+      // before running it); a later one prepares it again.
+      delete connection.connection?.parsedStatements?.[statement.name];
+      delete connection.connection?.submittedNamedStatements?.[statement.name];
+      await query(connection, { text: 'DEALLOCATE ' + quoteIdent(statement.name), values: [] }).catch(() => {});
+      return query(connection, { text: statement.text, values: bindings });
+    }
   });
   return {
-    rows: (sql, bindings) => onConnection(knex, true, async (raw) => {
-      const connection = raw as PgConnection;
-      const statement = statementFor(sql);
-      try {
-        return await query(connection, { ...statement, values: bindings });
-      } catch (err) {
-        if (!STALE_STATEMENT.has(String((err as { code?: unknown }).code))) throw err;
-        // The server does not have the statement the driver thinks it prepared (a pooler moved the
-        // session), has it already, or can no longer use it (a column changed type): the driver
-        // forgets it, and this read goes once more unnamed; a later read prepares it again.
-        delete connection.connection?.parsedStatements?.[statement.name];
-        delete connection.connection?.submittedNamedStatements?.[statement.name];
-        await query(connection, { text: 'DEALLOCATE ' + quoteIdent(statement.name), values: [] }).catch(() => {});
-        return query(connection, { text: statement.text, values: bindings });
-      }
-    }),
+    rows: async (sql, bindings) => (await run(sql, bindings)).rows,
+    count: async (sql, bindings) => (await run(sql, bindings)).rowCount ?? 0,
   };
 }
 

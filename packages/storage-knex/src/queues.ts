@@ -18,7 +18,7 @@ import { dbCall } from './errors.js';
 import { asUrgent } from './writer-lanes.js';
 import { indexName } from './doc-tables.js';
 import { outboxWrites } from './outbox-writes.js';
-import type { TableContext } from './table.js';
+import { fixedWrite, type TableContext } from './table.js';
 
 type Row = Record<string, unknown>;
 const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
@@ -147,14 +147,15 @@ export function scheduleStore(ctx: TableContext): ScheduleStore {
       }),
     complete: (job, nextDueAt) =>
       run(async () => {
+        // Every run's last write: prepared where the store has its own statements.
         const held = () => ctx.knex(table).where({ ...keyOf(job), lease_owner: job.leaseOwner });
         const asClaimed = held().where('due_ms', Date.parse(job.dueAt));
-        const n = nextDueAt === null
-          ? await asClaimed.delete()
-          : await asClaimed.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null });
-        if (Number(n) > 0) return true;
+        const n = await fixedWrite(ctx, nextDueAt === null
+          ? asClaimed.delete()
+          : asClaimed.update({ due_ms: nextDueAt.getTime(), lease_owner: null, lease_until_ms: null }));
+        if (n > 0) return true;
         // Moved while it ran (a failing check's next alert tick, a changed check): the move stands.
-        return Number(await held().update({ lease_owner: null, lease_until_ms: null })) > 0;
+        return (await fixedWrite(ctx, held().update({ lease_owner: null, lease_until_ms: null }))) > 0;
       }),
     release: (owner) => run(async () => Number(await ctx.knex(table).where('lease_owner', owner).update({ lease_owner: null, lease_until_ms: null }))),
     list: (accountId, checkId) =>

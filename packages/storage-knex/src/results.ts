@@ -75,7 +75,7 @@ export function checkResultRepository(ctx: TableContext): CheckResultRepository 
         // Narrow rows only, their keys known and no detail kept: one statement, no transaction.
         const single = singleInsert(ctx, accountId, plan);
         if (single) {
-          await withPartitions(ctx, dueTimes, () => single(ctx.knex));
+          await withPartitions(ctx, dueTimes, single);
           return;
         }
         const written = await withPartitions(ctx, dueTimes, () => ctx.knex.transaction(async (trx) => {

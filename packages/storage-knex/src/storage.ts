@@ -2,7 +2,7 @@ import { STORAGE, type PluginRegistry, type VigilStorage } from '@vigil/core';
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { cancelWithRequest } from './cancel.js';
-import { preparedReads } from './prepared.js';
+import { preparedReads, preparedWrites } from './prepared.js';
 import { keepStatements, type StatementClass } from './sqlite-statements.js';
 import { requireDriver } from './driver.js';
 import { mapDbError } from './errors.js';
@@ -47,11 +47,12 @@ export interface KnexStorageOptions {
    */
   readers?: number;
   /**
-   * Reads of a row by its id run as statements prepared once per connection (default true). On
-   * PostgreSQL they are named statements: behind a pooler that hands each transaction to another
-   * server connection and does not keep them (PgBouncer in transaction mode before 1.21, or with
-   * `max_prepared_statements` at 0), set `false`. A named statement that the server no longer has
-   * or can no longer use is forgotten and the read sent once more unnamed, either way.
+   * Reads of a row by its id, and on PostgreSQL the writes every run makes outside a transaction,
+   * run as statements prepared once per connection (default true). On PostgreSQL they are named
+   * statements: behind a pooler that hands each transaction to another server connection and does
+   * not keep them (PgBouncer in transaction mode before 1.21, or with `max_prepared_statements` at
+   * 0), set `false`. A named statement that the server no longer has or can no longer use is
+   * forgotten and the statement sent once more unnamed, either way.
    */
   preparedStatements?: boolean;
 }
@@ -185,7 +186,9 @@ export function knexStorage(options: KnexStorageOptions = {}): KnexStorage {
   // Vigil's own connections keep the by-id reads prepared (a host's knex runs them through knex).
   const reads = owned && options.preparedStatements !== false ? preparedReads(readers ?? knex) : null;
   const pg = ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
-  const ctx: TableContext = { knex, reader: readers ?? knex, reads, copies: owned && pg, prefix, database: describe(knex) };
+  // And the writes of every run, on PostgreSQL (SQLite's own connections keep every statement).
+  const writes = owned && options.preparedStatements !== false ? preparedWrites(knex) : null;
+  const ctx: TableContext = { knex, reader: readers ?? knex, reads, writes, copies: owned && pg, prefix, database: describe(knex) };
   let migrated: Promise<void> | null = null;
   let done = false;
   // A failed migration (database down) is tried again on the next call.

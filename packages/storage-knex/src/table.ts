@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dbCall } from './errors.js';
-import type { PreparedReads } from './prepared.js';
+import type { PreparedReads, PreparedWrites } from './prepared.js';
 
 type Row = Record<string, unknown>;
 type Extra<T> = Record<string, (row: T) => string | number | boolean | null>;
@@ -26,12 +26,29 @@ export interface TableContext {
   /** The reader's statements prepared per connection, for fixed reads; null: they go through knex. */
   reads?: PreparedReads | null;
   /**
+   * The writer's statements prepared per connection, for the fixed writes of every run (one
+   * statement each, outside a transaction): Vigil's own PostgreSQL connections; null: through knex
+   * (SQLite's own connections keep their statements anyway).
+   */
+  writes?: PreparedWrites | null;
+  /**
    * Vigil's own PostgreSQL connections: long lists may be read as a binary COPY, past knex's query
    * runner (a host's knex runs every query through knex).
    */
   copies?: boolean;
   prefix: string;
   database: string;
+}
+
+/**
+ * What `q` (an update or a delete, one statement outside a transaction, built on `ctx.knex`) wrote:
+ * the count of rows. It runs as a statement prepared once per connection where the store has them,
+ * else through knex.
+ */
+export async function fixedWrite(ctx: TableContext, q: Knex.QueryBuilder): Promise<number> {
+  if (!ctx.writes) return Number(await q);
+  const { sql, bindings } = q.toSQL();
+  return ctx.writes.count(sql, bindings);
 }
 
 // PostgreSQL refuses a NUL character in text and an integer past int4 outright (an error, not
@@ -258,7 +275,8 @@ export class DocTable<T extends { id: string | number }> {
       delete row.id;
       const q = db(this.table).where('id', next.id).where('data', was);
       if (!this.spec.global && accountId !== null) q.where('account_id', accountId);
-      return Number(await q.update(row)) > 0;
+      // A run's status and alert state: prepared where it is the store's own statement.
+      return (trx ? Number(await q.update(row)) : await fixedWrite(this.ctx, q.update(row))) > 0;
     });
   }
 

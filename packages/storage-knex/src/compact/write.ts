@@ -77,7 +77,7 @@ export async function writeCompact(trx: Knex.Transaction, ctx: TableContext, acc
  * the one writer for two trips fewer. Null for any other batch, which goes through `writeCompact`
  * in a transaction.
  */
-export function singleInsert(ctx: TableContext, accountId: string, plan: CompactPlan): ((db: Knex) => Promise<void>) | null {
+export function singleInsert(ctx: TableContext, accountId: string, plan: CompactPlan): (() => Promise<void>) | null {
   if (plan.rest.length > 0 || plan.narrow.length === 0 || plan.narrow.length > PER_STATEMENT) return null;
   // A failed run keeps its detail: a second statement.
   if (plan.narrow.some(({ n }) => n.failing)) return null;
@@ -90,7 +90,8 @@ export function singleInsert(ctx: TableContext, accountId: string, plan: Compact
   const [layout, list] = only;
   const table = tables(ctx).runs(layout);
   const pg = isPostgres(ctx.knex);
-  return (db) => insertRows(db, pg, table, layout.columns, list);
+  // On the store's knex, no transaction: prepared once per connection where the store has its own statements.
+  return () => insertRows(ctx.knex, pg, table, layout.columns, list, ctx.writes);
 }
 
 /** A check's name as of the batch's latest run, by check id. */
