@@ -7,6 +7,9 @@
 // their ratio, each process's share, the lateness p99 (start minus due: in a backlog it grows with
 // the drain, so compare the two rows), and from the database: slots stored twice, slots run twice
 // and slots missed. Each round has its own tables (a prefix), dropped at the end.
+// BENCH_WARM=1 measures runs of checks each process has run before: the processes first drain the
+// backlog once unmeasured (each check's first run in a process learns its keys and keeps the hour's
+// document, in a transaction), then the same backlog again, due at a later instant, measured.
 // BENCH_PROF=1 writes the children's CPU profiles to /tmp/prof-multiproc.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +19,7 @@ import { pgCpu } from './pg-cpu.mjs';
 const PG_URL = process.env.VIGIL_PG_URL;
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 3_000);
 const WAIT_MS = Number(process.env.RUN_WAIT_MS ?? 0);
+const WARM = Boolean(process.env.BENCH_WARM);
 const EPOCH_MS = Date.UTC(2020, 0, 1);
 const SLOTS_PER_MS = 4096;
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
@@ -24,12 +28,14 @@ async function engineChild() {
   const { createVigil } = await import('@vigil/core');
   const { knexStorage } = await import('@vigil/storage-knex');
   const storage = knexStorage({ client: 'pg', connection: PG_URL, tablePrefix: process.env.TABLE_PREFIX, pool: { min: 0, max: 10 } });
-  const lateness = [];
+  let lateness = [];
+  // The backlog's due time (the one measured); a warm drain moves it.
+  let counted = Number(process.env.T0);
   const runner = {
     checkType: 'TCP',
     async run(job) {
       // Only the backlog's slot counts; a check's next slot falling due during the drain is apart.
-      if (Date.parse(job.dueAt) === Number(process.env.T0)) lateness.push(Date.now() - Date.parse(job.dueAt));
+      if (Date.parse(job.dueAt) === counted) lateness.push(Date.now() - Date.parse(job.dueAt));
       if (WAIT_MS > 0) await new Promise((r) => setTimeout(r, WAIT_MS));
       return { hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false, responseTime: 1, phases: { dns: 0, connection: 1, data: 0, total: 1 }, errorMessage: null, failureKind: null };
     },
@@ -37,16 +43,26 @@ async function engineChild() {
   const vigil = createVigil({ storage, secretKey: process.env.VIGIL_SECRET_KEY, runners: [runner], engine: { owner: process.env.OWNER } });
   process.on('message', async (m) => {
     if (m === 'start') {
-      const cpu = process.cpuUsage();
+      let cpu = process.cpuUsage();
       await vigil.start();
       const timer = setInterval(() => process.send({ runs: lateness.length }), 200);
-      process.once('message', async () => {
+      const next = async (m2) => {
+        if (m2?.measure) {
+          // After a warm drain: count the backlog due at `measure` from now on, and say so.
+          counted = m2.measure;
+          lateness = [];
+          cpu = process.cpuUsage();
+          process.send({ measuring: true });
+          process.once('message', next);
+          return;
+        }
         clearInterval(timer);
         const used = process.cpuUsage(cpu);
         await vigil.stop(5_000);
         await vigil.close();
         process.send({ final: true, runs: lateness.length, lateness, cpuSeconds: (used.user + used.system) / 1e6 }, () => process.exit(0));
-      });
+      };
+      process.once('message', next);
     }
   });
   process.send({ ready: true });
@@ -74,7 +90,7 @@ async function round(n, waitMs) {
       }));
     }
     // Every entry due at T0 (a whole second, a little in the past): the backlog.
-    const t0 = Math.floor(Date.now() / 1000) * 1000 - 1000;
+    let t0 = Math.floor(Date.now() / 1000) * 1000 - 1000;
     const table = `${prefix}schedule`;
     await knex(table).delete();
     for (let i = 0; i < ids.length; i += 500) {
@@ -86,14 +102,36 @@ async function round(n, waitMs) {
     }));
     const runs = children.map(() => 0);
     const finals = [];
+    const measuring = children.map(() => null);
     await Promise.all(children.map((c, k) => new Promise((resolve) => c.on('message', (m) => {
       if (m.ready) resolve();
       else if (m.final) finals[k] = m;
+      else if (m.measuring) measuring[k]();
       else runs[k] = m.runs;
     }))));
+    const drained = () => new Promise((resolve) => {
+      const poll = () => (runs.reduce((a, b) => a + b, 0) >= CHECKS ? resolve() : setTimeout(poll, 20));
+      poll();
+    });
+    if (WARM) {
+      for (const c of children) c.send('start');
+      // The unmeasured drain, until every entry is stored and moved on; then the same backlog due
+      // at a later instant, counted once each process has started counting it.
+      await drained();
+      while (Number((await knex(table).where('due_ms', '>', t0).whereNull('lease_owner').count({ n: '*' }))[0].n) < CHECKS) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      t0 = Math.floor(Date.now() / 1000) * 1000 - 1000;
+      await Promise.all(children.map((c, k) => new Promise((resolve) => {
+        measuring[k] = resolve;
+        c.send({ measure: t0 });
+      })));
+      runs.fill(0);
+    }
     const cpu0 = pgCpu();
     const start = performance.now();
-    for (const c of children) c.send('start');
+    if (WARM) await knex(table).update({ due_ms: t0 });
+    else for (const c of children) c.send('start');
     while (runs.reduce((a, b) => a + b, 0) < CHECKS) await new Promise((r) => setTimeout(r, 20));
     const seconds = (performance.now() - start) / 1000;
     const pgCpuSeconds = pgCpu() - cpu0;
@@ -138,7 +176,8 @@ else {
     { waitMs: Number(process.env.BENCH_WAIT_MS ?? 1_000), title: 'runs that wait on the network: one process is held by its concurrency (100 runs at once)' },
   ];
   for (const { waitMs, title } of loads) {
-    console.log(`\n${CHECKS} TCP checks all due at one instant, each run ${waitMs} ms, drained by 1 then 2 engine processes on one PostgreSQL database: ${title}`);
+    const which = WARM ? ' (BENCH_WARM: the second drain by the same processes, every check run before)' : '';
+    console.log(`\n${CHECKS} TCP checks all due at one instant, each run ${waitMs} ms, drained by 1 then 2 engine processes on one PostgreSQL database${which}: ${title}`);
     const one = await round(1, waitMs);
     const two = await round(2, waitMs);
     console.table([fmt(one), fmt(two)]);
