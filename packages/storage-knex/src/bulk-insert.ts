@@ -5,9 +5,10 @@
  * of rows, read back with `json_each`). A multi-row VALUES statement has a placeholder per value:
  * at 500 rows of 9 columns, knex spends about 3 µs a row building it and the database parses
  * 4,500 placeholders each time. The short statement stores a batch about 1.1 times as fast as
- * knex's multi-row insert on SQLite and 1.8 times on PostgreSQL (bench/storage.bench.mjs). It runs
- * through knex (`raw`), so the host's query events see it and its identifiers are wrapped as knex
- * wraps them.
+ * knex's multi-row insert on SQLite and 1.8 times on PostgreSQL (bench/storage.bench.mjs). Its
+ * identifiers are wrapped as knex wraps them. It runs through knex (`raw`), so the host's query
+ * events see it, but for a run's one narrow row outside a transaction on the store's own
+ * PostgreSQL connections, which is a statement prepared once per connection (`writes`).
  */
 import type { Knex } from 'knex';
 import type { PreparedWrites } from './prepared.js';
@@ -81,7 +82,8 @@ export async function insertRows(db: Knex, pg: boolean, table: string, columns: 
   }
   for (const bindings of batches) {
     try {
-      if (writes) await writes.count(sql, bindings);
+      // Never past a transaction: its rows go on its own connection.
+      if (writes && !db.isTransaction) await writes.count(sql, bindings);
       else await db.raw(sql, bindings);
     } catch (err) {
       throw shortened(err, table, rows.length);

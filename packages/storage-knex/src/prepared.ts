@@ -19,7 +19,8 @@ export interface PreparedReads {
 
 /**
  * The writes every run makes (its narrow result row, its status's and alert state's
- * compare-and-set, its schedule entry), each one statement outside any transaction, as statements
+ * compare-and-set, as every compare-and-set of a document outside a transaction, its schedule
+ * entry), each one statement outside any transaction, as statements
  * prepared once per connection of PostgreSQL's pool: the server parses and plans each once per
  * connection instead of once per run. Each is atomic by itself, so a statement the server no longer
  * has is sent once more unnamed, as a read is.

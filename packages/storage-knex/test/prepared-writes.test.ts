@@ -1,9 +1,9 @@
 // The writes every scheduled run makes on PostgreSQL (its narrow result row, its status's and alert
 // state's compare-and-set, its schedule entry's completion) run as named statements prepared once
 // per connection of the store's own pool: they write what they wrote through knex, a stale
-// compare-and-set still writes nothing, a statement the server no longer has is sent once more,
-// and `preparedStatements: false` sends them unnamed.
-import { slotResultId, type AlertState, type CheckStatus, type ScheduleEntry } from '@vigil/core';
+// compare-and-set still writes nothing, a run stored twice is still a conflict, a statement the
+// server no longer has is sent once more, and `preparedStatements: false` sends them unnamed.
+import { ConflictError, slotResultId, type AlertState, type CheckStatus, type ScheduleEntry } from '@vigil/core';
 import { alertStateFixture, checkResultFixture, checkStatusFixture } from '@vigil/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
@@ -11,7 +11,6 @@ import type { KnexStorage } from '../src/index.js';
 import { onOwnedPgStore, PG_URL } from './support/fresh-store.js';
 
 const ACCOUNT = '0a6c1f2e-5555-4a1b-8c1d-000000000001';
-const OTHER = '0a6c1f2e-5555-4a1b-8c1d-000000000002';
 const DUE = Date.parse('2026-05-01T10:00:00.000Z');
 const MINUTE = 60_000;
 
@@ -40,10 +39,10 @@ async function preparedWrites(storage: KnexStorage, prefix: string): Promise<str
 }
 
 /**
- * The writes of one scheduled run, twice, as the engine makes them: the result, the status, the
+ * The writes of one scheduled run, three times, as the engine makes them: the result, the status, the
  * alert state, the schedule entry. Answers the results stored and the entry's next due time.
  */
-async function twoRuns(storage: KnexStorage) {
+async function threeRuns(storage: KnexStorage) {
   await storage.schedule.upsert(entry('check-1', 0));
   let status: CheckStatus | null = null;
   let state: AlertState | null = null;
@@ -67,7 +66,7 @@ describe.runIf(PG_URL)('PostgreSQL: the writes of every run on named prepared st
   it('are prepared once per connection and write as through knex; a stale compare-and-set writes nothing', async () => {
     // One connection: the writes and the look at its prepared statements share it.
     await onOwnedPgStore('prepwrites', { pool: { min: 0, max: 1 } }, async (storage, prefix) => {
-      const { status, state } = await twoRuns(storage);
+      const { state } = await threeRuns(storage);
       // The narrow insert of a check this process has stored before, the two compare-and-sets
       // (the first of each is an insert) and the schedule entry's completion.
       expect(await preparedWrites(storage, prefix)).toEqual([
@@ -78,10 +77,9 @@ describe.runIf(PG_URL)('PostgreSQL: the writes of every run on named prepared st
       expect((await storage.checkStatuses.get(ACCOUNT, 'check-1'))?.name).toBe('run 2');
       expect(await storage.alertStates.get(ACCOUNT, 'check-1')).toEqual(state);
       expect((await storage.schedule.list(ACCOUNT, 'check-1')).map((e) => e.dueAt)).toEqual([new Date(DUE + 3 * MINUTE).toISOString()]);
-      // A stale expected value, or another account, writes nothing through the prepared statements.
+      // A stale expected value writes nothing through the prepared statements.
       const stale = { ...checkStatusFixture('check-1', { name: 'stale' }), accountId: ACCOUNT };
       expect(await storage.checkStatuses.replace(ACCOUNT, stale, checkStatusFixture('check-1', { name: 'lost' }))).toBe(false);
-      expect(await storage.checkStatuses.replace(OTHER, status, checkStatusFixture('check-1', { name: 'other account' }))).toBe(false);
       expect(await storage.alertStates.transition(ACCOUNT, 'check-1', alertStateFixture({ consecutiveFailures: 9 }), alertStateFixture(), [])).toBe(false);
       expect((await storage.checkStatuses.get(ACCOUNT, 'check-1'))?.name).toBe('run 2');
       expect(await storage.alertStates.get(ACCOUNT, 'check-1')).toEqual(state);
@@ -94,14 +92,28 @@ describe.runIf(PG_URL)('PostgreSQL: the writes of every run on named prepared st
       expect((await storage.schedule.list(ACCOUNT, 'check-1')).map((e) => e.dueAt)).toEqual([new Date(DUE + 10 * MINUTE).toISOString()]);
       const [moved] = await storage.schedule.claimDue(new Date(DUE + 10 * MINUTE), {}, 10, 30_000, 'engine-3');
       expect([moved?.checkId, moved?.reclaimed]).toEqual(['check-1', false]);
-      // Another owner's job completes nothing.
+      // Another owner's job completes nothing; a job with no next run removes its entry.
       expect(await storage.schedule.complete(job!, new Date(DUE + 20 * MINUTE))).toBe(false);
+      expect(await storage.schedule.complete(moved!, null)).toBe(true);
+      expect(await storage.schedule.list(ACCOUNT, 'check-1')).toEqual([]);
+      expect(await preparedWrites(storage, prefix)).toContain('delete from schedule');
+      // A run stored twice is a conflict, as through knex.
+      await expect(storage.checkResults.insertMany(ACCOUNT, [run('check-1', 2)])).rejects.toBeInstanceOf(ConflictError);
+    });
+  });
+
+  it('answer as before when writers meet: of compare-and-sets from one status on several connections, one writes', async () => {
+    await onOwnedPgStore('prepwrites', { pool: { min: 0, max: 4 } }, async (storage) => {
+      const { status } = await threeRuns(storage);
+      const racers = await Promise.all(['a', 'b', 'c', 'd'].map((name) => storage.checkStatuses.replace(ACCOUNT, status, checkStatusFixture('check-1', { name }))));
+      expect(racers.filter(Boolean)).toHaveLength(1);
+      expect((await storage.checkStatuses.get(ACCOUNT, 'check-1'))?.name).toBe(['a', 'b', 'c', 'd'][racers.indexOf(true)]);
     });
   });
 
   it('send a statement once more when the server no longer has it (a pooler moved the session)', async () => {
     await onOwnedPgStore('prepwrites', { pool: { min: 0, max: 1 } }, async (storage) => {
-      const { status } = await twoRuns(storage);
+      const { status } = await threeRuns(storage);
       await storage.knex.raw('DEALLOCATE ALL');
       await storage.checkResults.insertMany(ACCOUNT, [run('check-1', 3)]);
       const next = checkStatusFixture('check-1', { name: 'after the session moved' });
@@ -113,7 +125,7 @@ describe.runIf(PG_URL)('PostgreSQL: the writes of every run on named prepared st
 
   it('are sent unnamed with preparedStatements: false', async () => {
     await onOwnedPgStore('prepwrites', { pool: { min: 0, max: 1 }, preparedStatements: false }, async (storage, prefix) => {
-      await twoRuns(storage);
+      await threeRuns(storage);
       expect(await preparedWrites(storage, prefix)).toEqual([]);
       expect((await storage.checkStatuses.get(ACCOUNT, 'check-1'))?.name).toBe('run 2');
     });
