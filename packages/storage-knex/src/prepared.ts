@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { requestSignal } from '@vigil/core';
 import type { Knex } from 'knex';
 import { abandoned, cancelOnAbort } from './cancel.js';
+import { isPostgres } from './compact/layout.js';
 
 type Row = Record<string, unknown>;
 
@@ -20,10 +21,10 @@ export interface PreparedReads {
 /**
  * The writes every run makes (its narrow result row, its status's and alert state's
  * compare-and-set, as every compare-and-set of a document outside a transaction, its schedule
- * entry), each one statement outside any transaction, as statements
- * prepared once per connection of PostgreSQL's pool: the server parses and plans each once per
- * connection instead of once per run. Each is atomic by itself, so a statement the server no longer
- * has is sent once more unnamed, as a read is.
+ * entry), each one statement outside any transaction, as statements prepared once per connection
+ * of PostgreSQL's pool: the server parses and plans each once per connection instead of once per
+ * run. Each is atomic by itself, so a statement the server no longer has is sent once more
+ * unnamed, as a read is.
  */
 export interface PreparedWrites {
   /** The count of rows `sql` (placeholders `?`) wrote for `bindings`. */
@@ -52,12 +53,10 @@ interface PoolClient {
   positionBindings(sql: string): string;
 }
 
-const isPg = (knex: Knex) => ['pg', 'postgres', 'postgresql'].includes(String(knex.client.config.client));
-
 /** Prepared reads on `knex`'s connections, for its SQLite or PostgreSQL client; null for another client. */
 export function preparedReads(knex: Knex): PreparedReads | null {
   if (String(knex.client.config.client) === 'sqlite3') return sqliteReads(knex);
-  return isPg(knex) ? pgStatements(knex) : null;
+  return isPostgres(knex) ? pgStatements(knex) : null;
 }
 
 /**
@@ -65,7 +64,7 @@ export function preparedReads(knex: Knex): PreparedReads | null {
  * connections keep every statement they run: sqlite-statements.ts).
  */
 export function preparedWrites(knex: Knex): PreparedWrites | null {
-  return isPg(knex) ? pgStatements(knex) : null;
+  return isPostgres(knex) ? pgStatements(knex) : null;
 }
 
 /** Runs `query` on a connection of the pool, cancelled with the request it is made for. */

@@ -41,12 +41,13 @@ export interface TableContext {
 }
 
 /**
- * What `q` (an update or a delete, one statement outside a transaction, built on `ctx.knex`) wrote:
- * the count of rows. It runs as a statement prepared once per connection where the store has them,
- * else through knex.
+ * What `q` (an update or a delete, one statement) wrote: the count of rows. Outside a transaction
+ * it runs as a statement prepared once per connection where the store has them; inside one, and
+ * without them, through knex.
  */
 export async function fixedWrite(ctx: TableContext, q: Knex.QueryBuilder): Promise<number> {
-  if (!ctx.writes) return Number(await q);
+  // A transaction's statement stays on its connection.
+  if (!ctx.writes || (q as { client?: { transacting?: boolean } }).client?.transacting) return Number(await q);
   const { sql, bindings } = q.toSQL();
   return ctx.writes.count(sql, bindings);
 }
@@ -276,7 +277,7 @@ export class DocTable<T extends { id: string | number }> {
       const q = db(this.table).where('id', next.id).where('data', was);
       if (!this.spec.global && accountId !== null) q.where('account_id', accountId);
       // A run's status and alert state: prepared where it is the store's own statement.
-      return (trx ? Number(await q.update(row)) : await fixedWrite(this.ctx, q.update(row))) > 0;
+      return (await fixedWrite(this.ctx, q.update(row))) > 0;
     });
   }
 

@@ -4,7 +4,7 @@
 // compare-and-set still writes nothing, a run stored twice is still a conflict, a statement the
 // server no longer has is sent once more, and `preparedStatements: false` sends them unnamed.
 import { ConflictError, slotResultId, type AlertState, type CheckStatus, type ScheduleEntry } from '@vigil/core';
-import { alertStateFixture, checkResultFixture, checkStatusFixture } from '@vigil/core/testing';
+import { alertStateFixture, checkResultFixture, checkStatusFixture, outboxMessageFixture } from '@vigil/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { KnexStorage } from '../src/index.js';
 // PG_URL: VIGIL_PG_URL; with VIGIL_REQUIRE_PG set and no VIGIL_PG_URL this import throws, so the file fails instead of skipping.
@@ -99,6 +99,13 @@ describe.runIf(PG_URL)('PostgreSQL: the writes of every run on named prepared st
       expect(await preparedWrites(storage, prefix)).toContain('delete from schedule');
       // A run stored twice is a conflict, as through knex.
       await expect(storage.checkResults.insertMany(ACCOUNT, [run('check-1', 2)])).rejects.toBeInstanceOf(ConflictError);
+      // A step that queues an alert writes its compare-and-set inside its transaction, on the
+      // transaction's connection (on a pool of one, a statement sent past it would wait for ever).
+      const failing = alertStateFixture({ consecutiveFailures: 1, lastRunId: 'failed-run' });
+      const alert = outboxMessageFixture(ACCOUNT, { checkId: 'check-1' });
+      expect(await storage.alertStates.transition(ACCOUNT, 'check-1', state, failing, [alert])).toBe(true);
+      expect(await storage.alertStates.get(ACCOUNT, 'check-1')).toEqual(failing);
+      expect((await storage.outbox.claim(new Date('2030-01-01'), 10, 30_000, 'sender')).map((m) => m.id)).toEqual([alert.id]);
     });
   });
 
